@@ -1,0 +1,234 @@
+// Package ir is the one model every stage of codemode shares.
+//
+// parse builds it from a source (an MCP tools/list, a live MCP server, an
+// OpenAPI document), enrich narrows its schemas, Resolve derives the Python
+// types from those schemas, and emit prints it. Names are resolved here once,
+// by the rules in naming.go: the emitter never invents an identifier.
+package ir
+
+import "encoding/json"
+
+// ServiceName is a service's Python module name: api/<ServiceName>.py.
+type ServiceName string
+
+// WireName is a name exactly as the upstream spells it: an MCP tool name, an
+// OpenAPI operationId (or "METHOD /path"), a parameter's HTTP name.
+type WireName string
+
+// PyIdent is a valid Python identifier chosen by the naming rules.
+type PyIdent string
+
+// Schema is a JSON Schema object as decoded by encoding/json with UseNumber:
+// numbers stay json.Number so no precision is lost and output is stable.
+type Schema = map[string]any
+
+// SourceKind says what a service was compiled from.
+type SourceKind string
+
+const (
+	SourceMCP     SourceKind = "mcp"
+	SourceOpenAPI SourceKind = "openapi"
+)
+
+// Source records where a service came from, for the manifest and for errors.
+type Source struct {
+	Kind SourceKind `json:"kind"`
+	// Exactly one of File, Command and URL is set.
+	File    string `json:"file,omitempty"`
+	Command string `json:"command,omitempty"`
+	URL     string `json:"url,omitempty"`
+	// Digest is "sha256:<hex>" of the bytes the service was compiled from
+	// (for a live server: the canonical JSON of its tool list).
+	Digest string `json:"digest"`
+}
+
+// Service is one api/<Name>.py file.
+type Service struct {
+	Name        ServiceName
+	Title       string // human title: server name, spec info.title
+	Description string // server instructions, spec info.description
+	Version     string // server or spec version, informational
+	Source      Source
+	Servers     []string          // OpenAPI server URLs, variables substituted with defaults
+	Security    []SecurityScheme  // OpenAPI security schemes the operations use
+	Tools       []*Tool           // in source order
+	Shapes      []*Shape          // named object shapes, filled by Resolve
+	Diagnostics []Diagnostic      // what could not be represented
+	Extra       map[string]string // free-form facts for the module docstring, sorted on output
+}
+
+// SecurityScheme is an OpenAPI security scheme reduced to what a client injects.
+type SecurityScheme struct {
+	Name   string `json:"name"`             // key in components.securitySchemes
+	Type   string `json:"type"`             // "bearer", "basic", "apiKey", "oauth2", "openIdConnect"
+	In     string `json:"in,omitempty"`     // apiKey: "header", "query", "cookie"
+	Header string `json:"header,omitempty"` // apiKey: the header/query/cookie name
+}
+
+// Tool is one callable: an MCP tool or an OpenAPI operation.
+type Tool struct {
+	Wire        WireName
+	Py          PyIdent
+	Title       string
+	Description string
+	Deprecated  bool
+	Pointer     string // JSON pointer of the tool in its source document
+
+	// Params in call order as parsed: emit puts required ones first.
+	Params []*Param
+
+	// Input is the JSON Schema of the arguments object (keys are Param.Arg);
+	// it is self-contained ($defs inlined). Original is Input before enrich.
+	Input    Schema
+	Original Schema
+	// Output is the schema of a successful result (MCP outputSchema, the
+	// OpenAPI 2xx JSON response), or nil.
+	Output Schema
+
+	Result *Type // filled by Resolve from Output; nil means Any
+
+	Annotations Annotations
+	HTTP        *HTTPOp // set for OpenAPI operations
+}
+
+// Annotations are the MCP tool hints that matter to the runtime.
+type Annotations struct {
+	ReadOnly    bool `json:"readOnly,omitempty"`
+	Destructive bool `json:"destructive,omitempty"`
+	Idempotent  bool `json:"idempotent,omitempty"`
+	OpenWorld   bool `json:"openWorld,omitempty"`
+}
+
+// HTTPOp is how an OpenAPI operation goes on the wire.
+type HTTPOp struct {
+	Method string `json:"method"` // upper case
+	Path   string `json:"path"`   // template, e.g. /pets/{petId}
+	// BodyType is the request body's media type, "" when there is none.
+	BodyType string `json:"bodyType,omitempty"`
+	// BodySpread is true when the body's top-level properties are Params of
+	// their own (In == InBody); false when one Param (In == InBodyWhole)
+	// carries the whole body.
+	BodySpread bool     `json:"bodySpread,omitempty"`
+	Security   []string `json:"security,omitempty"` // scheme names, any one suffices
+}
+
+// Location says where a parameter travels.
+type Location string
+
+const (
+	InArg       Location = "arg"    // MCP: a key of the arguments object
+	InPath      Location = "path"   // OpenAPI path parameter
+	InQuery     Location = "query"  // OpenAPI query parameter
+	InHeader    Location = "header" // OpenAPI header parameter
+	InCookie    Location = "cookie" // OpenAPI cookie parameter
+	InBody      Location = "body"   // a top-level property of the request body
+	InBodyWhole Location = "bodyWhole"
+)
+
+// Param is one argument of a tool.
+type Param struct {
+	// Arg is the key of this parameter in the tool's arguments object
+	// (run_tool("name", {Arg: value})): unique within the tool. For MCP it is
+	// the wire name; for OpenAPI it is the wire name unless two locations
+	// share it.
+	Arg  string
+	Wire WireName // the name on the wire (HTTP name, body property, MCP key)
+	Py   PyIdent  // the Python parameter name
+	In   Location
+
+	Required    bool
+	Description string
+	Deprecated  bool
+	// Pointer names the parameter the way the enrichment log does: for MCP
+	// a pointer into the input schema (/properties/limit); for OpenAPI
+	// /parameters/<in>/<name> or /requestBody/properties/<name>.
+	Pointer string
+
+	Style   string `json:",omitempty"` // OpenAPI serialization style
+	Explode *bool  `json:",omitempty"`
+
+	Type *Type // filled by Resolve from Input.properties[Arg]
+}
+
+// Diagnostic is something the compiler could not represent, with where.
+type Diagnostic struct {
+	Code    string // stable name, e.g. "unsupported-keyword", "unresolved-ref"
+	File    string // source file (or command/url)
+	Pointer string // JSON pointer into the source document
+	Message string
+}
+
+func (d Diagnostic) String() string {
+	return "warning: " + d.File + "#" + d.Pointer + ": " + d.Message + " [" + d.Code + "]"
+}
+
+// Kind is the shape of a Type.
+type Kind int
+
+const (
+	KindAny Kind = iota
+	KindNone
+	KindBool
+	KindInt
+	KindFloat
+	KindStr
+	KindBytes
+	KindList    // Items
+	KindTuple   // Elems (prefixItems)
+	KindMap     // dict[str, Values]
+	KindObject  // Shape
+	KindLiteral // Literals
+	KindUnion   // Variants
+)
+
+// Type is the Python view of a JSON Schema. Resolve builds it; emit prints it.
+type Type struct {
+	Kind     Kind
+	Items    *Type
+	Elems    []*Type
+	Values   *Type
+	Shape    *Shape
+	Literals []any // JSON scalars: string, json.Number, bool, nil
+	Variants []*Type
+	Nullable bool // prints as "X | None"
+
+	// Docs carried into docstrings.
+	Description   string
+	Format        string
+	Default       json.RawMessage // compact JSON, nil when none
+	Deprecated    bool
+	Pattern       string
+	Min, Max      *json.Number
+	ExclusiveMin  *json.Number
+	ExclusiveMax  *json.Number
+	MinLength     *int64
+	MaxLength     *int64
+	MinItems      *int64
+	MaxItems      *int64
+	EnumDocs      []EnumDoc // per-value descriptions
+	Discriminator string    // property name that selects the variant
+}
+
+// EnumDoc documents one allowed value.
+type EnumDoc struct {
+	Value any
+	Doc   string
+}
+
+// Shape is a named object type (a TypedDict in the stubs).
+type Shape struct {
+	Name        PyIdent
+	Description string
+	Fields      []*Field
+	Extra       *Type // additionalProperties schema, nil when closed or absent
+	Pointer     string
+}
+
+// Field is one property of a Shape; Wire is the dict key.
+type Field struct {
+	Wire        string
+	Required    bool
+	ReadOnly    bool
+	Description string
+	Type        *Type
+}

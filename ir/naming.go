@@ -1,0 +1,115 @@
+package ir
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// The naming rule, applied to every name the stubs print (services, tools,
+// parameters, shapes). A rename changes the API a program sees, so the rule is
+// fixed and documented here:
+//
+//  1. Every run of characters that cannot appear in a Python identifier
+//     (anything but ASCII letters, digits and "_") becomes one "_"; leading
+//     and trailing "_" that this creates are trimmed. Case is kept.
+//  2. A name that starts with a digit gets a leading "n" ("2fa" -> "n2fa").
+//  3. A name that is empty after 1 becomes "x".
+//  4. A Python keyword, or a name reserved by the generated module
+//     (Reserved), gets a trailing "_" ("from" -> "from_").
+//  5. Within one scope (the tools of a service, the parameters of a tool,
+//     the shapes of a service) names are taken in source order; a name
+//     already taken gets "_2", "_3", ... (the first free one).
+//
+// Service names are additionally lower-cased, since they are module names.
+// The wire name is always kept beside the identifier in the manifest.
+
+// pyKeywords are Python's hard keywords and the soft keywords that would
+// confuse a reader as parameter names.
+var pyKeywords = map[string]bool{
+	"False": true, "None": true, "True": true, "and": true, "as": true,
+	"assert": true, "async": true, "await": true, "break": true,
+	"class": true, "continue": true, "def": true, "del": true, "elif": true,
+	"else": true, "except": true, "finally": true, "for": true, "from": true,
+	"global": true, "if": true, "import": true, "in": true, "is": true,
+	"lambda": true, "nonlocal": true, "not": true, "or": true, "pass": true,
+	"raise": true, "return": true, "try": true, "while": true, "with": true,
+	"yield": true, "match": true, "case": true, "type": true, "_": true,
+}
+
+// Reserved are names the generated modules use themselves: typing names
+// imported at the top of every api/<service>.py.
+var Reserved = map[string]bool{
+	"Any": true, "Literal": true, "TypedDict": true, "NotRequired": true,
+}
+
+// IsKeyword reports whether s is a Python keyword (or soft keyword).
+func IsKeyword(s string) bool { return pyKeywords[s] }
+
+// Ident turns any name into a Python identifier by rules 1-4.
+func Ident(name string) PyIdent {
+	var b strings.Builder
+	pendingUnderscore := false
+	for _, r := range name {
+		ok := r == '_' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))
+		if !ok {
+			pendingUnderscore = b.Len() > 0
+			continue
+		}
+		if pendingUnderscore {
+			b.WriteByte('_')
+			pendingUnderscore = false
+		}
+		b.WriteRune(r)
+	}
+	s := strings.TrimRight(b.String(), "_")
+	// Keep leading underscores the source wrote itself, but not ones created
+	// by rule 1 (those were never written: pendingUnderscore needs b.Len()>0).
+	if s == "" {
+		s = "x"
+	}
+	if s[0] >= '0' && s[0] <= '9' {
+		s = "n" + s
+	}
+	if pyKeywords[s] || Reserved[s] {
+		s += "_"
+	}
+	return PyIdent(s)
+}
+
+// ServiceIdent is Ident for a module name: lower case as well.
+func ServiceIdent(name string) ServiceName {
+	return ServiceName(Ident(strings.ToLower(name)))
+}
+
+// Namer hands out unique identifiers within one scope (rule 5).
+type Namer struct{ used map[PyIdent]bool }
+
+// NewNamer returns a Namer with the given names already taken.
+func NewNamer(taken ...string) *Namer {
+	n := &Namer{used: map[PyIdent]bool{}}
+	for _, t := range taken {
+		n.used[PyIdent(t)] = true
+	}
+	return n
+}
+
+// Name returns Ident(name), or the first free "_N" variant of it.
+func (n *Namer) Name(name string) PyIdent {
+	return n.Take(Ident(name))
+}
+
+// Take reserves id, or its first free "_N" variant, and returns it.
+func (n *Namer) Take(id PyIdent) PyIdent {
+	if !n.used[id] {
+		n.used[id] = true
+		return id
+	}
+	for i := 2; ; i++ {
+		c := PyIdent(string(id) + "_" + strconv.Itoa(i))
+		if !n.used[c] {
+			n.used[c] = true
+			return c
+		}
+	}
+}
