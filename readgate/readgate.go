@@ -1,0 +1,238 @@
+package readgate
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// Mode says what counts as having read a tool.
+type Mode int
+
+const (
+	// PerFile unlocks every tool of a service once any read of its file
+	// was recorded. It is the zero value and the default.
+	PerFile Mode = iota
+	// PerTool unlocks a tool once reads covered its whole line range.
+	PerTool
+	// Off lets every call through.
+	Off
+)
+
+// String returns the mode's name as ParseMode accepts it.
+func (m Mode) String() string {
+	switch m {
+	case PerFile:
+		return "file"
+	case PerTool:
+		return "tool"
+	case Off:
+		return "off"
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// ParseMode reads a mode name from configuration: "file" (also "" and
+// "per-file"), "tool" ("per-tool") or "off".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "", "file", "per-file", "perfile", "service":
+		return PerFile, nil
+	case "tool", "per-tool", "pertool":
+		return PerTool, nil
+	case "off", "none":
+		return Off, nil
+	}
+	return 0, fmt.Errorf("readgate: unknown mode %q (want file, tool or off)", s)
+}
+
+// Def is where one tool's definition lives in the generated surface.
+type Def struct {
+	Service ir.ServiceName
+	Tool    ir.WireName
+	Py      ir.PyIdent
+	File    string // "api/spotify.py"
+	// Start and End are the 1-based inclusive line range of the tool's def
+	// (decorators, signature and docstring) in File.
+	Start, End int
+}
+
+// lines renders the range as "41-63", or "7" for a one-line def.
+func (d Def) lines() string {
+	if d.End <= d.Start {
+		return strconv.Itoa(d.Start)
+	}
+	return strconv.Itoa(d.Start) + "-" + strconv.Itoa(d.End)
+}
+
+// ErrUnknownTool is wrapped by Check's error for a tool the Gate has no
+// definition for.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// Refusal is the error Check returns for a tool not read yet.
+type Refusal struct {
+	Def  Def
+	Mode Mode
+}
+
+// Error reads, for a model:
+//
+//	read api/spotify.py lines 41-63 first: find_tool("spotify.show_liked_songs") or read_api("spotify", "41-63")
+func (r *Refusal) Error() string {
+	d := r.Def
+	what := "lines " + d.lines()
+	if d.End <= d.Start {
+		what = "line " + d.lines()
+	}
+	return fmt.Sprintf("read %s %s first: find_tool(%q) or read_api(%q, %q)",
+		d.File, what, string(d.Service)+"."+string(d.Py), string(d.Service), d.lines())
+}
+
+type key struct {
+	service ir.ServiceName
+	tool    ir.WireName
+}
+
+// span is an inclusive line range.
+type span struct{ lo, hi int }
+
+// reads is what one session has read: per file, the merged line ranges.
+type reads struct {
+	files map[string][]span
+}
+
+// Gate records reads per session and checks calls against them.
+type Gate struct {
+	mode Mode
+	defs map[key]Def
+
+	mu       sync.Mutex
+	sessions map[string]*reads
+}
+
+// New returns a Gate over the given definitions. When two Defs name the
+// same tool the last one wins.
+func New(mode Mode, defs []Def) *Gate {
+	g := &Gate{mode: mode, defs: make(map[key]Def, len(defs)), sessions: map[string]*reads{}}
+	for _, d := range defs {
+		g.defs[key{d.Service, d.Tool}] = d
+	}
+	return g
+}
+
+// Mode returns the gate's mode.
+func (g *Gate) Mode() Mode { return g.mode }
+
+// Def returns the definition the gate holds for a tool.
+func (g *Gate) Def(service ir.ServiceName, tool ir.WireName) (Def, bool) {
+	d, ok := g.defs[key{service, tool}]
+	return d, ok
+}
+
+// Read records that session read lines start..end (1-based, inclusive) of
+// file. start=end=0 means the whole file; start>0 with end=0 means from start
+// to the end of the file; start=0 with end>0 means from line 1. A reversed
+// range is read as its reverse.
+func (g *Gate) Read(session, file string, start, end int) {
+	if start > end && end != 0 {
+		start, end = end, start
+	}
+	if start <= 0 {
+		start = 1
+	}
+	if end <= 0 {
+		end = math.MaxInt
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := g.sessions[session]
+	if s == nil {
+		s = &reads{files: map[string][]span{}}
+		g.sessions[session] = s
+	}
+	s.files[file] = addSpan(s.files[file], span{start, end})
+}
+
+// ReadTool records that session read exactly the lines of one tool's
+// definition (find_tool with an exact name, help(api.svc.tool)). It reports
+// whether the tool is known; reading an unknown tool records nothing.
+func (g *Gate) ReadTool(session string, service ir.ServiceName, tool ir.WireName) bool {
+	d, ok := g.defs[key{service, tool}]
+	if !ok {
+		return false
+	}
+	g.Read(session, d.File, d.Start, d.End)
+	return true
+}
+
+// Check returns nil when session may call the tool, a *Refusal when it
+// must read the definition first, or an error wrapping ErrUnknownTool. In
+// Off mode it always returns nil.
+func (g *Gate) Check(session string, service ir.ServiceName, tool ir.WireName) error {
+	if g.mode == Off {
+		return nil
+	}
+	d, ok := g.defs[key{service, tool}]
+	if !ok {
+		return fmt.Errorf("readgate: %w %s.%s", ErrUnknownTool, service, tool)
+	}
+	g.mu.Lock()
+	var spans []span
+	if s := g.sessions[session]; s != nil {
+		spans = s.files[d.File]
+	}
+	g.mu.Unlock()
+	switch g.mode {
+	case PerFile:
+		if len(spans) > 0 {
+			return nil
+		}
+	case PerTool:
+		if covers(spans, span{d.Start, d.End}) {
+			return nil
+		}
+	}
+	return &Refusal{Def: d, Mode: g.mode}
+}
+
+// Forget drops everything recorded for session.
+func (g *Gate) Forget(session string) {
+	g.mu.Lock()
+	delete(g.sessions, session)
+	g.mu.Unlock()
+}
+
+// addSpan inserts n into the sorted, merged list ss and returns a new list
+// (the old one may be held by a concurrent Check). Adjacent ranges merge:
+// 1-40 and 41-63 cover 1-63.
+func addSpan(ss []span, n span) []span {
+	out := make([]span, 0, len(ss)+1)
+	out = append(out, ss...)
+	out = append(out, n)
+	sort.Slice(out, func(i, j int) bool { return out[i].lo < out[j].lo })
+	merged := out[:1]
+	for _, s := range out[1:] {
+		last := &merged[len(merged)-1]
+		if last.hi == math.MaxInt || s.lo <= last.hi+1 {
+			last.hi = max(last.hi, s.hi)
+			continue
+		}
+		merged = append(merged, s)
+	}
+	return merged
+}
+
+// covers reports whether the merged list ss covers all of n.
+func covers(ss []span, n span) bool {
+	for _, s := range ss {
+		if s.lo <= n.lo && n.hi <= s.hi {
+			return true
+		}
+	}
+	return false
+}
