@@ -147,6 +147,11 @@ type Param struct {
 	Style   string `json:",omitempty"` // OpenAPI serialization style
 	Explode *bool  `json:",omitempty"`
 
+	// Enriched lists the keywords enrich added to this parameter's schema
+	// from its description ("enum", "maximum", "required", ...), so the
+	// docstring can say which constraints came from prose.
+	Enriched []string `json:",omitempty"`
+
 	Type *Type // filled by Resolve from Input.properties[Arg]
 }
 

@@ -1,0 +1,143 @@
+package emit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// ManifestVersion is bumped when the manifest's meaning changes.
+const ManifestVersion = 1
+
+// Manifest is everything the runtime needs without re-parsing a source.
+type Manifest struct {
+	Version  int               `json:"version"`
+	Services []ManifestService `json:"services"`
+}
+
+// ManifestService is one api/<service>.py.
+type ManifestService struct {
+	Name        ir.ServiceName      `json:"name"`
+	Title       string              `json:"title,omitempty"`
+	File        string              `json:"file"` // relative to the output dir
+	Source      ir.Source           `json:"source"`
+	Servers     []string            `json:"servers,omitempty"`
+	Security    []ir.SecurityScheme `json:"security,omitempty"`
+	Tools       []ManifestTool      `json:"tools"`
+	Diagnostics []string            `json:"diagnostics,omitempty"`
+}
+
+// ManifestTool is one callable with its signature, schemas and pin.
+type ManifestTool struct {
+	Wire        ir.WireName     `json:"wire"`
+	Py          ir.PyIdent      `json:"py"`
+	Call        string          `json:"call"` // api.<service>.<py>
+	Description string          `json:"description,omitempty"`
+	Deprecated  bool            `json:"deprecated,omitempty"`
+	Lines       [2]int          `json:"lines"` // 1-based inclusive span in File
+	Params      []ManifestParam `json:"params"`
+	Input       ir.Schema       `json:"input"`
+	// Original is the input schema before enrichment; omitted when enrich
+	// changed nothing.
+	Original    ir.Schema      `json:"original,omitempty"`
+	Output      ir.Schema      `json:"output,omitempty"`
+	Annotations ir.Annotations `json:"annotations"`
+	HTTP        *ir.HTTPOp     `json:"http,omitempty"`
+	// Enrichment holds this tool's enrichment decisions, accepted or not.
+	Enrichment []json.RawMessage `json:"enrichment,omitempty"`
+	// Pin is a digest of the tool's upstream definition (name, description,
+	// original input schema, output schema): the runtime refuses a tool whose
+	// live definition no longer matches.
+	Pin string `json:"pin"`
+}
+
+// ManifestParam is one parameter in signature order (required first).
+type ManifestParam struct {
+	Arg      string      `json:"arg"`
+	Wire     ir.WireName `json:"wire"`
+	Py       ir.PyIdent  `json:"py"`
+	In       ir.Location `json:"in"`
+	Required bool        `json:"required"`
+	Style    string      `json:"style,omitempty"`
+	Explode  *bool       `json:"explode,omitempty"`
+	Pointer  string      `json:"pointer"`
+}
+
+// ManifestFor builds the manifest entry of a resolved service whose .py has
+// the given spans. decisions holds each tool's enrichment log lines (JSON),
+// keyed by wire name; it may be nil.
+func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decisions map[ir.WireName][]json.RawMessage) ManifestService {
+	ms := ManifestService{
+		Name: svc.Name, Title: svc.Title, File: file, Source: svc.Source,
+		Servers: svc.Servers, Security: svc.Security, Tools: []ManifestTool{},
+	}
+	for _, d := range svc.Diagnostics {
+		ms.Diagnostics = append(ms.Diagnostics, d.String())
+	}
+	for _, t := range svc.Tools {
+		sp := spans[t.Wire]
+		mt := ManifestTool{
+			Wire: t.Wire, Py: t.Py, Call: "api." + string(svc.Name) + "." + string(t.Py),
+			Description: t.Description, Deprecated: t.Deprecated,
+			Lines: [2]int{sp.Start, sp.End}, Params: []ManifestParam{},
+			Input: t.Input, Output: t.Output, Annotations: t.Annotations, HTTP: t.HTTP,
+			Enrichment: decisions[t.Wire], Pin: Pin(t),
+		}
+		if t.Original != nil && !bytes.Equal(compactJSON(t.Original), compactJSON(t.Input)) {
+			mt.Original = t.Original
+		}
+		for _, p := range SignatureOrder(t) {
+			mt.Params = append(mt.Params, ManifestParam{
+				Arg: p.Arg, Wire: p.Wire, Py: p.Py, In: p.In, Required: p.Required,
+				Style: p.Style, Explode: p.Explode, Pointer: p.Pointer,
+			})
+		}
+		ms.Tools = append(ms.Tools, mt)
+	}
+	return ms
+}
+
+// SignatureOrder is the order parameters appear in the Python signature:
+// required ones first, each group in source order.
+func SignatureOrder(t *ir.Tool) []*ir.Param {
+	var req, opt []*ir.Param
+	for _, p := range t.Params {
+		if p.Required {
+			req = append(req, p)
+		} else {
+			opt = append(opt, p)
+		}
+	}
+	return append(req, opt...)
+}
+
+// Pin digests a tool's upstream definition.
+func Pin(t *ir.Tool) string {
+	in := t.Original
+	if in == nil {
+		in = t.Input
+	}
+	def := struct {
+		Name        ir.WireName `json:"name"`
+		Description string      `json:"description"`
+		Input       ir.Schema   `json:"input"`
+		Output      ir.Schema   `json:"output,omitempty"`
+	}{t.Wire, t.Description, in, t.Output}
+	sum := sha256.Sum256(compactJSON(def))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// MarshalManifest encodes a manifest as indented JSON with a trailing newline.
+func MarshalManifest(m *Manifest) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

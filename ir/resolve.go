@@ -1,0 +1,685 @@
+package ir
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Resolve derives the Python view of every schema in svc: Param.Type from
+// Tool.Input, Tool.Result from Tool.Output, and the named Shapes the types
+// refer to. It runs after enrich, so the types carry the enriched schema.
+// Resolve is deterministic: shapes are named in the order tools, parameters
+// and fields are visited, and structurally equal object schemas share one
+// shape.
+func Resolve(svc *Service) {
+	r := &resolver{
+		svc:   svc,
+		names: NewNamer(),
+		byKey: map[string]*Shape{},
+	}
+	for name := range Reserved {
+		r.names.Take(PyIdent(name))
+	}
+	for _, t := range svc.Tools {
+		r.names.Take(t.Py)
+	}
+	svc.Shapes = nil
+	for _, t := range svc.Tools {
+		props, _ := t.Input["properties"].(map[string]any)
+		for _, p := range t.Params {
+			s, _ := props[p.Arg].(map[string]any)
+			c := &ctx{root: t.Input, refs: map[string]*Shape{}, busy: map[string]bool{}}
+			p.Type = r.typeOf(c, s, pascal(string(t.Py))+pascal(p.Arg))
+			if p.Description == "" {
+				p.Description = p.Type.Description
+			}
+		}
+		t.Result = nil
+		if t.Output != nil {
+			c := &ctx{root: t.Output, refs: map[string]*Shape{}, busy: map[string]bool{}}
+			t.Result = r.typeOf(c, t.Output, pascal(string(t.Py))+"Result")
+		}
+	}
+}
+
+type resolver struct {
+	svc   *Service
+	names *Namer
+	byKey map[string]*Shape // shapeKey → inline shape
+}
+
+// ctx is the state of one walk over one root schema.
+type ctx struct {
+	root Schema
+	refs map[string]*Shape // $ref → shape already made in this walk
+	busy map[string]bool   // $refs being expanded (cycle guard)
+}
+
+func (r *resolver) typeOf(c *ctx, s Schema, hint string) *Type {
+	if s == nil {
+		return &Type{Kind: KindAny}
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		return r.refType(c, s, ref, hint)
+	}
+	t := r.bare(c, s, hint)
+	annotate(t, s)
+	return t
+}
+
+func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
+	if sh, ok := c.refs[ref]; ok {
+		t := &Type{Kind: KindObject, Shape: sh}
+		annotate(t, s)
+		return t
+	}
+	target, ok := lookup(c.root, ref)
+	if !ok || c.busy[ref] {
+		t := &Type{Kind: KindAny}
+		annotate(t, s)
+		return t
+	}
+	// Sibling keywords of $ref (allowed since 2019-09) are merged over it.
+	merged := target
+	if len(s) > 1 {
+		merged = Schema{}
+		for k, v := range target {
+			merged[k] = v
+		}
+		for k, v := range s {
+			if k != "$ref" {
+				merged[k] = v
+			}
+		}
+	}
+	c.busy[ref] = true
+	defer delete(c.busy, ref)
+	name := ref[strings.LastIndex(ref, "/")+1:]
+	if isShape(merged) {
+		t := &Type{Kind: KindObject, Shape: r.shape(c, merged, pascal(name), ref)}
+		annotate(t, merged)
+		return t
+	}
+	t := r.bare(c, merged, pascal(name))
+	annotate(t, merged)
+	return t
+}
+
+// bare converts s without its annotations (description, bounds, ...).
+func (r *resolver) bare(c *ctx, s Schema, hint string) *Type {
+	if all, ok := s["allOf"].([]any); ok && len(all) > 0 {
+		// allOf: [{$ref}] with sibling keywords is a documented reference.
+		if one, ok := all[0].(map[string]any); ok && len(all) == 1 && s["properties"] == nil {
+			if ref, ok := one["$ref"].(string); ok && len(one) == 1 {
+				cp := Schema{"$ref": ref}
+				for k, v := range s {
+					if k != "allOf" {
+						cp[k] = v
+					}
+				}
+				return r.refType(c, cp, ref, hint)
+			}
+		}
+		return r.allOf(c, s, all, hint)
+	}
+	if v, ok := s["const"]; ok {
+		return &Type{Kind: KindLiteral, Literals: []any{v}}
+	}
+	if vals, ok := s["enum"].([]any); ok && len(vals) > 0 {
+		return literal(vals)
+	}
+	for _, key := range []string{"oneOf", "anyOf"} {
+		if alts, ok := s[key].([]any); ok && len(alts) > 0 {
+			return r.union(c, s, alts, hint)
+		}
+	}
+	nullable := s["nullable"] == true
+	var t *Type
+	switch typ := s["type"].(type) {
+	case []any:
+		var vs []*Type
+		for _, one := range typ {
+			name, _ := one.(string)
+			if name == "null" {
+				nullable = true
+				continue
+			}
+			cp := Schema{}
+			for k, v := range s {
+				cp[k] = v
+			}
+			cp["type"] = name
+			vs = append(vs, r.bare(c, cp, hint))
+		}
+		t = unionOf(vs)
+	case string:
+		t = r.single(c, s, typ, hint)
+	default:
+		switch {
+		case s["properties"] != nil || s["additionalProperties"] != nil:
+			t = r.single(c, s, "object", hint)
+		case s["items"] != nil || s["prefixItems"] != nil:
+			t = r.single(c, s, "array", hint)
+		default:
+			t = &Type{Kind: KindAny}
+		}
+	}
+	if nullable {
+		t.Nullable = true
+	}
+	return t
+}
+
+func (r *resolver) single(c *ctx, s Schema, typ, hint string) *Type {
+	switch typ {
+	case "string":
+		return &Type{Kind: KindStr}
+	case "integer":
+		return &Type{Kind: KindInt}
+	case "number":
+		return &Type{Kind: KindFloat}
+	case "boolean":
+		return &Type{Kind: KindBool}
+	case "null":
+		return &Type{Kind: KindNone}
+	case "array":
+		if pre, ok := s["prefixItems"].([]any); ok && len(pre) > 0 {
+			t := &Type{Kind: KindTuple}
+			for i, p := range pre {
+				ps, _ := p.(map[string]any)
+				t.Elems = append(t.Elems, r.typeOf(c, ps, hint+"Item"+strconv.Itoa(i)))
+			}
+			return t
+		}
+		items, _ := s["items"].(map[string]any)
+		return &Type{Kind: KindList, Items: r.typeOf(c, items, hint+"Item")}
+	case "object":
+		if isShape(s) {
+			return &Type{Kind: KindObject, Shape: r.shape(c, s, hint, "")}
+		}
+		if ap, ok := s["additionalProperties"].(map[string]any); ok && len(ap) > 0 {
+			return &Type{Kind: KindMap, Values: r.typeOf(c, ap, hint+"Value")}
+		}
+		return &Type{Kind: KindMap, Values: &Type{Kind: KindAny}}
+	}
+	return &Type{Kind: KindAny}
+}
+
+func (r *resolver) allOf(c *ctx, s Schema, parts []any, hint string) *Type {
+	merged, ok := flattenAllOf(c, s, parts, 0)
+	if !ok {
+		return &Type{Kind: KindAny}
+	}
+	return r.bare(c, merged, hint)
+}
+
+// flattenAllOf merges the parts of an allOf into one schema: object parts
+// unite their properties and required lists (first definition of a property
+// wins); a single non-object part lends its keywords. It reports false when
+// the parts cannot be merged into one type.
+func flattenAllOf(c *ctx, s Schema, parts []any, depth int) (Schema, bool) {
+	merged := Schema{}
+	for k, v := range s {
+		if k != "allOf" {
+			merged[k] = v
+		}
+	}
+	props := map[string]any{}
+	var required []any
+	if p, ok := s["properties"].(map[string]any); ok {
+		for k, v := range p {
+			props[k] = v
+		}
+	}
+	if req, ok := s["required"].([]any); ok {
+		required = append(required, req...)
+	}
+	var other []Schema
+	for _, part := range parts {
+		ps, _ := part.(map[string]any)
+		if ref, ok := ps["$ref"].(string); ok {
+			if c.busy[ref] {
+				continue
+			}
+			if target, ok := lookup(c.root, ref); ok {
+				ps = target
+			}
+		}
+		if sub, ok := ps["allOf"].([]any); ok && depth < 16 {
+			flat, ok := flattenAllOf(c, ps, sub, depth+1)
+			if !ok {
+				return nil, false
+			}
+			ps = flat
+		}
+		pp, hasProps := ps["properties"].(map[string]any)
+		if !hasProps && ps["type"] != "object" {
+			if len(ps) > 0 {
+				other = append(other, ps)
+			}
+			continue
+		}
+		for k, v := range pp {
+			if _, dup := props[k]; !dup {
+				props[k] = v
+			}
+		}
+		if req, ok := ps["required"].([]any); ok {
+			required = append(required, req...)
+		}
+		for _, k := range []string{"description", "discriminator", "additionalProperties"} {
+			if v, ok := ps[k]; ok && merged[k] == nil {
+				merged[k] = v
+			}
+		}
+	}
+	if len(props) == 0 {
+		if len(other) > 1 {
+			return nil, false
+		}
+		if len(other) == 1 {
+			for k, v := range other[0] {
+				if _, set := merged[k]; !set {
+					merged[k] = v
+				}
+			}
+		}
+		return merged, true
+	}
+	merged["type"] = "object"
+	merged["properties"] = props
+	if len(required) > 0 {
+		merged["required"] = required
+	}
+	return merged, true
+}
+
+func (r *resolver) union(c *ctx, s Schema, alts []any, hint string) *Type {
+	var vs []*Type
+	nullable := s["nullable"] == true
+	var docs []EnumDoc
+	allConst := true
+	for i, a := range alts {
+		as, _ := a.(map[string]any)
+		if isNull(as) {
+			nullable = true
+			continue
+		}
+		// A sibling "type" applies to every branch (e.g. type: string + oneOf consts).
+		if typ, ok := s["type"]; ok && as["type"] == nil && as["$ref"] == nil {
+			cp := Schema{"type": typ}
+			for k, v := range as {
+				cp[k] = v
+			}
+			as = cp
+		}
+		v := r.typeOf(c, as, hint+"Variant"+strconv.Itoa(i+1))
+		if cv, ok := as["const"]; ok {
+			d, _ := as["description"].(string)
+			if d == "" {
+				d, _ = as["title"].(string)
+			}
+			docs = append(docs, EnumDoc{Value: cv, Doc: d})
+		} else {
+			allConst = false
+		}
+		vs = append(vs, v)
+	}
+	t := unionOf(vs)
+	if allConst && len(docs) > 0 {
+		t = &Type{Kind: KindLiteral}
+		for _, d := range docs {
+			t.Literals = append(t.Literals, d.Value)
+		}
+		for _, d := range docs {
+			if d.Doc != "" {
+				t.EnumDocs = docs
+				break
+			}
+		}
+	}
+	if d, ok := s["discriminator"].(map[string]any); ok {
+		t.Discriminator, _ = d["propertyName"].(string)
+	}
+	t.Nullable = t.Nullable || nullable
+	return t
+}
+
+// shape returns the named shape for an object schema. A shape reached
+// through a $ref is named after its definition and registered before its
+// fields are walked, so cycles refer back to it; an inline shape is built
+// first and then shared with any printed-equal shape already made.
+func (r *resolver) shape(c *ctx, s Schema, hint, ref string) *Shape {
+	if t, ok := s["title"].(string); ok && ref == "" && pascal(t) != "" {
+		hint = pascal(t)
+	}
+	if hint == "" {
+		hint = "Object"
+	}
+	sh := &Shape{Pointer: ref}
+	sh.Description, _ = s["description"].(string)
+	sh.Description = strings.TrimSpace(sh.Description)
+	if ref != "" {
+		sh.Name = r.names.Name(hint)
+		c.refs[ref] = sh
+		r.svc.Shapes = append(r.svc.Shapes, sh)
+	}
+	req := map[string]bool{}
+	if list, ok := s["required"].([]any); ok {
+		for _, v := range list {
+			if name, ok := v.(string); ok {
+				req[name] = true
+			}
+		}
+	}
+	props, _ := s["properties"].(map[string]any)
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		ps, _ := props[k].(map[string]any)
+		ft := r.typeOf(c, ps, hint+pascal(k))
+		f := &Field{Wire: k, Required: req[k], Type: ft, Description: ft.Description}
+		f.ReadOnly = ps["readOnly"] == true
+		sh.Fields = append(sh.Fields, f)
+	}
+	// Required fields first, each group in name order.
+	sort.SliceStable(sh.Fields, func(i, j int) bool { return sh.Fields[i].Required && !sh.Fields[j].Required })
+	if ap, ok := s["additionalProperties"].(map[string]any); ok && len(ap) > 0 {
+		sh.Extra = r.typeOf(c, ap, hint+"Value")
+	}
+	if ref != "" {
+		return sh
+	}
+	key := shapeKey(sh)
+	if same, ok := r.byKey[key]; ok {
+		return same
+	}
+	sh.Name = r.names.Name(hint)
+	r.byKey[key] = sh
+	r.svc.Shapes = append(r.svc.Shapes, sh)
+	return sh
+}
+
+// shapeKey identifies a shape by what it prints: its description and each
+// field's key, requiredness, type and description.
+func shapeKey(sh *Shape) string {
+	var b strings.Builder
+	b.WriteString(sh.Description)
+	for _, f := range sh.Fields {
+		fmt.Fprintf(&b, "\x00%s\x01%t\x01%t\x01%s\x01%s", f.Wire, f.Required, f.ReadOnly, typeKey(f.Type), f.Description)
+		b.Write(compact(f.Type.Default))
+		b.WriteString(f.Type.Format)
+	}
+	if sh.Extra != nil {
+		b.WriteString("\x00+" + typeKey(sh.Extra))
+	}
+	return b.String()
+}
+
+func isShape(s Schema) bool {
+	p, ok := s["properties"].(map[string]any)
+	return ok && len(p) > 0
+}
+
+func isNull(s Schema) bool {
+	if s["type"] == "null" {
+		return true
+	}
+	if t, ok := s["type"].([]any); ok && len(t) == 1 && t[0] == "null" {
+		return true
+	}
+	return false
+}
+
+func literal(vals []any) *Type {
+	t := &Type{Kind: KindLiteral}
+	for _, v := range vals {
+		if v == nil {
+			t.Nullable = true
+			continue
+		}
+		switch v.(type) {
+		case string, bool, json.Number, float64:
+			t.Literals = append(t.Literals, v)
+		default:
+			// An object or array enum value cannot be a Literal.
+			return &Type{Kind: KindAny}
+		}
+	}
+	if len(t.Literals) == 0 {
+		return &Type{Kind: KindNone}
+	}
+	return t
+}
+
+// unionOf flattens and de-duplicates variants; one variant is itself.
+func unionOf(vs []*Type) *Type {
+	var out []*Type
+	seen := map[string]bool{}
+	nullable := false
+	for _, v := range vs {
+		if v.Kind == KindNone {
+			nullable = true
+			continue
+		}
+		parts := []*Type{v}
+		if v.Kind == KindUnion {
+			parts = v.Variants
+		}
+		for _, p := range parts {
+			nullable = nullable || p.Nullable
+			k := typeKey(p)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	switch len(out) {
+	case 0:
+		if nullable {
+			return &Type{Kind: KindNone}
+		}
+		return &Type{Kind: KindAny}
+	case 1:
+		t := *out[0]
+		t.Nullable = t.Nullable || nullable
+		return &t
+	}
+	for _, o := range out {
+		if o.Kind == KindAny {
+			return &Type{Kind: KindAny}
+		}
+	}
+	return &Type{Kind: KindUnion, Variants: out, Nullable: nullable}
+}
+
+// typeKey identifies a type's printed form for de-duplication.
+func typeKey(t *Type) string {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(int(t.Kind)))
+	switch t.Kind {
+	case KindObject:
+		b.WriteString(string(t.Shape.Name))
+	case KindList:
+		b.WriteString("[" + typeKey(t.Items) + "]")
+	case KindMap:
+		b.WriteString("{" + typeKey(t.Values) + "}")
+	case KindTuple, KindUnion:
+		for _, e := range append(t.Elems, t.Variants...) {
+			b.WriteString("," + typeKey(e))
+		}
+	case KindLiteral:
+		j, _ := json.Marshal(t.Literals)
+		b.Write(j)
+	}
+	if t.Nullable {
+		b.WriteString("?")
+	}
+	return b.String()
+}
+
+// annotate copies the documentation keywords of s onto t.
+func annotate(t *Type, s Schema) {
+	if d, ok := s["description"].(string); ok && t.Description == "" {
+		t.Description = strings.TrimSpace(d)
+	}
+	if f, ok := s["format"].(string); ok {
+		t.Format = f
+	}
+	if p, ok := s["pattern"].(string); ok {
+		t.Pattern = p
+	}
+	if v, ok := s["default"]; ok {
+		t.Default = compact(v)
+	}
+	if s["deprecated"] == true {
+		t.Deprecated = true
+	}
+	t.Min = num(s["minimum"])
+	t.Max = num(s["maximum"])
+	t.ExclusiveMin = num(s["exclusiveMinimum"])
+	t.ExclusiveMax = num(s["exclusiveMaximum"])
+	// OpenAPI 3.0 spells exclusive bounds as booleans next to minimum/maximum.
+	if s["exclusiveMinimum"] == true {
+		t.ExclusiveMin, t.Min = t.Min, nil
+	}
+	if s["exclusiveMaximum"] == true {
+		t.ExclusiveMax, t.Max = t.Max, nil
+	}
+	t.MinLength = integer(s["minLength"])
+	t.MaxLength = integer(s["maxLength"])
+	t.MinItems = integer(s["minItems"])
+	t.MaxItems = integer(s["maxItems"])
+	if docs := enumDocs(s); len(docs) > 0 && len(t.EnumDocs) == 0 {
+		t.EnumDocs = docs
+	}
+}
+
+// enumDocs reads x-enum-descriptions (a map value → text, or a list parallel
+// to enum) and x-enumDescriptions.
+func enumDocs(s Schema) []EnumDoc {
+	vals, _ := s["enum"].([]any)
+	for _, key := range []string{"x-enum-descriptions", "x-enumDescriptions"} {
+		switch d := s[key].(type) {
+		case map[string]any:
+			var out []EnumDoc
+			for _, v := range vals {
+				if text, ok := d[literalText(v)].(string); ok {
+					out = append(out, EnumDoc{Value: v, Doc: text})
+				}
+			}
+			return out
+		case []any:
+			var out []EnumDoc
+			for i, v := range vals {
+				if i < len(d) {
+					if text, ok := d[i].(string); ok {
+						out = append(out, EnumDoc{Value: v, Doc: text})
+					}
+				}
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+func literalText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	j, _ := json.Marshal(v)
+	return string(j)
+}
+
+func num(v any) *json.Number {
+	switch n := v.(type) {
+	case json.Number:
+		return &n
+	case float64:
+		j := json.Number(strconv.FormatFloat(n, 'g', -1, 64))
+		return &j
+	}
+	return nil
+}
+
+func integer(v any) *int64 {
+	n := num(v)
+	if n == nil {
+		return nil
+	}
+	i, err := n.Int64()
+	if err != nil {
+		return nil
+	}
+	return &i
+}
+
+func compact(v any) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil
+	}
+	return json.RawMessage(bytes.TrimSpace(buf.Bytes()))
+}
+
+
+// lookup resolves a local JSON pointer reference ("#/$defs/X") in root.
+func lookup(root Schema, ref string) (Schema, bool) {
+	if !strings.HasPrefix(ref, "#") {
+		return nil, false
+	}
+	var cur any = root
+	p := strings.TrimPrefix(ref, "#")
+	if p == "" {
+		return root, true
+	}
+	for _, tok := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch node := cur.(type) {
+		case map[string]any:
+			cur = node[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(node) {
+				return nil, false
+			}
+			cur = node[i]
+		default:
+			return nil, false
+		}
+	}
+	s, ok := cur.(map[string]any)
+	return s, ok
+}
+
+// pascal turns "list_pets", "list-pets" or "listPets" into "ListPets".
+func pascal(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+			up = true
+			continue
+		}
+		if up {
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
