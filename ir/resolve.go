@@ -635,7 +635,6 @@ func compact(v any) json.RawMessage {
 	return json.RawMessage(bytes.TrimSpace(buf.Bytes()))
 }
 
-
 // lookup resolves a local JSON pointer reference ("#/$defs/X") in root.
 func lookup(root Schema, ref string) (Schema, bool) {
 	if !strings.HasPrefix(ref, "#") {
