@@ -1,0 +1,547 @@
+package monty
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Handler answers what a running program asks of the host. Feed calls it
+// from the goroutine that called Feed, one request at a time.
+type Handler interface {
+	// Print receives the program's output, in order.
+	Print(stream Stream, text string)
+	// Call answers a call to a host Function. A non-nil error stops the
+	// program: Feed aborts it at this call, where it cannot be caught
+	// (an *Exception error chooses the exception it sees), and returns the
+	// error.
+	Call(ctx context.Context, c *Call) (Reply, error)
+	// Lookup resolves a name the program read but never defined (object is
+	// nil), or a lazy attribute of a host object (object is its id).
+	// false means undefined: NameError, or AttributeError for an attribute.
+	Lookup(name string, object *UUID) (Value, bool)
+}
+
+// OSHandler is implemented by a Handler that services OS calls
+// (filesystem, os.getenv, clocks). Without it every OS call is declined
+// with NotHandled.
+type OSHandler interface {
+	OSCall(ctx context.Context, c *OSCall) (Reply, error)
+}
+
+// Funcs is a Handler built from functions; nil fields print nothing, answer
+// calls NotFound and lookups undefined.
+type Funcs struct {
+	OnPrint  func(stream Stream, text string)
+	OnCall   func(ctx context.Context, c *Call) (Reply, error)
+	OnLookup func(name string, object *UUID) (Value, bool)
+}
+
+// Print implements Handler.
+func (f Funcs) Print(stream Stream, text string) {
+	if f.OnPrint != nil {
+		f.OnPrint(stream, text)
+	}
+}
+
+// Call implements Handler.
+func (f Funcs) Call(ctx context.Context, c *Call) (Reply, error) {
+	if f.OnCall != nil {
+		return f.OnCall(ctx, c)
+	}
+	return NotFound(c.Name), nil
+}
+
+// Lookup implements Handler.
+func (f Funcs) Lookup(name string, object *UUID) (Value, bool) {
+	if f.OnLookup != nil {
+		return f.OnLookup(name, object)
+	}
+	return nil, false
+}
+
+// Limit says which resource limit stopped a program.
+type Limit string
+
+// Limits reported in Outcome.Limit.
+const (
+	LimitTime   Limit = "time"
+	LimitMemory Limit = "memory"
+)
+
+// Outcome is how a fed snippet ended. Exactly one of these holds: the
+// snippet completed (Value, possibly nil for None), it raised (Exception),
+// or type checking rejected it (TypingError, nothing ran).
+type Outcome struct {
+	Value     Value
+	Exception *Exception
+	// TypingError is the type checker's rendered diagnostics.
+	TypingError string
+	// Limit is set when Exception is a resource limit stopping the
+	// program (uncatchably). The session must then be reset or discarded.
+	Limit Limit
+	// ExecTime is the session's cumulative sandbox execution time.
+	ExecTime time.Duration
+}
+
+// OK reports whether the snippet completed.
+func (o *Outcome) OK() bool { return o.Exception == nil && o.TypingError == "" }
+
+// Worker is one `monty subprocess` child and its session. Its methods are
+// not safe for concurrent use, except Kill, which may be called from any
+// goroutine at any time.
+type Worker struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *bufio.Reader
+	outF   *os.File
+	stderr *tailBuffer
+
+	exited  chan struct{} // closed when the process has been reaped
+	waitErr error
+
+	mu      sync.Mutex
+	deadErr error // set once the worker can no longer be used
+}
+
+// ErrDead is wrapped by every error from a worker that can no longer be
+// used (exited, killed, protocol desync).
+var ErrDead = errors.New("monty worker is dead")
+
+// Start spawns `bin subprocess` with an empty environment and no extra file
+// descriptors. The worker has no session until Configure or Load. ctx only
+// bounds the start; it does not bound the worker's life.
+func Start(ctx context.Context, bin string) (*Worker, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("monty: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("monty: %w", err)
+	}
+	w := &Worker{stderr: &tailBuffer{max: 4096}, exited: make(chan struct{})}
+	cmd := exec.Command(bin, "subprocess")
+	cmd.Env = []string{}
+	cmd.Dir = "/"
+	cmd.Stdin = inR
+	cmd.Stdout = outW
+	cmd.Stderr = w.stderr
+	if err := cmd.Start(); err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("monty: start %s: %w", bin, err)
+	}
+	inR.Close()
+	outW.Close()
+	w.cmd, w.stdin, w.outF, w.stdout = cmd, inW, outR, bufio.NewReaderSize(outR, 64<<10)
+	go func() {
+		w.waitErr = cmd.Wait()
+		close(w.exited)
+	}()
+	return w, nil
+}
+
+// Pid is the child's process id.
+func (w *Worker) Pid() int { return w.cmd.Process.Pid }
+
+// Kill kills the child at once. The worker is unusable afterwards; a Feed
+// in progress returns an error.
+func (w *Worker) Kill() {
+	w.markDead(fmt.Errorf("%w: killed", ErrDead))
+	w.cmd.Process.Kill()
+}
+
+// Close ends the worker: Shutdown if it is idle, then kill. It waits for the
+// process to be reaped.
+func (w *Worker) Close() error {
+	if w.alive() == nil {
+		if ev, err := w.request(msg(nil).bytes(reqShutdown, nil)); err == nil && ev.kind == evOk {
+			select {
+			case <-w.exited:
+			case <-time.After(500 * time.Millisecond):
+			}
+		}
+	}
+	w.markDead(fmt.Errorf("%w: closed", ErrDead))
+	w.cmd.Process.Kill()
+	<-w.exited
+	w.stdin.Close()
+	w.outF.Close()
+	return nil
+}
+
+// Exited is closed when the child process has exited.
+func (w *Worker) Exited() <-chan struct{} { return w.exited }
+
+func (w *Worker) markDead(err error) {
+	w.mu.Lock()
+	if w.deadErr == nil {
+		w.deadErr = err
+	}
+	w.mu.Unlock()
+}
+
+func (w *Worker) alive() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.deadErr
+}
+
+// fail marks the worker dead because of err and kills it.
+func (w *Worker) fail(err error) error {
+	w.markDead(fmt.Errorf("%w: %v", ErrDead, err))
+	w.cmd.Process.Kill()
+	return err
+}
+
+// exitError explains why reading from the child failed.
+func (w *Worker) exitError(readErr error) error {
+	if d := w.alive(); d != nil {
+		return d
+	}
+	select {
+	case <-w.exited:
+	case <-time.After(time.Second):
+	}
+	status := "still running"
+	select {
+	case <-w.exited:
+		status = "exit status 0"
+		if w.waitErr != nil {
+			status = w.waitErr.Error()
+		}
+	default:
+	}
+	msg := fmt.Sprintf("monty worker exited: %s (read: %v)", status, readErr)
+	if tail := strings.TrimSpace(w.stderr.String()); tail != "" {
+		msg += "; stderr: " + tail
+	}
+	return w.fail(fmt.Errorf("%w: %s", ErrDead, msg))
+}
+
+func (w *Worker) send(req []byte) error {
+	if err := w.alive(); err != nil {
+		return err
+	}
+	if err := writeFrame(w.stdin, req); err != nil {
+		return w.exitError(err)
+	}
+	return nil
+}
+
+func (w *Worker) recv() (event, error) {
+	b, err := readFrame(w.stdout)
+	if err != nil {
+		return event{}, w.exitError(err)
+	}
+	ev, err := decodeEvent(b)
+	if err != nil {
+		return ev, w.fail(fmt.Errorf("monty: bad event from child: %w", err))
+	}
+	if ev.kind == evFatalError {
+		m, _, _ := firstBytes(ev.body, 1)
+		return ev, w.fail(fmt.Errorf("%w: monty worker fatal error: %s", ErrDead, m))
+	}
+	return ev, nil
+}
+
+// request sends req and reads events up to the turn end, dropping Prints.
+func (w *Worker) request(req []byte) (event, error) {
+	if err := w.send(req); err != nil {
+		return event{}, err
+	}
+	for {
+		ev, err := w.recv()
+		if err != nil || ev.kind != evPrint {
+			return ev, err
+		}
+	}
+}
+
+// expectOK turns a non-Ok reply into an error.
+func expectOK(what string, ev event) error {
+	switch ev.kind {
+	case evOk:
+		return nil
+	case evError:
+		b, _, _ := firstBytes(ev.body, 1)
+		e, err := decodeException(b)
+		if err != nil {
+			return fmt.Errorf("monty: %s: bad Error event: %w", what, err)
+		}
+		return fmt.Errorf("monty: %s: %w", what, e)
+	}
+	return fmt.Errorf("monty: %s: unexpected event %d", what, ev.kind)
+}
+
+// Configure creates the worker's session.
+func (w *Worker) Configure(c Config) error {
+	req, err := c.encode()
+	if err != nil {
+		return err
+	}
+	ev, err := w.request(req)
+	if err != nil {
+		return err
+	}
+	return expectOK("configure", ev)
+}
+
+// Reset drops the session; the worker then takes Configure or Load again.
+func (w *Worker) Reset() error {
+	ev, err := w.request(msg(nil).bytes(reqReset, nil))
+	if err != nil {
+		return err
+	}
+	return expectOK("reset", ev)
+}
+
+// Dump returns an opaque snapshot of the idle session, for Load in another
+// worker built from the same binary.
+func (w *Worker) Dump() ([]byte, error) {
+	ev, err := w.request(msg(nil).bytes(reqDump, nil))
+	if err != nil {
+		return nil, err
+	}
+	if ev.kind != evDumpResult {
+		return nil, expectOK("dump", ev)
+	}
+	b, _, err := firstBytes(ev.body, 1)
+	if err != nil {
+		return nil, fmt.Errorf("monty: dump: %w", err)
+	}
+	return append([]byte{}, b...), nil
+}
+
+// Load restores a session from Dump into a worker that has none (not
+// configured, or Reset).
+func (w *Worker) Load(state []byte) error {
+	ev, err := w.request(msg(nil).bytes(reqLoad, msg(nil).bytes(1, state)))
+	if err != nil {
+		return err
+	}
+	if ev.kind != evOk {
+		if ev.kind >= evFunctionCall && ev.kind <= evResolveFutures {
+			return w.fail(errors.New("monty: load: the state was dumped while suspended; only idle sessions are supported"))
+		}
+		return expectOK("load", ev)
+	}
+	return nil
+}
+
+// Feed runs one snippet to its end, answering its host requests through h.
+// inputs bind global names for this snippet (host objects such as `api`).
+//
+// The returned error is non-nil when the program could not be run to a
+// Python-level end: the worker died or was killed (ErrDead), ctx was
+// cancelled (the worker is killed), or h returned an error (the program is
+// aborted at its suspended call and the Outcome holding the abort exception
+// is returned with the error; the session survives). A Python exception,
+// a resource limit and a type-check failure are Outcomes, not errors.
+func (w *Worker) Feed(ctx context.Context, code string, inputs []NamedValue, h Handler) (*Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var f msg
+	f = f.str(1, code)
+	for _, in := range inputs {
+		b, err := encodeValue(in.Value)
+		if err != nil {
+			return nil, fmt.Errorf("monty: input %s: %w", in.Name, err)
+		}
+		f = f.bytes(2, msg(nil).str(1, in.Name).bytes(2, b))
+	}
+	stop := context.AfterFunc(ctx, func() {
+		w.markDead(fmt.Errorf("%w: %w", ErrDead, context.Cause(ctx)))
+		w.cmd.Process.Kill()
+	})
+	defer stop()
+	out, err := w.feed(ctx, msg(nil).bytes(reqFeed, f), h)
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("monty: program stopped: %w", context.Cause(ctx))
+	}
+	return out, err
+}
+
+func (w *Worker) feed(ctx context.Context, req []byte, h Handler) (*Outcome, error) {
+	var abortErr error
+	for {
+		if err := w.send(req); err != nil {
+			return nil, err
+		}
+		ev, err := w.recv()
+		for err == nil && ev.kind == evPrint {
+			streams, texts, perr := printSegments(ev.body)
+			if perr != nil {
+				return nil, w.fail(fmt.Errorf("monty: bad Print event: %w", perr))
+			}
+			for i := range texts {
+				h.Print(streams[i], texts[i])
+			}
+			ev, err = w.recv()
+		}
+		if err != nil {
+			return nil, err
+		}
+		var reply Reply
+		var herr error
+		switch ev.kind {
+		case evComplete:
+			out := &Outcome{ExecTime: time.Duration(ev.totalMicros) * time.Microsecond}
+			if b, ok, err := firstBytes(ev.body, 1); err != nil {
+				return nil, w.fail(fmt.Errorf("monty: bad Complete event: %w", err))
+			} else if ok {
+				if out.Value, err = decodeValue(b); err != nil {
+					return nil, w.fail(fmt.Errorf("monty: bad Complete value: %w", err))
+				}
+			}
+			return out, abortErr
+		case evError:
+			b, _, err := firstBytes(ev.body, 1)
+			var e *Exception
+			if err == nil {
+				e, err = decodeException(b)
+			}
+			if err != nil {
+				return nil, w.fail(fmt.Errorf("monty: bad Error event: %w", err))
+			}
+			out := &Outcome{Exception: e, Limit: limitOf(e), ExecTime: time.Duration(ev.totalMicros) * time.Microsecond}
+			if abortErr != nil {
+				out.Limit = ""
+			}
+			return out, abortErr
+		case evTypingError:
+			b, _, err := firstBytes(ev.body, 1)
+			if err != nil {
+				return nil, w.fail(fmt.Errorf("monty: bad TypingError event: %w", err))
+			}
+			return &Outcome{TypingError: string(b), ExecTime: time.Duration(ev.totalMicros) * time.Microsecond}, abortErr
+		case evFunctionCall:
+			c, err := decodeCall(ev.body)
+			if err != nil {
+				return nil, w.fail(fmt.Errorf("monty: bad FunctionCall event: %w", err))
+			}
+			reply, herr = h.Call(ctx, c)
+			if herr == nil {
+				req, herr = resumeCall(c.ID, reply)
+			}
+		case evOsCall:
+			c, err := decodeOSCall(ev.body)
+			if err != nil {
+				return nil, w.fail(fmt.Errorf("monty: bad OsCall event: %w", err))
+			}
+			reply = NotHandled()
+			if oh, ok := h.(OSHandler); ok {
+				reply, herr = oh.OSCall(ctx, c)
+			}
+			if herr == nil {
+				req, herr = resumeCall(c.ID, reply)
+			}
+		case evNameLookup:
+			name, obj, err := decodeLookup(ev.body)
+			if err != nil {
+				return nil, w.fail(fmt.Errorf("monty: bad NameLookup event: %w", err))
+			}
+			var r msg
+			if v, ok := h.Lookup(name, obj); ok {
+				b, err := encodeValue(v)
+				if err != nil {
+					herr = fmt.Errorf("monty: lookup %s: %w", name, err)
+				} else {
+					r = r.bytes(1, b)
+				}
+			} else {
+				r = r.bytes(2, nil)
+			}
+			req = msg(nil).bytes(reqResumeName, r)
+		case evResolveFutures:
+			// Never produced: this driver answers calls synchronously.
+			return nil, w.fail(errors.New("monty: child asked to resolve futures, which this driver never creates"))
+		default:
+			return nil, w.fail(fmt.Errorf("monty: unexpected event %d during a feed", ev.kind))
+		}
+		if herr == nil {
+			herr = ctx.Err()
+		}
+		if herr != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if abortErr != nil { // abort refused: give up on the worker
+				return nil, w.fail(abortErr)
+			}
+			abortErr = fmt.Errorf("monty: program stopped: %w", herr)
+			exc := &Exception{Type: "RuntimeError", Message: herr.Error(), HasMessage: true}
+			var pe *Exception
+			if errors.As(herr, &pe) {
+				exc = pe
+			}
+			req = msg(nil).bytes(reqAbortFeed, msg(nil).bytes(1, exc.encode()))
+		}
+	}
+}
+
+func resumeCall(id uint32, r Reply) ([]byte, error) {
+	b, err := r.encode()
+	if err != nil {
+		return nil, err
+	}
+	return msg(nil).bytes(reqResumeCall, msg(nil).varint(1, uint64(id)).bytes(2, b)), nil
+}
+
+// limitOf recognises the uncatchable errors the child raises when a
+// resource limit is exceeded.
+// They carry no traceback and a fixed message prefix, which tells them
+// apart from a program raising TimeoutError or MemoryError itself.
+func limitOf(e *Exception) Limit {
+	if len(e.Traceback) != 0 {
+		return ""
+	}
+	switch {
+	case e.Type == "TimeoutError" && strings.HasPrefix(e.Message, "time limit exceeded"):
+		return LimitTime
+	case e.Type == "MemoryError" && strings.HasPrefix(e.Message, "memory limit exceeded"):
+		return LimitMemory
+	}
+	return ""
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte{}, t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
+
+var _ io.Writer = (*tailBuffer)(nil)
