@@ -1,0 +1,197 @@
+package parse
+
+import (
+	"os"
+	"strconv"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// MCPFile reads an MCP tools/list file and compiles it; see MCP.
+func MCPFile(path string, opts Options) (*ir.Service, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errorf(path, "%s", oneLine(unwrapPathErr(err)))
+	}
+	return MCP(path, data, opts)
+}
+
+func unwrapPathErr(err error) string {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// MCP compiles MCP tools/list output. name is the source's file name (as
+// given; used in errors and diagnostics, and, without its directory and
+// extension, as the service name when the document names no server). data
+// may be a bare array of tools, {"tools": [...]}, a JSON-RPC response whose
+// result holds the tools, or a capture with "serverInfo" and "instructions"
+// beside "tools".
+func MCP(name string, data []byte, opts Options) (*ir.Service, error) {
+	doc, ord, err := decodeJSON(name, data)
+	if err != nil {
+		return nil, err
+	}
+	svc, err := mcpService(name, doc, ord, opts)
+	if err != nil {
+		return nil, err
+	}
+	svc.Source = ir.Source{Kind: ir.SourceMCP, File: name, Digest: digest(data)}
+	return svc, nil
+}
+
+// mcpDoc finds the tools array of an MCP document, its JSON pointer, and
+// the object that may carry serverInfo/instructions.
+func mcpDoc(file string, doc any) (tools []any, ptr string, meta map[string]any, err error) {
+	switch d := doc.(type) {
+	case []any:
+		return d, "", nil, nil
+	case map[string]any:
+		if t, ok := d["tools"]; ok {
+			s, ok := t.([]any)
+			if !ok {
+				return nil, "", nil, errorf(file, "not an MCP tools/list document: \"tools\" is not an array")
+			}
+			return s, "/tools", d, nil
+		}
+		if e := asMap(d["error"]); e != nil {
+			return nil, "", nil, errorf(file, "JSON-RPC error response: %s", oneLine(asString(e["message"])))
+		}
+		if r := asMap(d["result"]); r != nil {
+			if t, ok := r["tools"]; ok {
+				s, ok := t.([]any)
+				if !ok {
+					return nil, "", nil, errorf(file, "not an MCP tools/list document: \"result.tools\" is not an array")
+				}
+				return s, "/result/tools", r, nil
+			}
+		}
+		return nil, "", nil, errorf(file, "not an MCP tools/list document: no \"tools\" array")
+	}
+	return nil, "", nil, errorf(file, "not an MCP tools/list document: top level is not an object or array")
+}
+
+func mcpService(file string, doc any, ord order, opts Options) (*ir.Service, error) {
+	tools, base, meta, err := mcpDoc(file, doc)
+	if err != nil {
+		return nil, err
+	}
+	info := asMap(meta["serverInfo"])
+	svc := &ir.Service{
+		Name:        serviceName(opts, asString(info["name"]), baseName(file)),
+		Title:       asString(info["title"]),
+		Description: asString(meta["instructions"]),
+		Version:     asString(info["version"]),
+	}
+	if svc.Title == "" {
+		svc.Title = asString(info["name"])
+	}
+	d := &diags{file: file}
+	names := ir.NewNamer()
+	seen := map[string]string{}
+	for i, t := range tools {
+		ptr := base + "/" + strconv.Itoa(i)
+		tm := asMap(t)
+		if tm == nil {
+			d.add("bad-tool", ptr, "tool is not an object; skipped")
+			continue
+		}
+		wire := asString(tm["name"])
+		if wire == "" {
+			d.add("bad-tool", ptr, "tool has no name; skipped")
+			continue
+		}
+		if prev, dup := seen[wire]; dup {
+			d.add("duplicate-tool", ptr, "tool %q is also defined at %s; both are kept, this one renamed", wire, prev)
+		}
+		seen[wire] = ptr
+		svc.Tools = append(svc.Tools, mcpTool(tm, wire, ptr, ord, names, d))
+	}
+	svc.Diagnostics = d.list
+	return svc, nil
+}
+
+func mcpTool(tm map[string]any, wire, ptr string, ord order, names *ir.Namer, d *diags) *ir.Tool {
+	ann := asMap(tm["annotations"])
+	tool := &ir.Tool{
+		Wire:        ir.WireName(wire),
+		Py:          names.Name(wire),
+		Title:       asString(tm["title"]),
+		Description: asString(tm["description"]),
+		Pointer:     ptr,
+		Annotations: ir.Annotations{
+			ReadOnly:    asBool(ann["readOnlyHint"]),
+			Destructive: asBool(ann["destructiveHint"]),
+			Idempotent:  asBool(ann["idempotentHint"]),
+			OpenWorld:   asBool(ann["openWorldHint"]),
+		},
+	}
+	if tool.Title == "" {
+		tool.Title = asString(ann["title"])
+	}
+	if out := asMap(tm["outputSchema"]); out != nil {
+		tool.Output = out
+	} else if _, ok := tm["outputSchema"]; ok && tm["outputSchema"] != nil {
+		d.add("bad-schema", ptr+"/outputSchema", "outputSchema is not an object; ignored")
+	}
+
+	in := asMap(tm["inputSchema"])
+	inPtr := ptr + "/inputSchema"
+	switch {
+	case in == nil:
+		d.add("empty-input-schema", inPtr, "tool %q has no inputSchema object; taken as an object with no properties", wire)
+		in = ir.Schema{"type": "object", "properties": map[string]any{}}
+	case in["type"] == nil && in["properties"] == nil && in["$ref"] == nil && in["allOf"] == nil && in["anyOf"] == nil && in["oneOf"] == nil:
+		d.add("empty-input-schema", inPtr, "inputSchema of tool %q has no \"type\" and no \"properties\"; taken as an object with no properties", wire)
+		fixed := ir.Schema{"type": "object", "properties": map[string]any{}}
+		for _, k := range []string{"$defs", "definitions"} {
+			if v, ok := in[k]; ok {
+				fixed[k] = v
+			}
+		}
+		in = fixed
+	case in["type"] != nil && in["type"] != "object":
+		d.add("bad-input-schema", inPtr+"/type", "inputSchema of tool %q has type %v, not \"object\"", wire, in["type"])
+	}
+	tool.Input = in
+
+	// The properties to list: the schema's own, or those of a local $ref
+	// it consists of.
+	props, propsPtr := asMap(in["properties"]), inPtr+"/properties"
+	required := stringSet(in["required"])
+	if props == nil {
+		if ref := asString(in["$ref"]); len(ref) > 1 && ref[0] == '#' {
+			if target, ok := lookup(in, ref[1:]); ok {
+				tm := asMap(target)
+				props, propsPtr = asMap(tm["properties"]), inPtr+ref[1:]+"/properties"
+				required = stringSet(tm["required"])
+			}
+		}
+	}
+	if props == nil && in["properties"] != nil {
+		d.add("bad-input-schema", propsPtr, "properties of tool %q is not an object", wire)
+	}
+	if props == nil && (in["allOf"] != nil || in["anyOf"] != nil || in["oneOf"] != nil) {
+		d.add("unsupported-input-schema", inPtr, "inputSchema of tool %q combines schemas (allOf/anyOf/oneOf) at the top; its arguments are not listed as parameters", wire)
+	}
+	pnames := ir.NewNamer()
+	for _, key := range ord.keys(propsPtr, props) {
+		ps := asMap(props[key])
+		p := &ir.Param{
+			Arg:      key,
+			Wire:     ir.WireName(key),
+			Py:       pnames.Name(key),
+			In:       ir.InArg,
+			Required: required[key],
+			Pointer:  "/properties/" + esc(key),
+		}
+		if ps != nil {
+			p.Description = asString(ps["description"])
+			p.Deprecated = asBool(ps["deprecated"])
+		}
+		tool.Params = append(tool.Params, p)
+	}
+	return tool
+}
