@@ -1,0 +1,234 @@
+// Package pack reads a pack file (codemode.yaml) and runs the compile
+// pipeline over it: parse every source, enrich, resolve names and types, and
+// emit one api/<service>.py per service with the manifest and the enrichment
+// log. The CLI's gen and check commands, and go generate, all come through
+// here, so every path compiles a pack the same way.
+package pack
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Pack is a parsed codemode.yaml.
+type Pack struct {
+	// Dir is the pack file's directory; relative paths resolve against it.
+	Dir string `yaml:"-"`
+	// Out is the output directory for the .py files and the manifest.
+	Out string `yaml:"out"`
+	// GoPackage, when set, is a directory to emit an embedding Go package to.
+	GoPackage string   `yaml:"go_package"`
+	Enrich    Enrich   `yaml:"enrich"`
+	Services  []Source `yaml:"services"`
+	Runtime   Runtime  `yaml:"runtime"`
+}
+
+// Enrich configures the enrichment pass.
+type Enrich struct {
+	Disabled  bool   `yaml:"disabled"`
+	Proposals string `yaml:"proposals"` // JSONL file of extra proposals
+	Overrides string `yaml:"overrides"` // JSON object: decision id → true/false
+}
+
+// Source is one service of the pack: exactly one of MCP, MCPCommand, MCPURL
+// and OpenAPI is set.
+type Source struct {
+	Name       string  `yaml:"name"`
+	MCP        string  `yaml:"mcp"`         // a tools/list JSON file
+	MCPCommand Command `yaml:"mcp_command"` // a stdio MCP server
+	MCPURL     string  `yaml:"mcp_url"`     // a streamable-HTTP MCP server
+	OpenAPI    string  `yaml:"openapi"`     // an OpenAPI 2.0/3.x file
+
+	// Env is extra environment for an MCP server process: NAME: value, where
+	// a value "$VAR" is taken from codemode's own environment at start.
+	Env map[string]string `yaml:"env"`
+	// BaseURL overrides the OpenAPI servers list.
+	BaseURL string `yaml:"base_url"`
+	Auth    *Auth  `yaml:"auth"`
+	// Grant lists the tools (wire or Python names) programs may call; empty
+	// grants every tool of the service.
+	Grant []string `yaml:"grant"`
+	// Notes names the MCP result _meta key whose value is a note for the
+	// agent; Wait names the _meta key that marks a result as a wait.
+	Notes string `yaml:"notes_meta"`
+	Wait  string `yaml:"wait_meta"`
+}
+
+// Auth says how the runtime authenticates HTTP calls. Secrets are named by
+// environment variable, never written in the pack.
+type Auth struct {
+	Type        string `yaml:"type"`         // bearer, basic, apiKey
+	TokenEnv    string `yaml:"token_env"`    // bearer token or API key
+	UserEnv     string `yaml:"user_env"`     // basic
+	PasswordEnv string `yaml:"password_env"` // basic
+	In          string `yaml:"in"`           // apiKey: header (default), query, cookie
+	Name        string `yaml:"name"`         // apiKey: header/query/cookie name
+}
+
+// Runtime holds the run-time settings of a pack.
+type Runtime struct {
+	ReadGate string `yaml:"read_gate"` // file (default), tool, off
+	Workers  int    `yaml:"workers"`
+	Timeout  string `yaml:"timeout"`   // per program, e.g. "30s"
+	Memory   string `yaml:"memory"`    // per program, e.g. "256MB"
+	MaxCalls int    `yaml:"max_calls"` // per program
+	MaxOut   int    `yaml:"max_output"`
+}
+
+// Command is an argv; in YAML either a list or one string split like a
+// shell would split it (quotes group, no expansion).
+type Command []string
+
+// UnmarshalYAML accepts a sequence or a string.
+func (c *Command) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.SequenceNode {
+		var list []string
+		if err := n.Decode(&list); err != nil {
+			return err
+		}
+		*c = list
+		return nil
+	}
+	var s string
+	if err := n.Decode(&s); err != nil {
+		return err
+	}
+	argv, err := SplitCommand(s)
+	if err != nil {
+		return err
+	}
+	*c = argv
+	return nil
+}
+
+// SplitCommand splits a command line into words: whitespace separates,
+// single and double quotes group, backslash escapes the next character.
+func SplitCommand(s string) ([]string, error) {
+	var out []string
+	var cur strings.Builder
+	in := false
+	var quote rune
+	esc := false
+	for _, r := range s {
+		switch {
+		case esc:
+			cur.WriteRune(r)
+			esc = false
+			in = true
+		case r == '\\' && quote != '\'':
+			esc = true
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			} else {
+				cur.WriteRune(r)
+			}
+		case r == '\'' || r == '"':
+			quote = r
+			in = true
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 || esc {
+		return nil, fmt.Errorf("unterminated quote in command %q", s)
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out, nil
+}
+
+// Load reads and checks a pack file.
+func Load(path string) (*Pack, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p.Dir = filepath.Dir(path)
+	return p, nil
+}
+
+// Parse decodes a pack file's bytes; unknown keys are errors.
+func Parse(data []byte) (*Pack, error) {
+	var p Pack
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("bad pack file: %v", err)
+	}
+	if err := p.check(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+func (p *Pack) check() error {
+	if p.Out == "" {
+		p.Out = "api"
+	}
+	if len(p.Services) == 0 {
+		return fmt.Errorf("pack has no services")
+	}
+	for i, s := range p.Services {
+		n := 0
+		for _, set := range []bool{s.MCP != "", len(s.MCPCommand) > 0, s.MCPURL != "", s.OpenAPI != ""} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return fmt.Errorf("services[%d]: set exactly one of mcp, mcp_command, mcp_url, openapi", i)
+		}
+		if s.Auth != nil {
+			switch s.Auth.Type {
+			case "bearer", "basic", "apiKey":
+			default:
+				return fmt.Errorf("services[%d].auth.type: %q is not bearer, basic or apiKey", i, s.Auth.Type)
+			}
+		}
+	}
+	switch p.Runtime.ReadGate {
+	case "", "file", "tool", "off":
+	default:
+		return fmt.Errorf("runtime.read_gate: %q is not file, tool or off", p.Runtime.ReadGate)
+	}
+	return nil
+}
+
+// Path resolves a pack-relative path.
+func (p *Pack) Path(rel string) string {
+	if rel == "" || filepath.IsAbs(rel) {
+		return rel
+	}
+	return filepath.Join(p.Dir, rel)
+}
+
+// Describe names a source for messages: the file, command or URL.
+func (s Source) Describe() string {
+	switch {
+	case s.MCP != "":
+		return s.MCP
+	case len(s.MCPCommand) > 0:
+		return strings.Join(s.MCPCommand, " ")
+	case s.MCPURL != "":
+		return s.MCPURL
+	}
+	return s.OpenAPI
+}
