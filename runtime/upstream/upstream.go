@@ -1,0 +1,39 @@
+// Package upstream calls the real services behind a generated surface: MCP
+// servers (stdio or streamable HTTP) and OpenAPI operations over HTTP. The
+// runtime hands it a tool's manifest entry and the bound, validated
+// arguments; it hands back the full result. Credentials live here, in the
+// host process, and never reach a Monty worker.
+package upstream
+
+import (
+	"context"
+
+	"github.com/codemode-dev/codemode/emit"
+)
+
+// Upstream is one service's connection.
+type Upstream interface {
+	// Call invokes tool with args (keys are ManifestParam.Arg, values as
+	// decoded by encoding/json with UseNumber). A transport failure is an
+	// error; an upstream that answers with an error (MCP isError, HTTP
+	// 4xx/5xx) is a Result with IsError set.
+	Call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error)
+	// Close releases the connection (stops a stdio server).
+	Close() error
+}
+
+// Result is what came back from one call.
+type Result struct {
+	// Value is the result as a JSON value (UseNumber): MCP structuredContent
+	// when present, else the text content decoded as JSON when it is JSON,
+	// else the text; a list when there are several content items. For HTTP:
+	// the decoded JSON body, else the body text.
+	Value any
+	// IsError marks an MCP isError result or an HTTP status >= 400; Message
+	// is the upstream's error text and Status the HTTP status (0 for MCP).
+	IsError bool
+	Message string
+	Status  int
+	// Meta is the MCP result's _meta (nil for HTTP).
+	Meta map[string]any
+}
