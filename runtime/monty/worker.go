@@ -178,11 +178,17 @@ func (w *Worker) Close() error {
 		}
 	}
 	w.markDead(fmt.Errorf("%w: closed", ErrDead))
+	w.destroy()
+	return nil
+}
+
+// destroy kills the child, reaps it and releases the pipes.
+func (w *Worker) destroy() {
+	w.markDead(fmt.Errorf("%w: killed", ErrDead))
 	w.cmd.Process.Kill()
 	<-w.exited
 	w.stdin.Close()
 	w.outF.Close()
-	return nil
 }
 
 // Exited is closed when the child process has exited.

@@ -1,0 +1,187 @@
+package monty
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// PoolConfig configures a Pool.
+type PoolConfig struct {
+	Bin    string // the monty binary (see FindBinary)
+	Size   int    // workers kept ready; at least 1
+	Config Config // every worker is configured with this
+	// StartTimeout bounds spawning and configuring one worker; 0 means 10s.
+	StartTimeout time.Duration
+}
+
+// Pool keeps Size configured workers ready. Get hands one out for one
+// program and starts its replacement in the background; workers are never
+// returned to the pool (the caller closes them). The pool fails closed: when
+// no worker can be started Get returns the error, it never waits forever.
+type Pool struct {
+	cfg     PoolConfig
+	ctx     context.Context // cancelled by Close
+	cancel  context.CancelFunc
+	results chan startResult
+	wg      sync.WaitGroup
+
+	mu     sync.Mutex
+	closed bool
+}
+
+type startResult struct {
+	w   *Worker
+	err error
+}
+
+// ErrPoolClosed is returned by Get after Close.
+var ErrPoolClosed = errors.New("monty pool is closed")
+
+// NewPool starts cfg.Size configured workers and waits for them; if any
+// cannot be started it stops the others and returns the error.
+func NewPool(ctx context.Context, cfg PoolConfig) (*Pool, error) {
+	if cfg.Size < 1 {
+		cfg.Size = 1
+	}
+	if cfg.StartTimeout <= 0 {
+		cfg.StartTimeout = 10 * time.Second
+	}
+	if _, err := cfg.Config.encode(); err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithCancel(context.Background())
+	p := &Pool{cfg: cfg, ctx: pctx, cancel: cancel, results: make(chan startResult, cfg.Size)}
+	type res struct {
+		w   *Worker
+		err error
+	}
+	first := make(chan res, cfg.Size)
+	for range cfg.Size {
+		go func() {
+			w, err := p.startOne(ctx)
+			first <- res{w, err}
+		}()
+	}
+	var ws []*Worker
+	var errs []error
+	for range cfg.Size {
+		r := <-first
+		if r.err != nil {
+			errs = append(errs, r.err)
+		} else {
+			ws = append(ws, r.w)
+		}
+	}
+	if len(errs) > 0 {
+		for _, w := range ws {
+			w.destroy()
+		}
+		cancel()
+		return nil, fmt.Errorf("monty pool: cannot start workers: %w", errs[0])
+	}
+	for _, w := range ws {
+		p.results <- startResult{w: w}
+	}
+	return p, nil
+}
+
+// startOne spawns and configures one worker within StartTimeout.
+func (p *Pool) startOne(ctx context.Context) (*Worker, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.StartTimeout)
+	defer cancel()
+	w, err := Start(ctx, p.cfg.Bin)
+	if err != nil {
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, w.Kill)
+	err = w.Configure(p.cfg.Config)
+	if !stop() || err != nil {
+		w.destroy()
+		if err == nil || ctx.Err() != nil {
+			err = fmt.Errorf("monty: starting a worker: %w", context.Cause(ctx))
+		}
+		return nil, err
+	}
+	return w, nil
+}
+
+// refill starts one replacement worker in the background.
+func (p *Pool) refill() {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		w, err := p.startOne(p.ctx)
+		p.results <- startResult{w, err}
+	}()
+}
+
+// Get returns a configured, idle worker for one program, or the error that
+// kept the pool from starting one. It waits at most until ctx is done.
+func (p *Pool) Get(ctx context.Context) (*Worker, error) {
+	for {
+		p.mu.Lock()
+		closed := p.closed
+		p.mu.Unlock()
+		if closed {
+			return nil, ErrPoolClosed
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-p.ctx.Done():
+			return nil, ErrPoolClosed
+		case r := <-p.results:
+			p.mu.Lock()
+			if p.closed {
+				p.mu.Unlock()
+				if r.w != nil {
+					r.w.destroy()
+				}
+				return nil, ErrPoolClosed
+			}
+			p.refill()
+			p.mu.Unlock()
+			if r.err != nil {
+				return nil, fmt.Errorf("monty pool: no worker: %w", r.err)
+			}
+			select {
+			case <-r.w.Exited(): // died while waiting: take the next one
+				r.w.destroy()
+				continue
+			default:
+			}
+			if r.w.alive() != nil {
+				r.w.destroy()
+				continue
+			}
+			return r.w, nil
+		}
+	}
+}
+
+// Close kills the ready workers and stops starting new ones. Workers already
+// handed out are the caller's to close.
+func (p *Pool) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	p.mu.Unlock()
+	p.cancel()
+	p.wg.Wait()
+	for {
+		select {
+		case r := <-p.results:
+			if r.w != nil {
+				r.w.destroy()
+			}
+		default:
+			return nil
+		}
+	}
+}
