@@ -51,7 +51,10 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 }
 
 type printer struct {
-	svc  *ir.Service
+	svc *ir.Service
+	// stub prints type-check stubs: names prefixed by the service, no
+	// documentation.
+	stub bool
 	w    writer
 	done map[*ir.Shape]bool // printed
 	busy map[*ir.Shape]bool // being printed (a reference back is quoted)
@@ -151,17 +154,19 @@ func (p *printer) shape(sh *ir.Shape) {
 		return s
 	}
 	if !classForm {
-		if sh.Description != "" {
+		if sh.Description != "" && !p.stub {
 			for _, l := range paragraph(sh.Description) {
 				w.ln(0, strings.TrimRight("# "+l, " "))
 			}
 		}
-		w.ln(0, string(sh.Name)+" = TypedDict(")
-		w.ln(1, strconv.Quote(string(sh.Name))+",")
+		w.ln(0, p.shapeName(sh)+" = TypedDict(")
+		w.ln(1, strconv.Quote(p.shapeName(sh))+",")
 		w.ln(1, "{")
 		for _, f := range sh.Fields {
-			for _, c := range fieldComment(f) {
-				w.ln(2, c)
+			if !p.stub {
+				for _, c := range fieldComment(f) {
+					w.ln(2, c)
+				}
 			}
 			w.ln(2, pyString(f.Wire)+": "+fieldType(f)+",")
 		}
@@ -171,24 +176,40 @@ func (p *printer) shape(sh *ir.Shape) {
 		w.ln(0, "")
 		return
 	}
-	w.ln(0, "class "+string(sh.Name)+"(TypedDict):")
-	if sh.Description != "" {
+	w.ln(0, "class "+p.shapeName(sh)+"(TypedDict):")
+	if sh.Description != "" && !p.stub {
 		p.docstring(1, paragraph(sh.Description))
 		if len(sh.Fields) > 0 {
 			w.ln(0, "")
 		}
 	}
 	for _, f := range sh.Fields {
-		for _, c := range fieldComment(f) {
-			w.ln(1, c)
+		if !p.stub {
+			for _, c := range fieldComment(f) {
+				w.ln(1, c)
+			}
 		}
 		w.ln(1, f.Wire+": "+fieldType(f))
 	}
-	if len(sh.Fields) == 0 && sh.Description == "" {
+	if len(sh.Fields) == 0 && (sh.Description == "" || p.stub) {
 		w.ln(1, "pass")
 	}
 	w.ln(0, "")
 	w.ln(0, "")
+}
+
+func (p *printer) shapeName(sh *ir.Shape) string {
+	if p.stub {
+		return "_" + string(p.svc.Name) + "__" + string(sh.Name)
+	}
+	return string(sh.Name)
+}
+
+func (p *printer) funcName(t *ir.Tool) string {
+	if p.stub {
+		return "_" + string(p.svc.Name) + "__" + string(t.Py)
+	}
+	return string(t.Py)
 }
 
 // fieldComment documents one TypedDict key on comment lines above it.
@@ -210,45 +231,59 @@ func fieldComment(f *ir.Field) []string {
 // function prints one tool's def.
 func (p *printer) function(t *ir.Tool) {
 	w := &p.w
-	ordered := SignatureOrder(t)
-	var req, opt []*ir.Param
-	for _, prm := range ordered {
-		if prm.Required {
-			req = append(req, prm)
-		} else {
-			opt = append(opt, prm)
-		}
-	}
-	var params []string
-	for _, prm := range req {
-		params = append(params, string(prm.Py)+": "+p.typ(prm.Type))
-	}
-	if len(opt) > 0 {
-		params = append(params, "*")
-		for _, prm := range opt {
-			ann := p.typ(prm.Type)
-			if !prm.Type.Nullable && prm.Type.Kind != ir.KindAny && prm.Type.Kind != ir.KindNone {
-				ann += " | None"
-			}
-			params = append(params, string(prm.Py)+": "+ann+" = None")
-		}
-	}
-	ret := "Any"
-	if t.Result != nil {
-		ret = p.typ(t.Result)
-	}
-	one := "def " + string(t.Py) + "(" + strings.Join(params, ", ") + ") -> " + ret + ":"
+	params, ret := p.signature(t)
+	name := p.funcName(t)
+	one := "def " + name + "(" + strings.Join(params, ", ") + ") -> " + ret + ":"
 	if len(one) <= lineWidth {
 		w.ln(0, one)
 	} else {
-		w.ln(0, "def "+string(t.Py)+"(")
+		w.ln(0, "def "+name+"(")
 		for _, s := range params {
 			w.ln(1, s+",")
 		}
 		w.ln(0, ") -> "+ret+":")
 	}
-	p.docstring(1, p.toolDoc(t, ordered))
+	if !p.stub {
+		p.docstring(1, p.toolDoc(t, SignatureOrder(t)))
+	}
 	w.ln(1, "...")
+}
+
+// signature returns a tool's parameters as printed (required first, then
+// "*" and the optional ones with "= None") and its return annotation.
+func (p *printer) signature(t *ir.Tool) (params []string, ret string) {
+	star := false
+	for _, prm := range SignatureOrder(t) {
+		if prm.Required {
+			params = append(params, string(prm.Py)+": "+p.typ(prm.Type))
+			continue
+		}
+		if !star {
+			params = append(params, "*")
+			star = true
+		}
+		ann := p.typ(prm.Type)
+		if !prm.Type.Nullable && prm.Type.Kind != ir.KindAny && prm.Type.Kind != ir.KindNone {
+			ann += " | None"
+		}
+		params = append(params, string(prm.Py)+": "+ann+" = None")
+	}
+	ret = "Any"
+	if t.Result != nil {
+		ret = p.typ(t.Result)
+	}
+	return params, ret
+}
+
+// Signature is a tool's Python signature on one line, as the program calls
+// it: "api.<service>.<tool>(a: str, *, b: int | None = None) -> Any".
+func Signature(svc *ir.Service, t *ir.Tool) string {
+	p := &printer{svc: svc, done: map[*ir.Shape]bool{}}
+	for _, sh := range svc.Shapes {
+		p.done[sh] = true
+	}
+	params, ret := p.signature(t)
+	return "api." + string(svc.Name) + "." + string(t.Py) + "(" + strings.Join(params, ", ") + ") -> " + ret
 }
 
 func (p *printer) toolDoc(t *ir.Tool, params []*ir.Param) []string {
@@ -420,7 +455,7 @@ func (p *printer) typ(t *ir.Type) string {
 	case ir.KindMap:
 		s = "dict[str, " + p.typ(t.Values) + "]"
 	case ir.KindObject:
-		s = string(t.Shape.Name)
+		s = p.shapeName(t.Shape)
 		if !p.done[t.Shape] {
 			s = strconv.Quote(s) // a reference back into a cycle
 		}
