@@ -128,6 +128,9 @@ func (p *Pool) Get(ctx context.Context) (*Worker, error) {
 		if closed {
 			return nil, ErrPoolClosed
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()

@@ -1,0 +1,135 @@
+package monty
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPoolFailsClosedWithBadBinary(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "no-such-monty")
+	start := time.Now()
+	p, err := NewPool(context.Background(), PoolConfig{Bin: bad, Size: 2})
+	if err == nil {
+		p.Close()
+		t.Fatal("NewPool succeeded with a missing binary")
+	}
+	if !strings.Contains(err.Error(), "monty pool: cannot start workers") || !strings.Contains(err.Error(), bad) {
+		t.Errorf("err = %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func TestPoolGetAndReplacement(t *testing.T) {
+	p, err := NewPool(context.Background(), PoolConfig{Bin: testBin(t), Size: 2, Config: Config{ScriptName: "prog.py"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	pids := map[int]bool{}
+	for i := range 5 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		w, err := p.Get(ctx)
+		cancel()
+		if err != nil {
+			t.Fatalf("Get %d: %v", i, err)
+		}
+		if pids[w.Pid()] {
+			t.Errorf("worker %d handed out twice", w.Pid())
+		}
+		pids[w.Pid()] = true
+		// Each worker is configured and clean.
+		h := &recorder{}
+		out := feed(t, w, "try:\n    print(seen)\nexcept NameError:\n    print('fresh')\nseen = 1", nil, h)
+		mustOK(t, out)
+		if h.output() != "fresh\n" {
+			t.Errorf("worker %d not fresh: %q", i, h.output())
+		}
+		w.Close()
+	}
+}
+
+func TestPoolGetFailsClosedWhenStartsFail(t *testing.T) {
+	p, err := NewPool(context.Background(), PoolConfig{Bin: testBin(t), Size: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// From now on no worker can be started.
+	p.cfg.Bin = filepath.Join(t.TempDir(), "gone")
+	w, err := p.Get(context.Background())
+	if err != nil {
+		t.Fatalf("first Get: %v", err)
+	}
+	w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, err = p.Get(ctx)
+	if err == nil || !strings.Contains(err.Error(), "monty pool: no worker") || errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("second Get err = %v", err)
+	}
+	p.Close()
+	if _, err := p.Get(context.Background()); !errors.Is(err, ErrPoolClosed) {
+		t.Errorf("Get after Close: %v", err)
+	}
+}
+
+func TestPoolGetNeverHangs(t *testing.T) {
+	// A child that never answers Configure: Get returns when its ctx ends,
+	// and without a deadline it returns the start timeout's error.
+	hang := filepath.Join(t.TempDir(), "hanging-monty")
+	if err := os.WriteFile(hang, []byte("#!/bin/sh\nexec /bin/sleep 100\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewPool(context.Background(), PoolConfig{Bin: testBin(t), Size: 1, StartTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.cfg.Bin = hang
+	w, err := p.Get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := p.Get(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Get with a short deadline: %v", err)
+	}
+	start := time.Now()
+	_, err = p.Get(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "monty pool: no worker: monty: starting a worker: context deadline exceeded") {
+		t.Errorf("Get: %v", err)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Get took %v", d)
+	}
+}
+
+func TestPoolCloseKillsWorkers(t *testing.T) {
+	p, err := NewPool(context.Background(), PoolConfig{Bin: testBin(t), Size: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ws []*Worker
+	for range 3 {
+		r := <-p.results
+		ws = append(ws, r.w)
+		p.results <- r
+	}
+	p.Close()
+	for _, w := range ws {
+		select {
+		case <-w.Exited():
+		case <-time.After(2 * time.Second):
+			t.Errorf("worker %d still running after Close", w.Pid())
+		}
+	}
+}
