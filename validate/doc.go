@@ -1,0 +1,55 @@
+// Package validate checks a call's arguments against its tool's JSON Schemas
+// before the request leaves, and words every refusal for the model that
+// wrote the call.
+//
+// [New] compiles each tool's schemas once, with
+// github.com/santhosh-tekuri/jsonschema/v6: the enriched Input schema and,
+// when it is set and differs, the Original one. [Validator.Check] validates
+// the bound arguments object against Input and then Original, so a value
+// enrichment let through but the upstream's own schema forbids is still
+// refused. On failure it returns an [*Error]; the runtime raises it in the
+// program as a TypeError (wrong type, unknown or missing argument) or a
+// ValueError (enum, bounds, length, pattern, format), catchable, and the
+// upstream is never called.
+//
+// # Messages
+//
+// One line per problem, most useful first, at most three, each starting
+// with the call form:
+//
+//	api.spotify.show_liked_songs: argument sort_by must be one of "liked_at", "play_count", "title"; got "likedAt". Did you mean "liked_at"?
+//	api.github.list_issues: argument per_page must be <= 100; got 500
+//	api.github.list_issues: argument state: expected str, got int (3)
+//	api.github.create_issue: unknown argument 'titel'. Did you mean 'title'?
+//	api.github.create_issue: missing required argument 'owner'
+//	api.jira.search: argument filters[0].value must be at most 64 characters long; got 80 characters
+//
+// Wire keys are mapped back to Python parameter names through ir.Param.
+// "Did you mean" uses edit distance, ignoring case, '_' and '-'. An
+// unknown argument whose suggestion is also reported missing is reported
+// once. A failed anyOf/oneOf is explained by the branch the value came
+// closest to; branches that only disagree on the type are merged ("expected
+// str or None").
+//
+// # Schema semantics
+//
+//   - Draft 2020-12 unless the schema's $schema names another draft
+//     (draft-07, as zod-generated MCP schemas do, is honoured).
+//   - $defs, internal $ref and recursive schemas work; external references
+//     are never fetched: such a schema does not compile.
+//   - Numbers stay json.Number: 3 is an "integer", 3.0 is a number.
+//   - Patterns are ECMA-262: RE2 when the pattern allows it, otherwise an
+//     ECMAScript backtracking engine with a 50 ms match budget (a match
+//     that times out passes).
+//   - Formats: date-time, date, email, uuid, ipv4 and ipv6 are asserted in
+//     every draft; all others are annotations (uri is one: OpenAPI documents
+//     use it for relative and templated URLs).
+//
+// # Schemas that do not compile
+//
+// A schema the compiler rejects does not make New fail and does not block
+// calls: it is recorded as a [Diagnostic] (see [Validator.Diagnostics]) and
+// calls to that tool are not checked against it. The upstream still checks
+// the request, and a compiler bug must not take a tool away from the agent;
+// the gateway should print the diagnostics at load.
+package validate

@@ -1,0 +1,270 @@
+package validate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// Tool is one tool to validate calls to, with the service it belongs to.
+type Tool struct {
+	Service ir.ServiceName
+	Tool    *ir.Tool
+}
+
+// FromServices lists every tool of the given services, for New.
+func FromServices(services []*ir.Service) []Tool {
+	var out []Tool
+	for _, s := range services {
+		for _, t := range s.Tools {
+			out = append(out, Tool{Service: s.Name, Tool: t})
+		}
+	}
+	return out
+}
+
+// ErrUnknownTool is wrapped by Check's error for a tool New was not given.
+var ErrUnknownTool = errors.New("unknown tool")
+
+// Diagnostic records a schema that could not be compiled. Calls to its tool
+// are not checked against that schema (see the package comment).
+type Diagnostic struct {
+	Service ir.ServiceName
+	Tool    ir.WireName
+	Schema  string // "input" (the enriched schema) or "original"
+	Err     error
+}
+
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("warning: %s.%s: %s schema not compiled, calls are not validated against it: %v [uncompiled-schema]",
+		d.Service, d.Tool, d.Schema, d.Err)
+}
+
+type key struct {
+	service ir.ServiceName
+	tool    ir.WireName
+}
+
+// entry is one tool, compiled.
+type entry struct {
+	call   string            // api.<service>.<py>
+	py     map[string]string // Arg -> Python parameter name
+	params []string          // Python names in call order, for "the arguments are"
+	args   []string          // Args in call order, for "did you mean"
+	input  *jsonschema.Schema
+	orig   *jsonschema.Schema
+	docs   map[string]any // resource URL -> the schema document, for pointer lookups
+}
+
+// Validator checks arguments against compiled schemas. It is immutable
+// after New and safe for concurrent use.
+type Validator struct {
+	tools map[key]*entry
+	diags []Diagnostic
+}
+
+// New compiles every tool's Input schema and, when it is set and differs
+// from Input, its Original schema. A schema that does not compile does not
+// fail New: it is recorded as a Diagnostic and calls to that tool skip it.
+// New fails only on a tool given twice or a nil tool.
+func New(tools []Tool) (*Validator, error) {
+	v := &Validator{tools: make(map[key]*entry, len(tools))}
+	for i, t := range tools {
+		if t.Tool == nil {
+			return nil, fmt.Errorf("validate: tool %d of service %q is nil", i, t.Service)
+		}
+		k := key{t.Service, t.Tool.Wire}
+		if _, dup := v.tools[k]; dup {
+			return nil, fmt.Errorf("validate: tool %s.%s given twice", t.Service, t.Tool.Wire)
+		}
+		e := &entry{
+			call: "api." + string(t.Service) + "." + string(t.Tool.Py),
+			py:   map[string]string{},
+			docs: map[string]any{},
+		}
+		for _, p := range t.Tool.Params {
+			e.py[p.Arg] = string(p.Py)
+			e.params = append(e.params, string(p.Py))
+			e.args = append(e.args, p.Arg)
+		}
+		var err error
+		url := fmt.Sprintf("mem:///tools/%d/input.json", i)
+		e.input, err = e.compile(url, t.Tool.Input)
+		if err != nil {
+			v.diags = append(v.diags, Diagnostic{t.Service, t.Tool.Wire, "input", err})
+		}
+		if t.Tool.Original != nil && !reflect.DeepEqual(t.Tool.Original, t.Tool.Input) {
+			url := fmt.Sprintf("mem:///tools/%d/original.json", i)
+			e.orig, err = e.compile(url, t.Tool.Original)
+			if err != nil {
+				v.diags = append(v.diags, Diagnostic{t.Service, t.Tool.Wire, "original", err})
+			}
+		}
+		v.tools[k] = e
+	}
+	sort.SliceStable(v.diags, func(i, j int) bool {
+		a, b := v.diags[i], v.diags[j]
+		if a.Service != b.Service {
+			return a.Service < b.Service
+		}
+		return a.Tool < b.Tool
+	})
+	return v, nil
+}
+
+// Diagnostics lists the schemas New could not compile, by service and tool.
+func (v *Validator) Diagnostics() []Diagnostic { return v.diags }
+
+// compile compiles one schema document under url. A nil schema checks
+// nothing. The document is copied through encoding/json first, so the
+// compiled schema shares nothing with the IR and every number is a
+// json.Number whatever built the map.
+func (e *entry) compile(url string, s ir.Schema) (*jsonschema.Schema, error) {
+	if s == nil {
+		return nil, nil
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	c := newCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	sch, err := c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	e.docs[url] = doc
+	return sch, nil
+}
+
+// Check validates the arguments object of one call (keys are Param.Arg,
+// values as decoded by encoding/json with UseNumber) against the tool's
+// enriched schema, then against its original schema. It returns nil, an
+// *Error written for the model, or an error wrapping ErrUnknownTool.
+func (v *Validator) Check(service ir.ServiceName, tool ir.WireName, args map[string]any) error {
+	e := v.tools[key{service, tool}]
+	if e == nil {
+		return fmt.Errorf("validate: %w %s.%s", ErrUnknownTool, service, tool)
+	}
+	var inst any = args
+	if args == nil {
+		inst = map[string]any{}
+	}
+	for _, s := range [...]*jsonschema.Schema{e.input, e.orig} {
+		if s == nil {
+			continue
+		}
+		err := s.Validate(inst)
+		if err == nil {
+			continue
+		}
+		var ve *jsonschema.ValidationError
+		if errors.As(err, &ve) {
+			out := e.explain(ve, inst)
+			out.Original = s == e.orig
+			return out
+		}
+		// Not a JSON value (a Go int slice, a struct): the binder's bug,
+		// but say it in the same voice.
+		return &Error{Kind: "TypeError", Tool: e.call, Expected: "JSON values", Given: err.Error(),
+			lines: []string{"arguments must be JSON values: " + err.Error()}}
+	}
+	return nil
+}
+
+// pyPath renders an instance location as the model wrote it: the Python
+// parameter name, then [i] for list items and .key for dict keys.
+func (e *entry) pyPath(loc []string, inst any) string {
+	var b strings.Builder
+	cur := inst
+	for i, tok := range loc {
+		var next any
+		switch c := cur.(type) {
+		case []any:
+			b.WriteString("[" + tok + "]")
+			var n int
+			if _, err := fmt.Sscan(tok, &n); err == nil && n >= 0 && n < len(c) {
+				next = c[n]
+			}
+		case map[string]any:
+			next = c[tok]
+			if i == 0 {
+				if py, ok := e.py[tok]; ok {
+					tok = py
+				}
+				b.WriteString(tok)
+			} else {
+				b.WriteString("." + tok)
+			}
+		default:
+			b.WriteString("." + tok)
+		}
+		cur = next
+	}
+	return b.String()
+}
+
+// valueAt returns the instance value at loc.
+func valueAt(inst any, loc []string) any {
+	cur := inst
+	for _, tok := range loc {
+		switch c := cur.(type) {
+		case []any:
+			var n int
+			if _, err := fmt.Sscan(tok, &n); err != nil || n < 0 || n >= len(c) {
+				return nil
+			}
+			cur = c[n]
+		case map[string]any:
+			cur = c[tok]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+// schemaAt returns the schema object a ValidationError's SchemaURL names.
+func (e *entry) schemaAt(loc string) map[string]any {
+	base, frag, _ := strings.Cut(loc, "#")
+	cur := e.docs[base]
+	if frag != "" {
+		for _, tok := range strings.Split(strings.TrimPrefix(frag, "/"), "/") {
+			if u, err := url.PathUnescape(tok); err == nil {
+				tok = u
+			}
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			switch c := cur.(type) {
+			case map[string]any:
+				cur = c[tok]
+			case []any:
+				var n int
+				if _, err := fmt.Sscan(tok, &n); err != nil || n < 0 || n >= len(c) {
+					return nil
+				}
+				cur = c[n]
+			default:
+				return nil
+			}
+		}
+	}
+	m, _ := cur.(map[string]any)
+	return m
+}
