@@ -117,6 +117,9 @@ func (o *oas) service(opts Options) *ir.Service {
 	names := ir.NewNamer()
 	seen := map[string]string{}
 	for _, path := range o.ord.keys("/paths", paths) {
+		if strings.HasPrefix(path, "x-") {
+			continue // an extension, not a path
+		}
 		itemPtr := "/paths/" + esc(path)
 		item, ptr := o.deref(paths[path], itemPtr)
 		if item == nil {
