@@ -300,4 +300,3 @@ func (t *tailBuffer) lastLine() string {
 	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
 	return strings.TrimSpace(lines[len(lines)-1])
 }
-
