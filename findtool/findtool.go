@@ -1,0 +1,235 @@
+package findtool
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// Doc is one searchable tool.
+type Doc struct {
+	Service ir.ServiceName
+	Tool    *ir.Tool
+}
+
+// Hit is one search result.
+type Hit struct {
+	Service ir.ServiceName
+	Tool    *ir.Tool
+	Score   float64
+}
+
+type field int
+
+const (
+	fName field = iota
+	fTitle
+	fService
+	fParamName
+	fDesc
+	fParamDesc
+	numFields
+)
+
+// weights and length normalisation (b) per field.
+var (
+	weights = [numFields]float64{3.0, 2.0, 1.5, 1.0, 1.0, 0.5}
+	bs      = [numFields]float64{0.5, 0.5, 0.3, 0.5, 0.75, 0.75}
+)
+
+// k1 is BM25's term-frequency saturation.
+const k1 = 1.2
+
+type posting struct {
+	doc   int32
+	score float64 // this term's whole contribution to doc's score
+}
+
+// Index is a BM25F index over tools.
+type Index struct {
+	docs     []Doc
+	postings map[string][]posting
+	byName   map[string]int   // "service.py" and "service.wire"
+	bare     map[string][]int // "py" and "wire", every service
+}
+
+// New indexes docs. Docs with a nil Tool are skipped.
+func New(docs []Doc) *Index {
+	x := &Index{postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}}
+	type fieldTerms [numFields]map[string]int
+	var tfs []fieldTerms
+	var lens [][numFields]int
+	var total [numFields]float64
+	for _, d := range docs {
+		if d.Tool == nil {
+			continue
+		}
+		i := len(x.docs)
+		x.docs = append(x.docs, d)
+		t := d.Tool
+		svc := string(d.Service)
+		for _, n := range []string{string(t.Py), string(t.Wire)} {
+			if _, ok := x.byName[svc+"."+n]; !ok {
+				x.byName[svc+"."+n] = i
+			}
+			if l := x.bare[n]; len(l) == 0 || l[len(l)-1] != i {
+				x.bare[n] = append(x.bare[n], i)
+			}
+		}
+
+		var text [numFields][]string
+		text[fName] = union(tokenize(string(t.Wire)), tokenize(string(t.Py)))
+		text[fTitle] = tokenize(t.Title)
+		text[fService] = tokenize(svc)
+		text[fDesc] = tokenize(t.Description)
+		for _, p := range t.Params {
+			text[fParamName] = append(text[fParamName], union(tokenize(p.Arg), tokenize(string(p.Py)))...)
+			text[fParamDesc] = append(text[fParamDesc], tokenize(p.Description)...)
+		}
+		var ft fieldTerms
+		var ln [numFields]int
+		for f := range numFields {
+			ft[f] = map[string]int{}
+			for _, w := range text[f] {
+				ft[f][w]++
+			}
+			ln[f] = len(text[f])
+			total[f] += float64(len(text[f]))
+		}
+		tfs = append(tfs, ft)
+		lens = append(lens, ln)
+	}
+	n := float64(len(x.docs))
+	var avg [numFields]float64
+	for f := range numFields {
+		avg[f] = max(total[f]/max(n, 1), 1)
+	}
+	// Weighted, normalised term frequency per (term, doc).
+	wtf := map[string][]posting{}
+	for i, ft := range tfs {
+		seen := map[string]float64{}
+		for f := range numFields {
+			norm := 1 - bs[f] + bs[f]*float64(lens[i][f])/avg[f]
+			for w, c := range ft[f] {
+				seen[w] += weights[f] * float64(c) / norm
+			}
+		}
+		for w, tf := range seen {
+			wtf[w] = append(wtf[w], posting{int32(i), tf})
+		}
+	}
+	for w, ps := range wtf {
+		df := float64(len(ps))
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for j := range ps {
+			tf := ps[j].score
+			ps[j].score = idf * tf * (k1 + 1) / (k1 + tf)
+		}
+		sort.Slice(ps, func(a, b int) bool { return ps[a].doc < ps[b].doc })
+		x.postings[w] = ps
+	}
+	return x
+}
+
+func union(a, b []string) []string {
+	out := append([]string(nil), a...)
+	for _, w := range b {
+		found := false
+		for _, v := range a {
+			if v == w {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Len is the number of indexed tools.
+func (x *Index) Len() int { return len(x.docs) }
+
+// Search returns up to k tools matching query, best first; k <= 0 means
+// every match. Only tools sharing at least one term with the query match.
+func (x *Index) Search(query string, k int) []Hit {
+	terms := tokenize(query)
+	acc := make([]float64, len(x.docs))
+	var touched []int32
+	seen := map[string]bool{}
+	for _, w := range terms {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		for _, p := range x.postings[w] {
+			if acc[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			acc[p.doc] += p.score
+		}
+	}
+	hits := make([]Hit, 0, len(touched))
+	for _, i := range touched {
+		d := x.docs[i]
+		hits = append(hits, Hit{Service: d.Service, Tool: d.Tool, Score: acc[i]})
+	}
+	if k <= 0 || k > len(hits) {
+		k = len(hits)
+	}
+	if k < len(hits)/4 {
+		// Keep the best k by insertion: cheaper than sorting thousands.
+		top := make([]Hit, 0, k+1)
+		for _, h := range hits {
+			if len(top) == k && !better(h, top[k-1]) {
+				continue
+			}
+			j := sort.Search(len(top), func(j int) bool { return better(h, top[j]) })
+			top = append(top, Hit{})
+			copy(top[j+1:], top[j:])
+			top[j] = h
+			if len(top) > k {
+				top = top[:k]
+			}
+		}
+		return top
+	}
+	sort.Slice(hits, func(a, b int) bool { return better(hits[a], hits[b]) })
+	return hits[:k]
+}
+
+// better orders hits: higher score, then service, then tool wire name.
+func better(a, b Hit) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	if a.Service != b.Service {
+		return a.Service < b.Service
+	}
+	return a.Tool.Wire < b.Tool.Wire
+}
+
+// Exact resolves an exact tool name: "service.tool" with the tool's Python
+// or wire name, the same prefixed with "api.", or a bare tool name that
+// only one service has. Surrounding space and a trailing "()" are ignored.
+func (x *Index) Exact(name string) (Doc, bool) {
+	s := strings.TrimSuffix(strings.TrimSpace(name), "()")
+	cands := []string{s}
+	if rest, ok := strings.CutPrefix(s, "api."); ok {
+		cands = append(cands, rest)
+	}
+	for _, c := range cands {
+		if i, ok := x.byName[c]; ok {
+			return x.docs[i], true
+		}
+	}
+	for _, c := range cands {
+		if l := x.bare[c]; len(l) == 1 {
+			return x.docs[l[0]], true
+		}
+	}
+	return Doc{}, false
+}
