@@ -37,7 +37,8 @@
 //     (draft-07, as zod-generated MCP schemas do, is honoured).
 //   - $defs, internal $ref and recursive schemas work; external references
 //     are never fetched: such a schema does not compile.
-//   - Numbers stay json.Number: 3 is an "integer", 3.0 is a number.
+//   - Numbers stay json.Number, so no precision is lost: 3 and 3.0 are
+//     integers (JSON Schema counts a zero fraction as one), 3.5 is not.
 //   - Patterns are ECMA-262: RE2 when the pattern allows it, otherwise an
 //     ECMAScript backtracking engine with a 50 ms match budget (a match
 //     that times out passes).
