@@ -480,7 +480,11 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 	if len(required) > 0 {
 		input["required"] = required
 	}
-	if defs := o.closure(refs); defs != nil {
+	used := refSet{}
+	for _, s := range props {
+		collectRefs(s, used)
+	}
+	if defs := o.closure(used); defs != nil {
 		input["$defs"] = defs
 	}
 	tool.Input = input

@@ -1,17 +1,23 @@
 package parse
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/codemode-dev/codemode/ir"
 )
 
 func TestOpenAPICorpus(t *testing.T) {
 	files, _ := filepath.Glob("../testdata/corpus/openapi/*")
 	n := 0
 	for _, f := range files {
-		if strings.HasSuffix(f, ".source.json") || strings.HasSuffix(f, "github-rest.json") && testing.Short() {
-			continue
+		if strings.HasSuffix(f, ".source.json") || strings.HasSuffix(f, "github-rest.json") {
+			continue // github-rest has its own test
 		}
 		n++
 		svc, err := OpenAPIFile(f, Options{})
@@ -19,17 +25,458 @@ func TestOpenAPICorpus(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		params := 0
-		for _, tool := range svc.Tools {
-			params += len(tool.Params)
-		}
-		codes := map[string]int{}
-		for _, d := range svc.Diagnostics {
-			codes[d.Code]++
-		}
-		t.Logf("%s: %s tools=%d params=%d diags=%d %v", filepath.Base(f), svc.Name, len(svc.Tools), params, len(svc.Diagnostics), codes)
+		checkOpenAPI(t, f, svc)
 	}
-	if n == 0 {
-		t.Fatal("no corpus files")
+	if n != 14 {
+		t.Fatalf("compiled %d corpus files, want 14", n)
+	}
+}
+
+// checkOpenAPI checks what must hold for every compiled operation.
+func checkOpenAPI(t *testing.T, f string, svc *ir.Service) {
+	t.Helper()
+	var sidecar struct {
+		Operations int `json:"operations"`
+	}
+	if b, err := os.ReadFile(strings.TrimSuffix(strings.TrimSuffix(f, ".json"), ".yaml") + ".source.json"); err == nil {
+		_ = json.Unmarshal(b, &sidecar)
+	}
+	if sidecar.Operations != 0 && len(svc.Tools) != sidecar.Operations {
+		t.Errorf("%s: %d tools, sidecar says %d operations", f, len(svc.Tools), sidecar.Operations)
+	}
+	py := map[ir.PyIdent]bool{}
+	for _, tool := range svc.Tools {
+		if py[tool.Py] || tool.HTTP == nil || !strings.HasPrefix(tool.Pointer, "/paths/") {
+			t.Errorf("%s %s: py %q, pointer %q", f, tool.Wire, tool.Py, tool.Pointer)
+		}
+		py[tool.Py] = true
+		props, _ := tool.Input["properties"].(map[string]any)
+		if tool.Input["type"] != "object" || tool.Input["additionalProperties"] != false || len(props) != len(tool.Params) {
+			t.Errorf("%s %s: input %v", f, tool.Wire, tool.Input)
+		}
+		for _, p := range tool.Params {
+			if props[p.Arg] == nil {
+				t.Errorf("%s %s: no input property for %q", f, tool.Wire, p.Arg)
+			}
+		}
+		// Every $defs reference resolves inside the tool's own schema.
+		for _, s := range []ir.Schema{tool.Input, tool.Output} {
+			if s == nil {
+				continue
+			}
+			defs, _ := s["$defs"].(map[string]any)
+			eachRef(s, func(ref string) {
+				if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
+					name, _, _ = strings.Cut(name, "/")
+					if defs[unesc(name)] == nil {
+						t.Errorf("%s %s: dangling $ref %q", f, tool.Wire, ref)
+					}
+				} else {
+					t.Errorf("%s %s: $ref %q not rewritten", f, tool.Wire, ref)
+				}
+			})
+		}
+	}
+}
+
+func eachRef(v any, fn func(string)) {
+	seen := map[*map[string]any]bool{}
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if depth > 200 {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			if seen[&x] {
+				return
+			}
+			for k, c := range x {
+				if k == "$ref" {
+					if s, ok := c.(string); ok {
+						fn(s)
+					}
+					continue
+				}
+				if strings.HasPrefix(k, "x-") || k == "enum" || k == "default" || k == "example" || k == "examples" || k == "const" {
+					continue
+				}
+				walk(c, depth+1)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c, depth+1)
+			}
+		}
+	}
+	walk(v, 0)
+}
+
+func TestOpenAPIPetstoreV3(t *testing.T) {
+	svc, err := OpenAPIFile("../testdata/corpus/openapi/petstore-v3.json", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.Name != "petstore_v3" || svc.Title != "Swagger Petstore" || len(svc.Tools) != 20 || len(svc.Diagnostics) != 0 {
+		t.Errorf("service %q %q, %d tools, %v", svc.Name, svc.Title, len(svc.Tools), svc.Diagnostics)
+	}
+	if !reflect.DeepEqual(svc.Servers, []string{"http://petstore.swagger.io/v2"}) {
+		t.Errorf("servers = %q", svc.Servers)
+	}
+	wantSec := []ir.SecurityScheme{{Name: "api_key", Type: "apiKey", In: "header", Header: "api_key"}, {Name: "petstore_auth", Type: "oauth2"}}
+	if !reflect.DeepEqual(svc.Security, wantSec) {
+		t.Errorf("security = %+v", svc.Security)
+	}
+
+	add := svc.Tools[0]
+	if add.Wire != "addPet" || add.Pointer != "/paths/~1pet/post" || add.Title != "Add a new pet to the store" {
+		t.Errorf("addPet = %+v", add)
+	}
+	if want := (&ir.HTTPOp{Method: "POST", Path: "/pet", BodyType: "application/json", BodySpread: true, Security: []string{"petstore_auth"}}); !reflect.DeepEqual(add.HTTP, want) {
+		t.Errorf("addPet HTTP = %+v", add.HTTP)
+	}
+	// id is readOnly in Pet: not an input.
+	if got := paramArgs(add); got != "category name photoUrls tags status" {
+		t.Errorf("addPet params = %q", got)
+	}
+	name := add.Params[1]
+	if want := (&ir.Param{Arg: "name", Wire: "name", Py: "name", In: ir.InBody, Required: true, Pointer: "/requestBody/properties/name"}); !reflect.DeepEqual(name, want) {
+		t.Errorf("addPet name = %+v", name)
+	}
+	if !reflect.DeepEqual(add.Input["required"], []any{"name", "photoUrls"}) {
+		t.Errorf("addPet required = %v", add.Input["required"])
+	}
+	defs := add.Input["$defs"].(map[string]any)
+	if got := slices.Sorted(mapKeys(defs)); !reflect.DeepEqual(got, []string{"Category", "Tag"}) {
+		t.Errorf("addPet $defs = %q", got)
+	}
+	if cat := add.Input["properties"].(map[string]any)["category"]; !reflect.DeepEqual(cat, map[string]any{"$ref": "#/$defs/Category"}) {
+		t.Errorf("category = %v", cat)
+	}
+
+	get := findTool(t, svc, "getPetById")
+	if !get.Annotations.ReadOnly || get.HTTP.Method != "GET" || get.HTTP.BodyType != "" || get.Output["$ref"] != "#/$defs/Pet" {
+		t.Errorf("getPetById = %+v %+v, output %v", get.Annotations, get.HTTP, get.Output)
+	}
+	petID := get.Params[0]
+	f := false
+	if want := (&ir.Param{Arg: "petId", Wire: "petId", Py: "petId", In: ir.InPath, Required: true, Description: "ID of pet to return", Pointer: "/parameters/path/petId", Style: "simple", Explode: &f}); !reflect.DeepEqual(petID, want) {
+		t.Errorf("petId = %+v", petID)
+	}
+
+	form := findTool(t, svc, "updatePetWithForm")
+	if form.HTTP.BodyType != "application/x-www-form-urlencoded" || !form.HTTP.BodySpread || paramArgs(form) != "petId name status" {
+		t.Errorf("updatePetWithForm = %+v %q", form.HTTP, paramArgs(form))
+	}
+	del := findTool(t, svc, "deletePet")
+	if !del.Annotations.Idempotent || !del.Annotations.Destructive || del.Params[0].In != ir.InHeader {
+		t.Errorf("deletePet = %+v", del)
+	}
+	user := findTool(t, svc, "updateUser")
+	if p := user.Params[2]; p.Arg != "body_username" || p.Wire != "username" || p.Py != "body_username" || p.In != ir.InBody {
+		t.Errorf("updateUser collision = %+v", p)
+	}
+	list := findTool(t, svc, "createUsersWithArrayInput")
+	whole := list.Params[0]
+	if list.HTTP.BodySpread || whole.Arg != "body" || whole.In != ir.InBodyWhole || !whole.Required || whole.Pointer != "/requestBody" || whole.Description != "List of user object" {
+		t.Errorf("createUsersWithArrayInput = %+v %+v", list.HTTP, whole)
+	}
+}
+
+func mapKeys(m map[string]any) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func TestOpenAPISwagger2(t *testing.T) {
+	svc, err := OpenAPIFile("../testdata/corpus/openapi/petstore-v2.json", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(svc.Servers, []string{"http://petstore.swagger.io/v2"}) {
+		t.Errorf("servers = %q", svc.Servers)
+	}
+	form := findTool(t, svc, "updatePetWithForm")
+	if form.HTTP.BodyType != "application/x-www-form-urlencoded" || !form.HTTP.BodySpread {
+		t.Errorf("HTTP = %+v", form.HTTP)
+	}
+	want := []*ir.Param{
+		{Arg: "name", Wire: "name", Py: "name", In: ir.InBody, Description: "Updated name of the pet", Pointer: "/requestBody/properties/name"},
+		{Arg: "status", Wire: "status", Py: "status", In: ir.InBody, Description: "Updated status of the pet", Pointer: "/requestBody/properties/status"},
+	}
+	if !reflect.DeepEqual(form.Params[1:], want) {
+		b, _ := json.Marshal(form.Params)
+		t.Errorf("params = %s", b)
+	}
+	up := findTool(t, svc, "uploadFile")
+	file := up.Input["properties"].(map[string]any)["file"]
+	if up.HTTP.BodyType != "multipart/form-data" || !reflect.DeepEqual(file, map[string]any{"type": "string", "format": "binary", "description": "file to upload"}) {
+		t.Errorf("uploadFile = %+v, file %v", up.HTTP, file)
+	}
+	byStatus := findTool(t, svc, "findPetsByStatus")
+	if p := byStatus.Params[0]; p.Style != "form" || p.Explode == nil || !*p.Explode {
+		t.Errorf("status = %+v", p)
+	}
+	add := findTool(t, svc, "addPet")
+	if add.HTTP.BodyType != "application/json" || !add.HTTP.BodySpread || add.Input["$defs"].(map[string]any)["Category"] == nil {
+		t.Errorf("addPet = %+v", add.HTTP)
+	}
+}
+
+func TestOpenAPIKubernetes(t *testing.T) {
+	svc, err := OpenAPIFile("../testdata/corpus/openapi/kubernetes-swagger.json", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := findTool(t, svc, "listCoreV1NamespacedPod")
+	var cont *ir.Param
+	for _, p := range list.Params {
+		if p.Wire == "continue" {
+			cont = p
+		}
+	}
+	if cont == nil || cont.Py != "continue_" || cont.Arg != "continue" || cont.In != ir.InQuery || cont.Pointer != "/parameters/query/continue" || cont.Required || !strings.HasPrefix(cont.Description, "The continue option") {
+		t.Fatalf("continue = %+v", cont)
+	}
+	if s := list.Input["properties"].(map[string]any)["continue"].(map[string]any); s["type"] != "string" {
+		t.Errorf("continue schema = %v", s)
+	}
+	// Path-level parameters first, in source order, then the operation's.
+	if got := paramArgs(list); !strings.HasPrefix(got, "namespace pretty allowWatchBookmarks continue") {
+		t.Errorf("params = %q", got)
+	}
+	patch := findTool(t, svc, "patchCoreV1NamespacedPod")
+	if patch.HTTP.BodyType != "application/merge-patch+json" || patch.HTTP.BodySpread || patch.Params[len(patch.Params)-1].In != ir.InBodyWhole {
+		t.Errorf("patch = %+v", patch.HTTP)
+	}
+	if !reflect.DeepEqual(svc.Security, []ir.SecurityScheme{{Name: "BearerToken", Type: "apiKey", In: "header", Header: "authorization"}}) {
+		t.Errorf("security = %+v", svc.Security)
+	}
+}
+
+func TestOpenAPICircular(t *testing.T) {
+	svc, err := OpenAPIFile("../testdata/corpus/openapi/oas-schema-circular.json", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := findTool(t, svc, "PUT /circular")
+	if tool.Py != "PUT_circular" || tool.HTTP.Method != "PUT" || tool.HTTP.Path != "/circular" || tool.HTTP.BodyType != "multipart/form-data" {
+		t.Errorf("tool = %+v", tool)
+	}
+	// Self- and mutually-recursive schemas stay references, with their
+	// targets in $defs.
+	b, err := json.Marshal(tool.Input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"$ref":"#/$defs/`) {
+		t.Errorf("no $defs refs in %s", b)
+	}
+	checkOpenAPI(t, "oas-schema-circular.json", svc)
+	var cycles int
+	for _, tl := range svc.Tools {
+		defs, _ := tl.Input["$defs"].(map[string]any)
+		for name, d := range defs {
+			eachRef(d, func(ref string) {
+				if ref == "#/$defs/"+name {
+					cycles++
+				}
+			})
+		}
+	}
+	if cycles == 0 {
+		t.Errorf("no self-referencing $defs entry survived")
+	}
+	if len(svc.Diagnostics) != 1 || svc.Diagnostics[0].Code != "ignored-header" || svc.Diagnostics[0].Pointer != "/paths/~1circular/put/parameters/0" {
+		t.Errorf("diagnostics = %v", svc.Diagnostics)
+	}
+}
+
+func TestOpenAPIGitHub(t *testing.T) {
+	if testing.Short() {
+		t.Skip("13 MB spec")
+	}
+	f := "../testdata/corpus/openapi/github-rest.json"
+	svc, err := OpenAPIFile(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOpenAPI(t, f, svc)
+	tool := findTool(t, svc, "security-advisories/list-global-advisories")
+	if tool.Py != "security_advisories_list_global_advisories" || tool.Pointer != "/paths/~1advisories/get" || !tool.Annotations.ReadOnly {
+		t.Errorf("tool = %+v", tool)
+	}
+	if want := (&ir.HTTPOp{Method: "GET", Path: "/advisories"}); !reflect.DeepEqual(tool.HTTP, want) {
+		t.Errorf("HTTP = %+v", tool.HTTP)
+	}
+	want := "ghsa_id type cve_id ecosystem severity cwes is_withdrawn affects published updated modified epss_percentage epss_percentile before after direction per_page sort"
+	if got := paramArgs(tool); got != want {
+		t.Errorf("params = %q", got)
+	}
+	typ := tool.Params[1]
+	if typ.Py != "type_" || typ.In != ir.InQuery || typ.Pointer != "/parameters/query/type" || typ.Style != "form" {
+		t.Errorf("type = %+v", typ)
+	}
+	if tool.Output == nil || tool.Output["type"] != "array" || tool.Output["$defs"] == nil {
+		t.Errorf("output = %v", tool.Output)
+	}
+	for _, d := range svc.Diagnostics {
+		t.Log(d)
+	}
+}
+
+func TestOpenAPIYAMLAndSpellings(t *testing.T) {
+	doc := `openapi: 3.0.3
+info: {title: T, version: "1"}
+servers:
+  - url: https://{region}.example.com/{v}
+    variables:
+      region: {default: eu}
+      v: {default: 2}
+paths:
+  /items/{id}:
+    parameters:
+      - {name: id, in: path, schema: {type: integer}, description: the id}
+    patch:
+      operationId: patchItem
+      summary: Patch an item.
+      description: Patch an item. Fields not sent are kept.
+      security: [{key: []}]
+      parameters:
+        - name: q
+          in: query
+          content:
+            application/json:
+              schema: {$ref: '#/components/schemas/Q'}
+      requestBody:
+        required: true
+        content:
+          application/merge-patch+json:
+            schema:
+              allOf:
+                - $ref: '#/components/schemas/Base'
+                - type: object
+                  required: [zeta]
+                  properties:
+                    zeta: {type: string, nullable: true, enum: [a, b]}
+                    alpha: {type: number, minimum: 0, exclusiveMinimum: true}
+      responses:
+        "204": {description: done}
+        "200":
+          description: ok
+          content:
+            application/json:
+              schema: {$ref: 'other.yaml#/X'}
+    post:
+      requestBody:
+        content:
+          text/plain:
+            schema: {type: object}
+      responses: {}
+components:
+  securitySchemes:
+    key: {type: apiKey, in: query, name: api_key}
+    bearer: {type: http, scheme: Bearer}
+  schemas:
+    Q: {type: object}
+    Base:
+      type: object
+      properties:
+        id: {type: integer, readOnly: true}
+        name: {type: string, description: the name}
+`
+	svc, err := OpenAPI("api.yaml", []byte(doc), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.Name != "api" || !reflect.DeepEqual(svc.Servers, []string{"https://eu.example.com/2"}) {
+		t.Errorf("service %q servers %q", svc.Name, svc.Servers)
+	}
+	if want := []ir.SecurityScheme{{Name: "bearer", Type: "bearer"}, {Name: "key", Type: "apiKey", In: "query", Header: "api_key"}}; !reflect.DeepEqual(svc.Security, want) {
+		t.Errorf("security = %+v", svc.Security)
+	}
+	tool := svc.Tools[0]
+	if tool.Wire != "patchItem" || tool.Title != "Patch an item." || tool.Description != "Patch an item. Fields not sent are kept." {
+		t.Errorf("tool = %+v", tool)
+	}
+	if want := (&ir.HTTPOp{Method: "PATCH", Path: "/items/{id}", BodyType: "application/merge-patch+json", BodySpread: true, Security: []string{"key"}}); !reflect.DeepEqual(tool.HTTP, want) {
+		t.Errorf("HTTP = %+v", tool.HTTP)
+	}
+	if got := paramArgs(tool); got != "id q name zeta alpha" {
+		t.Errorf("params = %q", got)
+	}
+	props := tool.Input["properties"].(map[string]any)
+	if want := map[string]any{"type": []any{"string", "null"}, "enum": []any{"a", "b", nil}}; !reflect.DeepEqual(props["zeta"], want) {
+		t.Errorf("zeta = %v", props["zeta"])
+	}
+	if want := map[string]any{"type": "number", "exclusiveMinimum": json.Number("0")}; !reflect.DeepEqual(props["alpha"], want) {
+		t.Errorf("alpha = %v", props["alpha"])
+	}
+	if want := map[string]any{"type": "integer", "description": "the id"}; !reflect.DeepEqual(props["id"], want) {
+		t.Errorf("id = %v", props["id"])
+	}
+	if !reflect.DeepEqual(tool.Input["required"], []any{"id", "zeta"}) || tool.Params[2].Description != "the name" {
+		t.Errorf("required = %v, name = %+v", tool.Input["required"], tool.Params[2])
+	}
+	if tool.Output == nil || len(tool.Output) != 0 { // unresolvable: unconstrained
+		t.Errorf("output = %v", tool.Output)
+	}
+	post := svc.Tools[1]
+	if post.Wire != "POST /items/{id}" || post.Py != "POST_items_id" || post.HTTP.BodyType != "text/plain" || paramArgs(post) != "id body" {
+		t.Errorf("post = %+v %+v", post, post.HTTP)
+	}
+	var got []string
+	for _, d := range svc.Diagnostics {
+		got = append(got, d.Code+" "+d.Pointer)
+	}
+	want := []string{
+		"param-content /paths/~1items~1{id}/patch/parameters/0/content",
+		"unresolved-ref /paths/~1items~1{id}/patch/responses/200/content/application~1json/schema",
+		"body-content-type /paths/~1items~1{id}/post/requestBody/content/text~1plain/schema",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("diagnostics = %q", got)
+	}
+}
+
+func TestOpenAPIErrors(t *testing.T) {
+	cases := []struct{ name, doc, want string }{
+		{"a.json", `{"openapi": "3.0.0",}`, "a.json:1:21: invalid JSON: invalid character '}' looking for beginning of object key string"},
+		{"a.yaml", "openapi: 3.0.0\n  info: [", "a.yaml: invalid YAML: line 2: mapping values are not allowed in this context"},
+		{"a.yaml", "", "a.yaml: invalid YAML: empty document"},
+		{"a.yaml", "- 1\n- 2\n", "a.yaml: not an OpenAPI document: top level is not an object"},
+		{"a.json", `{"tools": []}`, `a.json: not an OpenAPI document: no "openapi" or "swagger" version`},
+		{"a.json", `{"swagger": "1.2"}`, `a.json: unsupported Swagger version "1.2" (want 2.0)`},
+		{"a.json", `{"openapi": "4.0"}`, `a.json: unsupported OpenAPI version "4.0" (want 3.x)`},
+		{"a.json", `{"openapi": 3.1}`, `a.json: not an OpenAPI document: "openapi" is not a string`},
+	}
+	for _, c := range cases {
+		_, err := OpenAPI(c.name, []byte(c.doc), Options{})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("OpenAPI(%q) error = %v, want %s", c.doc, err, c.want)
+		}
+	}
+	if _, err := OpenAPIFile("testdata/none.yaml", Options{}); err == nil || err.Error() != "testdata/none.yaml: no such file or directory" {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// BenchmarkOpenAPIGitHub compiles the largest spec of the corpus.
+func BenchmarkOpenAPIGitHub(b *testing.B) {
+	data, err := os.ReadFile("../testdata/corpus/openapi/github-rest.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := OpenAPI("github-rest.json", data, Options{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -301,3 +301,44 @@ func (o *oas) target(s map[string]any, ptr string) (map[string]any, string) {
 	}
 	return s, ptr
 }
+
+// collectRefs adds to refs the $defs names a walked schema references
+// itself (not through its $defs entries).
+func collectRefs(v any, refs refSet) {
+	x, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	for k, child := range x {
+		switch {
+		case k == "$ref":
+			if name, ok := strings.CutPrefix(asString(child), defsRef); ok {
+				seg, _, _ := strings.Cut(name, "/")
+				refs[unesc(seg)] = true
+			}
+		case k == "discriminator":
+			for _, r := range asMap(asMap(child)["mapping"]) {
+				if name, ok := strings.CutPrefix(asString(r), defsRef); ok {
+					seg, _, _ := strings.Cut(name, "/")
+					refs[unesc(seg)] = true
+				}
+			}
+		case schemaKeywordsOne[k]:
+			if list, isSlice := child.([]any); isSlice {
+				for _, sub := range list {
+					collectRefs(sub, refs)
+				}
+			} else {
+				collectRefs(child, refs)
+			}
+		case schemaKeywordsList[k]:
+			for _, sub := range asSlice(child) {
+				collectRefs(sub, refs)
+			}
+		case schemaKeywordsMap[k]:
+			for _, sub := range asMap(child) {
+				collectRefs(sub, refs)
+			}
+		}
+	}
+}
