@@ -713,6 +713,12 @@ func (o *oas) spread(schema map[string]any, ptr string, bodyRequired bool, refs 
 			if t != "object" {
 				return false
 			}
+		case []any: // a nullable object body: null is no body at all
+			for _, e := range t {
+				if e != "object" && e != "null" {
+					return false
+				}
+			}
 		default:
 			return false
 		}
