@@ -1,0 +1,25 @@
+// Package enrich narrows a service's input schemas using what their prose
+// says.
+//
+// Real tool and API descriptions state many constraints only in words: "Can
+// be `closed`, `suspended` or `active`", "max 100", "RFC 3339 timestamp",
+// "Defaults to `true`", "defaults to the current user". Named rules (Propose)
+// turn such sentences into proposals: JSON Schema keywords to add to a
+// parameter's schema (enum, minimum/maximum, minLength/maxItems, format,
+// default) or, for a default resolved from runtime state the caller cannot
+// see, a flip of the parameter to required. A proposals file in the same
+// format can add more (ReadProposals).
+//
+// Every proposal carries its evidence, a verbatim span of the description,
+// and goes through Verify: the evidence must occur in the source, and the
+// change may only narrow what the original schema accepts. Run applies the
+// accepted proposals to each tool's Input (keeping the untouched schema in
+// Original) and returns one Decision per proposal, accepted or rejected with
+// its reason; WriteLog writes them as JSON lines and Explain prints them for
+// one tool.
+//
+// The rules are linguistic patterns, not lists of known tools: they must
+// hold on schemas never seen before, so they prefer missing a constraint to
+// inventing one (open lists, conditional requiredness, alternatives and
+// behaviour-of-omission sentences are deliberately left alone).
+package enrich

@@ -1,0 +1,548 @@
+package enrich
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// Kinds of proposal, in the order decisions are logged for one parameter.
+const (
+	KindEnum           = "enum"
+	KindRange          = "range"
+	KindLength         = "length"
+	KindFormat         = "format"
+	KindBoolString     = "bool-string"
+	KindStaticDefault  = "static-default"
+	KindRuntimeDefault = "runtime-default"
+)
+
+// Kinds lists every proposal kind in log order.
+var Kinds = []string{KindEnum, KindRange, KindLength, KindFormat, KindBoolString, KindStaticDefault, KindRuntimeDefault}
+
+func kindRank(k string) int {
+	for i, x := range Kinds {
+		if x == k {
+			return i
+		}
+	}
+	return len(Kinds)
+}
+
+// RuleProposalsFile is the Rule recorded for a proposal read from a
+// proposals file that names no rule of its own.
+const RuleProposalsFile = "proposals-file"
+
+// Proposal is one suggested change to one parameter's schema.
+type Proposal struct {
+	// ID is deterministic: "<tool>#<pointer>#<kind>#<keywords>", the
+	// keywords of To sorted and joined with ",". Overrides refer to it.
+	ID   string      `json:"id"`
+	Tool ir.WireName `json:"tool"`
+	// Pointer names the parameter as ir.Param.Pointer does (for nested MCP
+	// properties, a pointer into the tool's input schema).
+	Pointer string `json:"pointer"`
+	Kind    string `json:"kind"`
+	// To holds the JSON Schema keywords to merge into the parameter's
+	// schema, or {"required": true} for a runtime-default.
+	To map[string]any `json:"to"`
+	// Evidence is a verbatim span of the parameter's description.
+	Evidence string `json:"evidence"`
+	Rule     string `json:"rule"`
+}
+
+// Decision is a verified proposal: one line of the decisions log.
+type Decision struct {
+	Proposal
+	Accepted bool   `json:"accepted"`
+	Reason   string `json:"reason"`
+}
+
+// Options configure Run.
+type Options struct {
+	// Extra proposals (e.g. from a proposals file); each is considered for
+	// the tool and pointer it names and verified like a rule's.
+	Extra []Proposal
+	// Overrides pin decisions by proposal ID: false rejects, true accepts
+	// (an accepted override must still pass Verify).
+	Overrides map[string]bool
+}
+
+// ProposalID is the deterministic id of a proposal.
+func ProposalID(tool ir.WireName, pointer, kind string, to map[string]any) string {
+	keys := make([]string, 0, len(to))
+	for k := range to {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return string(tool) + "#" + pointer + "#" + kind + "#" + strings.Join(keys, ",")
+}
+
+func newProposal(tool ir.WireName, pointer, kind, rule, evidence string, to map[string]any) Proposal {
+	return Proposal{
+		ID:       ProposalID(tool, pointer, kind, to),
+		Tool:     tool,
+		Pointer:  pointer,
+		Kind:     kind,
+		To:       to,
+		Evidence: evidence,
+		Rule:     rule,
+	}
+}
+
+// Run enriches every tool of svc in place and returns the decisions in a
+// deterministic order: tools in order, parameters in order (for MCP each
+// top-level parameter followed by its nested properties), kinds in order.
+func Run(svc *ir.Service, opts Options) ([]Decision, error) {
+	if svc == nil {
+		return nil, nil
+	}
+	var all []Decision
+	for _, t := range svc.Tools {
+		ds, err := runTool(svc, t, opts)
+		if err != nil {
+			return all, fmt.Errorf("enrich %s: %w", t.Wire, err)
+		}
+		all = append(all, ds...)
+	}
+	return all, nil
+}
+
+// target is one parameter slot found while walking a tool's input schema.
+type target struct {
+	pointer     string
+	description string
+	// holder is the map the keywords are merged into; view is what the
+	// rules and the verifier see (holder with a $ref resolved).
+	holder   ir.Schema
+	view     ir.Schema
+	required bool
+	// setRequired makes the parameter required.
+	setRequired func()
+}
+
+func runTool(svc *ir.Service, t *ir.Tool, opts Options) ([]Decision, error) {
+	if t.Input == nil {
+		return nil, nil
+	}
+	if t.Original == nil {
+		c, ok := deepCopy(t.Input).(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("input schema is not an object")
+		}
+		t.Original = c
+	}
+	mcp := svc.Source.Kind == ir.SourceMCP
+	props, _ := t.Input["properties"].(map[string]any)
+	var targets []target
+	for _, p := range t.Params {
+		ps, _ := props[p.Arg].(map[string]any)
+		if ps == nil {
+			continue
+		}
+		p := p
+		view := resolveRef(t.Input, ps, 0)
+		desc := p.Description
+		if desc == "" {
+			desc, _ = view["description"].(string)
+		}
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = "/properties/" + escapePointer(p.Arg)
+		}
+		targets = append(targets, target{
+			pointer: ptr, description: desc, holder: ps, view: view, required: p.Required,
+			setRequired: func() {
+				p.Required = true
+				addRequired(t.Input, p.Arg)
+			},
+		})
+		if mcp && (p.In == ir.InArg || p.In == "") {
+			walkNested(t.Input, view, ptr, p.Required, map[string]bool{}, &targets)
+		}
+	}
+
+	extra := map[string][]Proposal{}
+	known := map[string]bool{}
+	for _, tg := range targets {
+		known[tg.pointer] = true
+	}
+	var orphans []Proposal
+	for _, e := range opts.Extra {
+		if e.Tool != t.Wire {
+			continue
+		}
+		if !known[e.Pointer] {
+			orphans = append(orphans, e)
+			continue
+		}
+		extra[e.Pointer] = append(extra[e.Pointer], e)
+	}
+
+	var out []Decision
+	for _, tg := range targets {
+		ps := Propose(t.Wire, tg.pointer, tg.description, withoutDescription(tg.view), tg.required)
+		for _, e := range extra[tg.pointer] {
+			e = normalizeExtra(e)
+			ps = append(ps, e)
+		}
+		sortProposals(ps)
+		required := tg.required
+		for _, p := range ps {
+			d := decide(p, tg.description, tg.view, required, opts.Overrides)
+			if d.Accepted {
+				apply(tg.holder, tg.view, p)
+				if p.Kind == KindRuntimeDefault {
+					required = true
+					tg.setRequired()
+				}
+			}
+			out = append(out, d)
+		}
+	}
+	for _, e := range orphans {
+		e = normalizeExtra(e)
+		out = append(out, Decision{Proposal: e, Reason: "no parameter at pointer " + e.Pointer})
+	}
+	return out, nil
+}
+
+func normalizeExtra(e Proposal) Proposal {
+	if e.Rule == "" {
+		e.Rule = RuleProposalsFile
+	}
+	if e.ID == "" {
+		e.ID = ProposalID(e.Tool, e.Pointer, e.Kind, e.To)
+	}
+	return e
+}
+
+func sortProposals(ps []Proposal) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		ri, rj := kindRank(ps[i].Kind), kindRank(ps[j].Kind)
+		if ri != rj {
+			return ri < rj
+		}
+		return ps[i].ID < ps[j].ID
+	})
+}
+
+// decide verifies p against the current schema and applies any override.
+func decide(p Proposal, description string, schema ir.Schema, required bool, overrides map[string]bool) Decision {
+	ok, reason := Verify(p, description, withoutDescription(schema), required)
+	d := Decision{Proposal: p, Accepted: ok, Reason: reason}
+	if ov, has := overrides[p.ID]; has {
+		switch {
+		case !ov:
+			d.Accepted = false
+			d.Reason = "rejected by override"
+		case ok:
+			d.Reason = "accepted by override"
+		default:
+			d.Reason = "override to accept failed verification: " + reason
+		}
+	}
+	return d
+}
+
+// apply merges an accepted proposal's keywords into holder (and view, when
+// it is a separate resolved copy).
+func apply(holder, view ir.Schema, p Proposal) {
+	if p.Kind == KindRuntimeDefault {
+		return
+	}
+	for k, v := range p.To {
+		holder[k] = deepCopy(v)
+		if view != nil {
+			view[k] = deepCopy(v)
+		}
+	}
+}
+
+// ApplyProposal merges p's keywords into schema (a runtime-default changes
+// nothing in the schema). It is the same merge Run performs.
+func ApplyProposal(schema ir.Schema, p Proposal) { apply(schema, nil, p) }
+
+func withoutDescription(s ir.Schema) ir.Schema {
+	if _, ok := s["description"]; !ok {
+		return s
+	}
+	c := make(ir.Schema, len(s))
+	for k, v := range s {
+		if k != "description" {
+			c[k] = v
+		}
+	}
+	return c
+}
+
+func addRequired(obj ir.Schema, name string) {
+	req, _ := obj["required"].([]any)
+	for _, r := range req {
+		if r == name {
+			return
+		}
+	}
+	if rs, ok := obj["required"].([]string); ok {
+		for _, r := range rs {
+			if r == name {
+				return
+			}
+		}
+		obj["required"] = append(rs, name)
+		return
+	}
+	obj["required"] = append(req, name)
+}
+
+func isRequired(obj ir.Schema, name string) bool {
+	switch rs := obj["required"].(type) {
+	case []any:
+		for _, r := range rs {
+			if r == name {
+				return true
+			}
+		}
+	case []string:
+		for _, r := range rs {
+			if r == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// walkNested appends the nested object properties of node (an MCP
+// parameter's resolved schema) to targets.
+func walkNested(root, node ir.Schema, ptr string, required bool, seen map[string]bool, targets *[]target) {
+	if ref, ok := node["$ref"].(string); ok {
+		if seen[ref] {
+			return
+		}
+		seen = copySeen(seen)
+		seen[ref] = true
+	}
+	if props, ok := node["properties"].(map[string]any); ok {
+		keys := sortedKeys(props)
+		for _, k := range keys {
+			child, ok := props[k].(map[string]any)
+			if !ok {
+				continue
+			}
+			obj := node
+			name := k
+			cview := resolveRef(root, child, 0)
+			creq := required && isRequired(node, k)
+			cptr := ptr + "/properties/" + escapePointer(k)
+			desc, _ := cview["description"].(string)
+			cs := seen
+			if ref, ok := child["$ref"].(string); ok {
+				if seen[ref] {
+					continue
+				}
+				cs = copySeen(seen)
+				cs[ref] = true
+			}
+			*targets = append(*targets, target{
+				pointer: cptr, description: desc, holder: child, view: cview, required: creq,
+				setRequired: func() { addRequired(obj, name) },
+			})
+			walkNested(root, cview, cptr, creq, cs, targets)
+		}
+	}
+	if items, ok := node["items"].(map[string]any); ok {
+		walkNested(root, resolveRef(root, items, 0), ptr+"/items", required, seen, targets)
+	}
+	for _, kw := range []string{"anyOf", "oneOf", "allOf"} {
+		if arr, ok := node[kw].([]any); ok {
+			for i, b := range arr {
+				if bm, ok := b.(map[string]any); ok {
+					walkNested(root, resolveRef(root, bm, 0), fmt.Sprintf("%s/%s/%d", ptr, kw, i), required, seen, targets)
+				}
+			}
+		}
+	}
+}
+
+func copySeen(m map[string]bool) map[string]bool {
+	c := make(map[string]bool, len(m)+1)
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+// resolveRef returns s with a local $ref ("#/$defs/x", "#/definitions/x")
+// resolved: a merged copy whose sibling keys win. Without a $ref it returns
+// s itself.
+func resolveRef(root, s ir.Schema, depth int) ir.Schema {
+	ref, ok := s["$ref"].(string)
+	if !ok || depth > 16 || !strings.HasPrefix(ref, "#/") {
+		return s
+	}
+	var cur any = root
+	for _, part := range strings.Split(ref[2:], "/") {
+		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return s
+		}
+		cur = m[part]
+	}
+	target, ok := cur.(map[string]any)
+	if !ok {
+		return s
+	}
+	target = resolveRef(root, target, depth+1)
+	merged := make(ir.Schema, len(target)+len(s))
+	for k, v := range target {
+		merged[k] = v
+	}
+	for k, v := range s {
+		if k != "$ref" {
+			merged[k] = v
+		}
+	}
+	return merged
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, e := range x {
+			c[k] = deepCopy(e)
+		}
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = deepCopy(e)
+		}
+		return c
+	case []string:
+		return append([]string(nil), x...)
+	default:
+		return v
+	}
+}
+
+// ReadProposals reads a proposals file: one JSON Proposal per line; blank
+// lines and lines starting with "#" are skipped. Numbers stay json.Number.
+func ReadProposals(r io.Reader) ([]Proposal, error) {
+	var out []Proposal
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 16*1024*1024)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 || b[0] == '#' {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		dec.DisallowUnknownFields()
+		var p Proposal
+		if err := dec.Decode(&p); err != nil {
+			return out, fmt.Errorf("proposals line %d: %w", line, err)
+		}
+		if p.Tool == "" || p.Pointer == "" {
+			return out, fmt.Errorf("proposals line %d: tool and pointer are required", line)
+		}
+		if kindRank(p.Kind) == len(Kinds) {
+			return out, fmt.Errorf("proposals line %d: unknown kind %q", line, p.Kind)
+		}
+		if len(p.To) == 0 {
+			return out, fmt.Errorf("proposals line %d: empty \"to\"", line)
+		}
+		out = append(out, normalizeExtra(p))
+	}
+	return out, sc.Err()
+}
+
+// WriteLog writes the decisions as JSON lines: fields in a fixed order
+// (id, tool, pointer, kind, to, evidence, rule, accepted, reason), the keys
+// of "to" sorted, no HTML escaping.
+func WriteLog(w io.Writer, ds []Decision) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, d := range ds {
+		if err := enc.Encode(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Explain prints the decisions about one tool in a readable form, grouped
+// by parameter, for `codemode enrich --explain TOOL`.
+func Explain(w io.Writer, ds []Decision, tool ir.WireName) error {
+	var mine []Decision
+	for _, d := range ds {
+		if d.Tool == tool {
+			mine = append(mine, d)
+		}
+	}
+	bw := bufio.NewWriter(w)
+	acc := 0
+	for _, d := range mine {
+		if d.Accepted {
+			acc++
+		}
+	}
+	fmt.Fprintf(bw, "%s: %d proposal(s), %d accepted\n", tool, len(mine), acc)
+	last := ""
+	for _, d := range mine {
+		if d.Pointer != last {
+			fmt.Fprintf(bw, "  %s\n", d.Pointer)
+			last = d.Pointer
+		}
+		mark := "-"
+		verdict := "rejected"
+		if d.Accepted {
+			mark, verdict = "+", "accepted"
+		}
+		fmt.Fprintf(bw, "    %s %-15s %s  [%s]\n", mark, d.Kind, formatTo(d.To), d.Rule)
+		fmt.Fprintf(bw, "        evidence: %q\n", d.Evidence)
+		fmt.Fprintf(bw, "        %s: %s\n", verdict, d.Reason)
+	}
+	return bw.Flush()
+}
+
+func formatTo(to map[string]any) string {
+	keys := make([]string, 0, len(to))
+	for k := range to {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		b, err := json.Marshal(to[k])
+		if err != nil {
+			b = []byte(fmt.Sprint(to[k]))
+		}
+		parts = append(parts, k+"="+string(b))
+	}
+	return strings.Join(parts, " ")
+}

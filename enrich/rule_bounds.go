@@ -1,0 +1,289 @@
+package enrich
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Bound directions.
+const (
+	bMin   = "min"
+	bMax   = "max"
+	bExMin = "exmin"
+	bExMax = "exmax"
+)
+
+// boundIntro is a phrase followed by one number.
+type boundIntro struct {
+	re  *regexp.Regexp
+	dir string
+}
+
+var boundIntros = []boundIntro{
+	{regexp.MustCompile(`(?i)\b(?:max(?:imum)?(?:\s+(?:value|size|length|limit|count))?(?:\s+(?:is|of))?\s*[:=]?|at most|up to|no more than|not more than|no greater than|not greater than|no larger than|(?:must|can|may|should|shall) not (?:exceed|be (?:more|greater|larger|longer) than)|cannot exceed|can't exceed|(?:less|smaller|lower|fewer|shorter)(?: than)? or(?: equal)?(?: to)?)\s*`), bMax},
+	{regexp.MustCompile(`(?:<=|≤)\s*`), bMax},
+	{regexp.MustCompile(`(?i)\b(?:less|smaller|lower|fewer|shorter) than\s+`), bExMax},
+	{regexp.MustCompile(`(?i)\b(?:min(?:imum)?(?:\s+(?:value|size|length|count))?(?:\s+(?:is|of))?\s*[:=]?|at least|no less than|no fewer than|not less than|(?:greater|larger|more|higher|longer)(?: than)? or(?: equal)?(?: to)?)\s*`), bMin},
+	{regexp.MustCompile(`(?:>=|≥)\s*`), bMin},
+	{regexp.MustCompile(`(?i)\b(?:greater|larger|more|higher|longer) than\s+`), bExMin},
+}
+
+var (
+	betweenRe = regexp.MustCompile(`(?i)\b(between|from|range(?:s)? from|ranges? between)\s+`)
+	// dashRangeRe: "(1-10)", "be 3–12", "Values: 2000-10000".
+	dashRangeRe = regexp.MustCompile("(?i)(?:\\(|\\b(?:be|is|values?:?|range:?)\\s+)`?(\\d+(?:\\.\\d+)?)`?\\s*[-–]\\s*`?(\\d+(?:\\.\\d+)?)`?")
+	nonNegRe    = regexp.MustCompile(`(?i)\bnon-?negative\b|\bnot negative\b|\bzero or (?:greater|more|positive)\b|\bgreater than or equal to zero\b`)
+	positiveRe  = regexp.MustCompile(`(?i)\b(?:positive (?:integer|int|number|float|decimal|value|amount|figure|whole number|real number)|(?:must|should) be positive|strictly positive)\b`)
+	nonEmptyRe  = regexp.MustCompile(`(?i)\b(?:cannot|can ?not|must not|may not|should not|can't) be empty\b|\bnon-?empty\b|\bmust not be blank\b`)
+)
+
+var charUnits = map[string]bool{"characters": true, "character": true, "chars": true, "char": true, "letters": true, "letter": true, "digits": true, "digit": true, "symbols": true}
+var nonNumericUnits = map[string]bool{"characters": true, "character": true, "chars": true, "char": true, "letters": true, "digits": true, "decimal": true, "words": true, "word": true, "bytes": true}
+
+type boundHit struct {
+	dir  string
+	val  json.Number
+	ev   span
+	unit []string // words after the number, up to clause punctuation
+	rule string
+}
+
+// unitWords returns up to 3 lower-cased words after offset i, stopping at
+// clause punctuation.
+func unitWords(s string, i int) []string {
+	rest := s[i:]
+	if k := strings.IndexAny(rest, ",;.():\n"); k >= 0 {
+		rest = rest[:k]
+	}
+	return wordsAfter(rest, 3)
+}
+
+func (c *ctx) boundHits() []boundHit {
+	var hits []boundHit
+	d := c.desc
+	for _, bi := range boundIntros {
+		for _, m := range bi.re.FindAllStringIndex(d, -1) {
+			v, n, ok := readNumber(d[m[1]:])
+			if !ok {
+				continue
+			}
+			end := m[1] + n
+			if strings.HasPrefix(d[end:], "–") {
+				continue
+			}
+			hits = append(hits, boundHit{bi.dir, v, span{m[0], end}, unitWords(d, end), RuleRange})
+		}
+	}
+	for _, m := range betweenRe.FindAllStringSubmatchIndex(d, -1) {
+		a, n1, ok := readNumber(d[m[1]:])
+		if !ok {
+			continue
+		}
+		i := m[1] + n1
+		word := strings.ToLower(d[m[2]:m[3]])
+		var conj *regexp.Regexp
+		if strings.Contains(word, "between") {
+			conj = regexp.MustCompile(`^\s+and\s+`)
+		} else {
+			conj = regexp.MustCompile(`^\s+to\s+`)
+		}
+		cm := conj.FindString(d[i:])
+		if cm == "" {
+			continue
+		}
+		i += len(cm)
+		b, n2, ok := readNumber(d[i:])
+		if !ok {
+			continue
+		}
+		i += n2
+		lo, hi := a, b
+		if om := regexp.MustCompile(`^\s+or\s+`).FindString(d[i:]); om != "" {
+			if k, n3, ok := readNumber(d[i+len(om):]); ok {
+				i += len(om) + n3
+				if numLess(k, lo) {
+					lo = k
+				}
+				if numLess(hi, k) {
+					hi = k
+				}
+			}
+		}
+		if !numLess(lo, hi) {
+			continue
+		}
+		u := unitWords(d, i)
+		hits = append(hits, boundHit{bMin, lo, span{m[0], i}, u, RuleRange}, boundHit{bMax, hi, span{m[0], i}, u, RuleRange})
+	}
+	for _, m := range dashRangeRe.FindAllStringSubmatchIndex(d, -1) {
+		end := m[1]
+		if end < len(d) && (isDigit(d[end]) || (d[end] == '-' || d[end] == '.' || d[end] == '/') && end+1 < len(d) && isDigit(d[end+1])) {
+			continue
+		}
+		if m[0] > 0 && (isDigit(d[m[0]-1]) || d[m[0]-1] == '-') {
+			continue
+		}
+		lo, hi := normNumber(d[m[2]:m[3]]), normNumber(d[m[4]:m[5]])
+		if !numLess(lo, hi) {
+			continue
+		}
+		u := unitWords(d, end)
+		hits = append(hits, boundHit{bMin, lo, span{m[0], end}, u, RuleRange}, boundHit{bMax, hi, span{m[0], end}, u, RuleRange})
+	}
+	return hits
+}
+
+func numLess(a, b json.Number) bool {
+	fa, err1 := a.Float64()
+	fb, err2 := b.Float64()
+	return err1 == nil && err2 == nil && fa < fb
+}
+
+func hasCharUnit(u []string) bool {
+	for i, w := range u {
+		if i > 1 {
+			break
+		}
+		if charUnits[w] {
+			return true
+		}
+	}
+	return false
+}
+
+func hasNonNumericUnit(u []string) bool {
+	for i, w := range u {
+		if i > 1 {
+			break
+		}
+		if nonNumericUnits[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// boundsRule proposes range keywords for numbers and length keywords for
+// strings and arrays.
+func (c *ctx) boundsRule() []Proposal {
+	numeric := c.typ == "number" || c.typ == "integer"
+	str := c.typ == "string"
+	arr := c.typ == "array"
+	if !numeric && !str && !arr {
+		return nil
+	}
+	type kw struct {
+		key  string
+		val  json.Number
+		ev   span
+		rule string
+	}
+	var kws []kw
+	add := func(key string, v json.Number, ev span, rule string) {
+		kws = append(kws, kw{key, v, ev, rule})
+	}
+	for _, h := range c.boundHits() {
+		switch {
+		case numeric:
+			if hasNonNumericUnit(h.unit) {
+				continue
+			}
+			key := map[string]string{bMin: "minimum", bMax: "maximum", bExMin: "exclusiveMinimum", bExMax: "exclusiveMaximum"}[h.dir]
+			add(key, h.val, h.ev, RuleRange)
+		case str, arr:
+			if str && !hasCharUnit(h.unit) {
+				continue
+			}
+			if arr && (hasCharUnit(h.unit) || hasNonNumericUnit(h.unit)) {
+				continue
+			}
+			f, err := h.val.Float64()
+			if err != nil || f != math.Trunc(f) || f < 0 {
+				continue
+			}
+			n := int64(f)
+			key := "Length"
+			if arr {
+				key = "Items"
+			}
+			switch h.dir {
+			case bMin:
+				key = "min" + key
+			case bMax:
+				key = "max" + key
+			case bExMin:
+				key, n = "min"+key, n+1
+			case bExMax:
+				key, n = "max"+key, n-1
+			}
+			if n < 0 {
+				continue
+			}
+			add(key, json.Number(strconv.FormatInt(n, 10)), h.ev, RuleLength)
+		}
+	}
+	if numeric {
+		for _, m := range nonNegRe.FindAllStringIndex(c.desc, -1) {
+			add("minimum", "0", span{m[0], m[1]}, RuleSign)
+		}
+		for _, m := range positiveRe.FindAllStringIndex(c.desc, -1) {
+			if m[0] >= 4 && strings.EqualFold(c.desc[m[0]-4:m[0]], "non-") {
+				continue
+			}
+			add("exclusiveMinimum", "0", span{m[0], m[1]}, RuleSign)
+		}
+	}
+	if str || arr {
+		key := "minLength"
+		if arr {
+			key = "minItems"
+		}
+		for _, m := range nonEmptyRe.FindAllStringIndex(c.desc, -1) {
+			add(key, "1", span{m[0], m[1]}, RuleNonEmpty)
+		}
+	}
+	// A keyword stated twice with different values is ambiguous: drop it.
+	first := map[string]int{}
+	conflict := map[string]bool{}
+	for i, k := range kws {
+		if j, ok := first[k.key]; ok {
+			if !equalJSON(kws[j].val, k.val) {
+				conflict[k.key] = true
+			}
+			continue
+		}
+		first[k.key] = i
+	}
+	// Group the surviving keywords by evidence, in description order.
+	type group struct {
+		ev   span
+		rule string
+		to   map[string]any
+	}
+	var groups []*group
+	byEv := map[span]*group{}
+	for i, k := range kws {
+		if first[k.key] != i || conflict[k.key] || c.hasAlready(k.key, k.val) {
+			continue
+		}
+		g := byEv[k.ev]
+		if g == nil {
+			g = &group{ev: k.ev, rule: k.rule, to: map[string]any{}}
+			byEv[k.ev] = g
+			groups = append(groups, g)
+		}
+		g.to[k.key] = k.val
+	}
+	var out []Proposal
+	for _, g := range groups {
+		kind := KindRange
+		if !numeric {
+			kind = KindLength
+		}
+		out = append(out, c.proposal(kind, g.rule, g.ev, g.to))
+	}
+	return out
+}

@@ -1,0 +1,401 @@
+package enrich
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Phrases that introduce a default value; the value follows the match.
+var defaultIntros = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\bdefaults?\s+to\s+`),                                            // "defaults to X"
+	regexp.MustCompile(`(?i)\bdefault(?:\s+[a-z]+)?\s+is\s+`),                                // "Default is X", "The default value is X"
+	regexp.MustCompile(`(?i)\bdefault\s*[:=]\s*`),                                            // "default: X"
+	regexp.MustCompile(`(?i)\bby default,?\s+(?:this value|the value|its value|it)\s+is\s+`), // "By default, this value is X"
+}
+
+// "default 100", "(default false)", "Default `x`": a literal right after.
+var defaultLiteralRe = regexp.MustCompile(`(?i)\bdefault\s+`)
+
+var (
+	// "`pointer` (default)", "When false (default)".
+	parenDefaultRe = regexp.MustCompile("([`'\"“]?[\\w.\\-]+[`'\"”]?)\\s*\\(default\\)")
+	// "summary by default", "On by default."
+	byDefaultRe = regexp.MustCompile("(?i)(?:^|[,;(:.]\\s*|\\()([`'\"“]?[\\w.\\-]+[`'\"”]?)\\s+by default\\b")
+	// omitRe: the parameter is left out.
+	omitRe = regexp.MustCompile(`(?i)\b(?:if|when|where)\s+(?:(?:it|this|this value|this field|this parameter|this option|the value|the parameter|the field|a value|no value)\s+(?:is|are)\s+)?(?:not\s+(?:specified|provided|set|given|passed|supplied|present|defined|included|used|sent)|omitted|unset|unspecified|absent|missing|left (?:blank|empty|out|unset)|nil|null|empty|blank)\b` +
+		`|\b(?:if|when)\s+(?:you\s+)?(?:do not|don't|did not)\s+(?:specify|provide|pass|set|supply|give|include)(?:\s+(?:a value|one|it|this parameter|this))?\b` +
+		`|\b(?:if|when)\s+(?:the\s+)?[\w-]+\s+(?:does not|doesn't)\s+(?:provide|specify|set|pass|supply)\s+(?:this|it|one|a value)\b` +
+		`|\bif\s+no\s+value\s+is\s+(?:given|provided|specified|set)\b`)
+	// tailRe: where a condition starts inside a value phrase.
+	tailRe = regexp.MustCompile(`(?i)\s+(?:if|unless|when|whenever|except|depending|in case)\b`)
+	// runtimeCueRe: the value comes from state the caller cannot see.
+	runtimeCueRe = regexp.MustCompile(`(?i)\b(?:current(?:ly)?|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default)\b|\bIP\b`)
+	authCueRe    = regexp.MustCompile(`(?i)\b(?:authenticated|unauthenticated|keyless|logged[- ]in|signed[- ]in|anonymous)\b`)
+	relTimeRe    = regexp.MustCompile(`(?i)^\S+\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|ms|milliseconds?)\s+(?:from|after|before|since|ago|prior)\b|\bago\b|\bfrom now\b`)
+	nonValueRe   = regexp.MustCompile(`(?i)^(?:everything|all|nothing|none|empty|null|nil|unset|unlimited|infinite|any|no limit|n/a)\b|^\[`)
+	definiteRe   = regexp.MustCompile(`(?i)^(?:the|your|its|their|this|that|whichever)\s|\w['’]s\b`)
+	usedRe       = regexp.MustCompile(`(?i)^(?:then\s+)?(.+?)\s+(?:is|will be|are|gets|get)\s+used\b`)
+	usedBeforeRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|will be)\s+used$`)
+	usesRe       = regexp.MustCompile(`(?i)^(?:then\s+)?(?:(?:it|the [\w-]+)\s+)?uses?\s+(.+)$`)
+	otherwiseRe  = regexp.MustCompile(`(?i)\botherwise,?\s+([^.;]+)`)
+	literalBefRe = regexp.MustCompile("(?i)(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?)(?:\\s+[a-z]+)?\\s+$")
+)
+
+// Words that are not values when they stand alone after "defaults to".
+var notValueWords = map[string]bool{
+	"everything": true, "all": true, "nothing": true, "none": true, "empty": true, "null": true, "nil": true,
+	"unset": true, "unlimited": true, "infinite": true, "any": true, "used": true, "applied": true, "ignored": true,
+	"shown": true, "returned": true, "set": true, "the": true, "a": true, "an": true, "it": true, "this": true,
+	"that": true, "zero": true, "off": false,
+}
+
+// valueKind is what a default phrase turned out to be.
+type valueKind int
+
+const (
+	vkNone valueKind = iota
+	vkStatic
+	vkRuntime
+)
+
+type defaultHit struct {
+	kind  valueKind
+	value any
+	ev    span
+}
+
+// phraseEnd returns the end of the value phrase starting at i: the end of
+// the clause, skipping over quoted tokens.
+func phraseEnd(s string, i int) int {
+	j := i
+	for j < len(s) {
+		ch := s[j]
+		if r, size := firstRune(s[j:]); quoteClose[r] != 0 && j == i {
+			if _, n, ok := readQuoted(s[j:]); ok {
+				j += n
+				continue
+			}
+			j += size
+			continue
+		}
+		switch ch {
+		case ',', ';', '(', ')', '\n', '[':
+			if ch == '[' && j == i {
+				j++
+				continue
+			}
+			return j
+		case '.', '?', '!':
+			if j+1 >= len(s) || isSpace(s[j+1]) {
+				return j
+			}
+		case ' ':
+			if strings.HasPrefix(s[j:], " - ") || strings.HasPrefix(s[j:], " – ") {
+				return j
+			}
+		}
+		j++
+	}
+	return j
+}
+
+// classify reads a default value phrase against the parameter's type.
+func (c *ctx) classify(phrase, sentence string) (valueKind, any) {
+	phrase = strings.TrimSpace(phrase)
+	core, conditional := phrase, false
+	if loc := tailRe.FindStringIndex(phrase); loc != nil {
+		core = strings.TrimSpace(phrase[:loc[0]])
+		tail := phrase[loc[0]:]
+		conditional = !omitRe.MatchString(tail)
+	}
+	core = strings.TrimRight(core, " .:")
+	if core == "" {
+		return vkNone, nil
+	}
+	if v, ok := c.literal(core); ok {
+		if conditional || authCueRe.MatchString(sentence) {
+			return vkRuntime, nil
+		}
+		return vkStatic, v
+	}
+	if relTimeRe.MatchString(core) {
+		return vkRuntime, nil
+	}
+	if looksLiteral(core) {
+		if conditional {
+			return vkRuntime, nil
+		}
+		return vkNone, nil
+	}
+	if nonValueRe.MatchString(core) {
+		return vkNone, nil
+	}
+	if runtimeCueRe.MatchString(core) || definiteRe.MatchString(core) || conditional || authCueRe.MatchString(sentence) {
+		return vkRuntime, nil
+	}
+	return vkNone, nil
+}
+
+// looksLiteral: a quoted token, a number, or one bare word.
+func looksLiteral(core string) bool {
+	if _, n, ok := readQuoted(core); ok && n == len(core) {
+		return true
+	}
+	if _, _, ok := readNumber(core); ok {
+		return true
+	}
+	if w, n, ok := readIdent(core); ok && n == len(core) && !notValueWords[strings.ToLower(w)] {
+		return true
+	}
+	return false
+}
+
+// literal types a default phrase as a value of the parameter's type.
+func (c *ctx) literal(core string) (any, bool) {
+	var text string
+	quoted, isNum := false, false
+	if q, n, ok := readQuoted(core); ok && n == len(core) {
+		text, quoted = q, true
+	} else if num, n, ok := readNumber(core); ok {
+		if relTimeRe.MatchString(core) {
+			return nil, false
+		}
+		rest := strings.TrimSpace(core[n:])
+		if rest != "" && !regexp.MustCompile(`^[a-zA-Z][\w ]*$`).MatchString(rest) {
+			return nil, false
+		}
+		text, isNum = string(num), true
+	} else if w, n, ok := readIdent(core); ok && n == len(core) {
+		if notValueWords[strings.ToLower(w)] {
+			return nil, false
+		}
+		text = w
+	} else {
+		return nil, false
+	}
+	switch c.typ {
+	case "boolean":
+		switch strings.ToLower(text) {
+		case "true", "on", "yes", "enabled":
+			return true, true
+		case "false", "off", "no", "disabled":
+			return false, true
+		}
+		return nil, false
+	case "integer", "number":
+		if isNum || quoted {
+			if n, k, ok := readNumber(text); ok && k == len(text) {
+				if c.typ == "integer" && !isWhole(string(n)) {
+					return nil, false
+				}
+				return n, true
+			}
+		}
+		return nil, false
+	case "string":
+		if enum, ok := c.schema["enum"].([]any); ok {
+			for _, e := range enum {
+				if es, ok := e.(string); ok && strings.EqualFold(es, text) {
+					return es, true
+				}
+			}
+			return nil, false
+		}
+		if !quoted && !isNum && len(text) <= 2 && strings.ToLower(text) != text {
+			return text, true
+		}
+		return text, true
+	}
+	return nil, false
+}
+
+// defaultRules proposes a static default from prose, or marks a
+// runtime-resolved default (making the parameter required).
+func (c *ctx) defaultRules() []Proposal {
+	var hits []defaultHit
+	d := c.desc
+	addPhrase := func(intro []int, valStart int) {
+		end := phraseEnd(d, valStart)
+		sent := c.sentenceText(intro[0])
+		if !c.defaultSubjectOK(intro[0]) {
+			return
+		}
+		k, v := c.classify(d[valStart:end], sent)
+		if k != vkNone {
+			hits = append(hits, defaultHit{k, v, span{intro[0], end}})
+		}
+	}
+	for _, re := range defaultIntros {
+		for _, m := range re.FindAllStringIndex(d, -1) {
+			addPhrase(m, m[1])
+		}
+	}
+	for _, m := range defaultLiteralRe.FindAllStringIndex(d, -1) {
+		rest := d[m[1]:]
+		var n int
+		var ok bool
+		if _, n, ok = readQuoted(rest); !ok {
+			if _, n, ok = readNumber(rest); !ok {
+				w, k, ok2 := readIdent(rest)
+				lw := strings.ToLower(w)
+				if !ok2 || (lw != "true" && lw != "false") {
+					continue
+				}
+				n = k
+			}
+		}
+		end := m[1] + n
+		if end < len(d) && (isWordByte(d[end]) || d[end] == '-') {
+			continue
+		}
+		if v, ok := c.literal(d[m[1]:end]); ok {
+			hits = append(hits, defaultHit{vkStatic, v, span{m[0], end}})
+		}
+	}
+	for _, m := range parenDefaultRe.FindAllStringSubmatchIndex(d, -1) {
+		if v, ok := c.literal(d[m[2]:m[3]]); ok {
+			hits = append(hits, defaultHit{vkStatic, v, span{m[0], m[1]}})
+		}
+	}
+	for _, m := range byDefaultRe.FindAllStringSubmatchIndex(d, -1) {
+		if v, ok := c.literal(d[m[2]:m[3]]); ok {
+			hits = append(hits, defaultHit{vkStatic, v, span{m[2], m[1]}})
+		}
+	}
+	hits = append(hits, c.omitHits()...)
+	for _, m := range otherwiseRe.FindAllStringSubmatchIndex(d, -1) {
+		if runtimeCueRe.MatchString(d[m[2]:m[3]]) {
+			hits = append(hits, defaultHit{vkRuntime, nil, span{m[0], m[1]}})
+		}
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].ev.start < hits[j].ev.start })
+
+	var out []Proposal
+	doneStatic, doneRuntime := false, false
+	for _, h := range hits {
+		switch h.kind {
+		case vkStatic:
+			if doneStatic || !c.canDefault(h.value) {
+				continue
+			}
+			doneStatic = true
+			if c.hasAlready("default", h.value) {
+				continue
+			}
+			out = append(out, c.proposal(KindStaticDefault, RuleDefault, h.ev, map[string]any{"default": h.value}))
+		case vkRuntime:
+			if doneRuntime || c.required {
+				continue
+			}
+			doneRuntime = true
+			out = append(out, c.proposal(KindRuntimeDefault, RuleRuntimeDefault, h.ev, map[string]any{"required": true}))
+		}
+	}
+	return out
+}
+
+// canDefault: the value fits the schema's type, enum and bounds.
+func (c *ctx) canDefault(v any) bool {
+	if v == nil || !typeAccepts(c.schema, v) {
+		return false
+	}
+	return outsideSchema(c.schema, v, "") == ""
+}
+
+// defaultSubjectOK rejects a default stated for another, backticked
+// parameter in the same sentence ("the `per_page` defaults to 30").
+func (c *ctx) defaultSubjectOK(at int) bool {
+	s := sentenceAt(c.sents, at)
+	if s.start > at {
+		return true
+	}
+	subj := c.desc[s.start:at]
+	for i := 0; i < len(subj); i++ {
+		if subj[i] != '`' {
+			continue
+		}
+		j := strings.IndexByte(subj[i+1:], '`')
+		if j < 0 {
+			break
+		}
+		if name := subj[i+1 : i+1+j]; name != c.name && !strings.Contains(strings.ToLower(subj), "if ") {
+			return false
+		}
+		i += j + 1
+	}
+	return true
+}
+
+// omitHits reads sentences about the parameter being left out: "If
+// omitted, the account's default currency will be used", "60000
+// milliseconds if not specified", "If not specified, the value is assigned
+// by IP".
+func (c *ctx) omitHits() []defaultHit {
+	var hits []defaultHit
+	d := c.desc
+	for _, m := range omitRe.FindAllStringIndex(d, -1) {
+		s := sentenceAt(c.sents, m[0])
+		sent := d[s.start:s.end]
+		after := strings.TrimSpace(strings.TrimLeft(d[m[1]:s.end], " ,:"))
+		after = strings.TrimRight(after, ". ")
+		before := strings.TrimSpace(d[s.start:m[0]])
+		ev := span{s.start, s.end}
+		// "<literal> [unit] if not specified"
+		if lm := literalBefRe.FindStringSubmatchIndex(d[s.start:m[0]]); lm != nil && after == "" {
+			lit := d[s.start+lm[2] : s.start+lm[3]]
+			if v, ok := c.literal(lit); ok {
+				hits = append(hits, defaultHit{vkStatic, v, span{s.start + lm[0], m[1]}})
+				continue
+			}
+		}
+		clause := after
+		isBefore := false
+		if clause == "" || strings.HasPrefix(strings.ToLower(clause), "for ") && !strings.Contains(clause, ",") {
+			clause, isBefore = before, true
+		} else if strings.HasPrefix(strings.ToLower(clause), "for ") {
+			// "If omitted for close, current tab is closed."
+			clause = strings.TrimSpace(clause[strings.Index(clause, ",")+1:])
+		}
+		if clause == "" {
+			continue
+		}
+		// A default intro in the clause is read by the intro patterns.
+		hasIntro := false
+		for _, re := range defaultIntros {
+			if re.MatchString(clause) {
+				hasIntro = true
+			}
+		}
+		if hasIntro || defaultLiteralRe.MatchString(clause) && !runtimeCueRe.MatchString(strings.Replace(strings.ToLower(clause), "default", "", 1)) {
+			continue
+		}
+		var phrase string
+		if !isBefore {
+			if um := usedRe.FindStringSubmatch(clause); um != nil {
+				phrase = um[1]
+			} else if um := usesRe.FindStringSubmatch(clause); um != nil {
+				phrase = um[1]
+			}
+		} else {
+			if um := usedBeforeRe.FindStringSubmatch(clause); um != nil {
+				phrase = um[1]
+			} else if um := regexp.MustCompile(`(?i)^uses?\s+(.+)$`).FindStringSubmatch(clause); um != nil {
+				phrase = um[1]
+			}
+		}
+		if phrase != "" {
+			if k, v := c.classify(phrase, sent); k != vkNone {
+				hits = append(hits, defaultHit{k, v, ev})
+				continue
+			}
+		}
+		if runtimeCueRe.MatchString(clause) {
+			hits = append(hits, defaultHit{vkRuntime, nil, ev})
+		}
+	}
+	return hits
+}
+
+var _ = json.Number("")

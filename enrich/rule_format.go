@@ -1,0 +1,131 @@
+package enrich
+
+import (
+	"regexp"
+	"strings"
+)
+
+var (
+	rfc3339Re   = regexp.MustCompile(`(?i)\bRFC[ -]?3339\b`)
+	isoDTRe     = regexp.MustCompile(`(?i)YYYY-MM-DD[T ]hh`)
+	iso8601Re   = regexp.MustCompile(`(?i)\bISO[- _]?8601\b`)
+	ymdRe       = regexp.MustCompile(`(?i)\bYYYY-MM-DD\b`)
+	timeWordRe  = regexp.MustCompile(`(?i)\b(?:timestamp|date-?time|datetime|date and time|time)\b`)
+	dateWordRe  = regexp.MustCompile(`(?i)\bdate\b`)
+	durationRe  = regexp.MustCompile(`(?i)\b(?:duration|interval|period|week|offset)\b`)
+	assertURIRe = regexp.MustCompile(`(?i)\b(?:must be|should be|is) an? (?:valid |absolute |fully[- ]qualified |full )?(?:URL|URI)\b`)
+	assertMail  = regexp.MustCompile(`(?i)\b(?:must be|should be|is) an? (?:valid )?e-?mail address\b`)
+	uuidAnyRe   = regexp.MustCompile(`\((?:a |an )?(?:UUID|GUID)\)|\bUUID format\b|\b(?:a|valid) (?:UUID|GUID)\b`)
+	// headRe: the head noun of the description's first words.
+	headRe = regexp.MustCompile(`^(?:(?:[Tt]he|[Aa]n?|[Yy]our)\s+)?((?:[\w'’-]+\s+){0,3}?)(URL|URI|[Uu]rl|[Ee]-?mail address(?:es)?|UUID|GUID)\b`)
+)
+
+// Words that make a URL something else (a path, a template...) or a word
+// that makes the head not a plain noun phrase.
+var urlNotWhole = map[string]bool{"path": true, "slug": true, "segment": true, "fragment": true, "parameter": true, "parameters": true, "param": true, "query": true, "template": true, "pattern": true, "prefix": true, "suffix": true, "encoded": true, "component": true, "name": true, "id": true, "part": true, "host": true, "scheme": true, "format": true}
+var headStop = map[string]bool{"or": true, "and": true, "of": true, "to": true, "for": true, "with": true, "from": true, "whether": true, "relative": true, "partial": true, "if": true, "not": true, "by": true, "in": true, "on": true, "at": true}
+
+func (c *ctx) formatRule() []Proposal {
+	if c.typ != "string" {
+		return nil
+	}
+	if _, has := c.schema["format"]; has {
+		return nil
+	}
+	d := c.desc
+	try := func(format string, m []int) []Proposal {
+		if m == nil || c.alternative(m[0], m[1]) {
+			return nil
+		}
+		return []Proposal{c.proposal(KindFormat, RuleFormat, span{m[0], m[1]}, map[string]any{"format": format})}
+	}
+	// Timestamps and dates.
+	if m := rfc3339Re.FindStringIndex(d); m != nil {
+		return try("date-time", m)
+	}
+	if m := isoDTRe.FindStringIndex(d); m != nil {
+		return try("date-time", m)
+	}
+	if m := iso8601Re.FindStringIndex(d); m != nil {
+		s := c.sentenceText(m[0])
+		if !durationRe.MatchString(s) {
+			if timeWordRe.MatchString(s) {
+				return try("date-time", m)
+			}
+			if dateWordRe.MatchString(s) {
+				return try("date", m)
+			}
+		}
+	}
+	if m := ymdRe.FindStringIndex(d); m != nil {
+		return try("date", m)
+	}
+	// Head noun: "The URL to ...", "Billing email address", "The UUID of ...".
+	if hm := headRe.FindStringSubmatchIndex(d); hm != nil {
+		mods := strings.Fields(strings.ToLower(d[hm[2]:hm[3]]))
+		ok := true
+		for _, w := range mods {
+			if headStop[w] {
+				ok = false
+			}
+		}
+		head := d[hm[4]:hm[5]]
+		after := d[hm[5]:]
+		if ok {
+			switch {
+			case strings.EqualFold(head, "url") || head == "URI":
+				if strings.HasPrefix(after, "-") || strings.HasPrefix(after, "s") {
+					break
+				}
+				if w := wordsAfter(after, 1); len(w) == 1 && urlNotWhole[w[0]] {
+					break
+				}
+				return try("uri", []int{hm[0], hm[5]})
+			case head == "UUID" || head == "GUID":
+				return try("uuid", []int{hm[0], hm[5]})
+			default:
+				return try("email", []int{hm[0], hm[5]})
+			}
+		}
+	}
+	if m := assertURIRe.FindStringIndex(d); m != nil {
+		return try("uri", m)
+	}
+	if m := assertMail.FindStringIndex(d); m != nil {
+		return try("email", m)
+	}
+	if m := uuidAnyRe.FindStringIndex(d); m != nil {
+		return try("uuid", m)
+	}
+	return nil
+}
+
+// alternative says whether the format cue at [start,end) sits next to an
+// "or": "a URL or a local path", "an RFC 3339 time or a relative time", "a
+// user name or an email address".
+func (c *ctx) alternative(start, end int) bool {
+	s := sentenceAt(c.sents, start)
+	before := strings.Fields(strings.ToLower(c.desc[s.start:start]))
+	if len(before) > 3 {
+		before = before[len(before)-3:]
+	}
+	stop := s.end
+	if stop < end {
+		stop = end
+	}
+	after := c.desc[end:stop]
+	if k := strings.IndexAny(after, ".;()"); k >= 0 {
+		after = after[:k]
+	}
+	aw := strings.Fields(strings.ToLower(after))
+	if len(aw) > 4 {
+		aw = aw[:4]
+	}
+	for _, w := range append(before, aw...) {
+		w = strings.Trim(w, ",:")
+		if w == "or" || w == "and/or" {
+			return true
+		}
+	}
+	return false
+}

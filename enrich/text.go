@@ -1,0 +1,217 @@
+package enrich
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// span is a byte range of the description.
+type span struct{ start, end int }
+
+// sentences splits text into sentence spans. A sentence ends at ". ", "? ",
+// "! " (not after "e.g", "i.e", "etc", "vs" or a single letter), at a
+// newline, or at the end of the text.
+func sentences(text string) []span {
+	var out []span
+	start := 0
+	emit := func(end int) {
+		s, e := start, end
+		for s < e && isSpace(text[s]) {
+			s++
+		}
+		for e > s && isSpace(text[e-1]) {
+			e--
+		}
+		if e > s {
+			out = append(out, span{s, e})
+		}
+	}
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == '\n' {
+			emit(i)
+			start = i + 1
+			continue
+		}
+		if c != '.' && c != '?' && c != '!' {
+			continue
+		}
+		if i+1 < len(text) && !isSpace(text[i+1]) {
+			continue
+		}
+		if c == '.' && isAbbrev(text[:i]) {
+			continue
+		}
+		emit(i + 1)
+		start = i + 1
+	}
+	emit(len(text))
+	return out
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+var abbrevs = []string{"e.g", "i.e", "etc", "vs", "approx", "incl", "eg", "ie", "no", "cf"}
+
+func isAbbrev(before string) bool {
+	j := len(before)
+	i := j
+	for i > 0 && (isWordByte(before[i-1]) || before[i-1] == '.') {
+		i--
+	}
+	w := strings.ToLower(before[i:j])
+	for _, a := range abbrevs {
+		if w == a {
+			return true
+		}
+	}
+	return len(w) == 1 && unicode.IsLetter(rune(w[0]))
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// sentenceAt returns the sentence span containing byte offset i.
+func sentenceAt(ss []span, i int) span {
+	for _, s := range ss {
+		if i >= s.start && i < s.end {
+			return s
+		}
+	}
+	return span{i, i}
+}
+
+// quote pairs: opening → closing.
+var quoteClose = map[rune]rune{'`': '`', '\'': '\'', '"': '"', '“': '”', '‘': '’'}
+
+// numberRe matches a plain decimal number, optionally signed, with optional
+// thousands separators; the caller checks what follows.
+var numberRe = regexp.MustCompile(`^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?`)
+
+// readNumber reads a number at the start of s, optionally in backticks. It
+// rejects numbers glued to something that makes them a date, version or
+// identifier ("2026-03-11", "1.2.3", "10k"). n is the bytes consumed.
+func readNumber(s string) (json.Number, int, bool) {
+	off := 0
+	tick := false
+	if strings.HasPrefix(s, "`") {
+		tick = true
+		off = 1
+	}
+	m := numberRe.FindString(s[off:])
+	if m == "" {
+		return "", 0, false
+	}
+	end := off + len(m)
+	rest := s[end:]
+	if tick {
+		if !strings.HasPrefix(rest, "`") {
+			return "", 0, false
+		}
+		end++
+		rest = s[end:]
+	}
+	if rest != "" {
+		c := rest[0]
+		if isWordByte(c) || c == '-' && len(rest) > 1 && isDigit(rest[1]) || (c == '.' || c == '/' || c == ':') && len(rest) > 1 && isDigit(rest[1]) {
+			return "", 0, false
+		}
+		if strings.HasPrefix(rest, "–") && len(rest) > 3 && isDigit(rest[3]) {
+			// "3–12" is read by the range patterns, not as one number.
+			return normNumber(m), end, true
+		}
+	}
+	return normNumber(m), end, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func normNumber(m string) json.Number {
+	m = strings.TrimPrefix(m, "+")
+	m = strings.ReplaceAll(m, ",", "")
+	if strings.Contains(m, ".") {
+		f, err := strconv.ParseFloat(m, 64)
+		if err == nil && f == float64(int64(f)) {
+			return json.Number(strconv.FormatInt(int64(f), 10))
+		}
+	}
+	return json.Number(m)
+}
+
+// readQuoted reads a quoted token (`x`, 'x', "x", “x”) at the start of s.
+func readQuoted(s string) (string, int, bool) {
+	if s == "" {
+		return "", 0, false
+	}
+	r, size := firstRune(s)
+	cl, ok := quoteClose[r]
+	if !ok {
+		return "", 0, false
+	}
+	// A backticked "quoted" token such as `"true"` keeps the inner quotes
+	// off.
+	rest := s[size:]
+	idx := strings.IndexRune(rest, cl)
+	if idx <= 0 || idx > 80 || strings.ContainsAny(rest[:idx], "\n") {
+		return "", 0, false
+	}
+	val := rest[:idx]
+	if r == '`' && len(val) >= 2 && (val[0] == '"' || val[0] == '\'') && val[len(val)-1] == val[0] {
+		val = val[1 : len(val)-1]
+	}
+	if r == '\'' && strings.ContainsAny(val, " ") && len(val) > 30 {
+		return "", 0, false
+	}
+	return val, size + idx + len(string(cl)), true
+}
+
+func firstRune(s string) (rune, int) {
+	for _, r := range s {
+		return r, len(string(r))
+	}
+	return 0, 0
+}
+
+// identRe is a bare value token: a word, possibly with -, _, . inside.
+var identRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]|^[A-Za-z0-9_]`)
+
+// readIdent reads a bare token at the start of s.
+func readIdent(s string) (string, int, bool) {
+	m := identRe.FindString(s)
+	if m == "" {
+		return "", 0, false
+	}
+	return m, len(m), true
+}
+
+func skipSpaces(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// lastSegment is the parameter name at the end of a JSON pointer.
+func lastSegment(ptr string) string {
+	i := strings.LastIndex(ptr, "/")
+	seg := ptr[i+1:]
+	return strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+}
+
+// wordsAfter returns up to n lower-cased words starting at s.
+func wordsAfter(s string, n int) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_')
+	}) {
+		out = append(out, strings.ToLower(f))
+		if len(out) == n {
+			break
+		}
+	}
+	return out
+}
