@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 
 	"github.com/codemode-dev/codemode/ir"
 )
@@ -28,6 +29,8 @@ type ManifestService struct {
 	Security    []ir.SecurityScheme `json:"security,omitempty"`
 	Tools       []ManifestTool      `json:"tools"`
 	Diagnostics []string            `json:"diagnostics,omitempty"`
+	// Stub is the service's source for Monty's type checker (ServiceStub).
+	Stub string `json:"stub"`
 }
 
 // ManifestTool is one callable with its signature, schemas and pin.
@@ -74,6 +77,7 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 	ms := ManifestService{
 		Name: svc.Name, Title: svc.Title, File: file, Source: svc.Source,
 		Servers: svc.Servers, Security: svc.Security, Tools: []ManifestTool{},
+		Stub: ServiceStub(svc),
 	}
 	for _, d := range svc.Diagnostics {
 		ms.Diagnostics = append(ms.Diagnostics, d.String())
@@ -130,6 +134,45 @@ func Pin(t *ir.Tool) string {
 	}{t.Wire, t.Description, in, t.Output}
 	sum := sha256.Sum256(compactJSON(def))
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Service returns the named service.
+func (m *Manifest) Service(name ir.ServiceName) (*ManifestService, bool) {
+	for i := range m.Services {
+		if m.Services[i].Name == name {
+			return &m.Services[i], true
+		}
+	}
+	return nil, false
+}
+
+// Tool returns the tool with the given wire name or Python name.
+func (s *ManifestService) Tool(name string) (*ManifestTool, bool) {
+	for i := range s.Tools {
+		if string(s.Tools[i].Wire) == name {
+			return &s.Tools[i], true
+		}
+	}
+	for i := range s.Tools {
+		if string(s.Tools[i].Py) == name {
+			return &s.Tools[i], true
+		}
+	}
+	return nil, false
+}
+
+// ReadManifest decodes a manifest (numbers as json.Number).
+func ReadManifest(data []byte) (*Manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("bad manifest: %v", err)
+	}
+	if m.Version != ManifestVersion {
+		return nil, fmt.Errorf("manifest version %d, this codemode reads version %d: regenerate with codemode gen", m.Version, ManifestVersion)
+	}
+	return &m, nil
 }
 
 // MarshalManifest encodes a manifest as indented JSON with a trailing newline.

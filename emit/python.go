@@ -55,9 +55,11 @@ type printer struct {
 	// stub prints type-check stubs: names prefixed by the service, no
 	// documentation.
 	stub bool
-	w    writer
-	done map[*ir.Shape]bool // printed
-	busy map[*ir.Shape]bool // being printed (a reference back is quoted)
+	// indent is the indentation of printed defs (stubs print methods).
+	indent int
+	w      writer
+	done   map[*ir.Shape]bool // printed
+	busy   map[*ir.Shape]bool // being printed (a reference back is quoted)
 }
 
 func sourceLine(s ir.Source) string {
@@ -205,13 +207,6 @@ func (p *printer) shapeName(sh *ir.Shape) string {
 	return string(sh.Name)
 }
 
-func (p *printer) funcName(t *ir.Tool) string {
-	if p.stub {
-		return "_" + string(p.svc.Name) + "__" + string(t.Py)
-	}
-	return string(t.Py)
-}
-
 // fieldComment documents one TypedDict key on comment lines above it.
 func fieldComment(f *ir.Field) []string {
 	var parts []string
@@ -232,21 +227,24 @@ func fieldComment(f *ir.Field) []string {
 func (p *printer) function(t *ir.Tool) {
 	w := &p.w
 	params, ret := p.signature(t)
-	name := p.funcName(t)
+	name, in := string(t.Py), p.indent
+	if p.stub {
+		params = append([]string{"self"}, params...)
+	}
 	one := "def " + name + "(" + strings.Join(params, ", ") + ") -> " + ret + ":"
 	if len(one) <= lineWidth {
-		w.ln(0, one)
+		w.ln(in, one)
 	} else {
-		w.ln(0, "def "+name+"(")
+		w.ln(in, "def "+name+"(")
 		for _, s := range params {
-			w.ln(1, s+",")
+			w.ln(in+1, s+",")
 		}
-		w.ln(0, ") -> "+ret+":")
+		w.ln(in, ") -> "+ret+":")
 	}
 	if !p.stub {
-		p.docstring(1, p.toolDoc(t, SignatureOrder(t)))
+		p.docstring(in+1, p.toolDoc(t, SignatureOrder(t)))
 	}
-	w.ln(1, "...")
+	w.ln(in+1, "...")
 }
 
 // signature returns a tool's parameters as printed (required first, then

@@ -6,49 +6,56 @@ import (
 	"github.com/codemode-dev/codemode/ir"
 )
 
-// StubsHeader declares what every program may use without importing it.
-const stubsHeader = `import json
-import re
+// stubsHeader declares what every program may use without importing it.
+// The checker reads the stubs as a .pyi module whose public names the
+// program sees as if star-imported, so modules are re-exported explicitly.
+const stubsHeader = `import json as json
+import re as re
 from typing import Any, Literal, NotRequired, TypedDict
 
 
 def run_tool(name: str, arguments: dict[str, Any] | None = None) -> Any: ...
 `
 
-// TypeStubs prints the stubs Monty's type checker reads before a program:
-// every shape and function of the given services at module level, prefixed
-// "_<service>__" so services cannot clash, then one namespace class per
-// service and the api object that binds them, so that
-// api.<service>.<tool>(...) checks against the real signature. Stubs carry
-// no documentation (checking cost grows with their size).
-func TypeStubs(svcs []*ir.Service) string {
+// ServiceStub prints one resolved service for Monty's type checker: its
+// shapes at module level, prefixed "_<service>__" so services cannot clash,
+// then the class "_svc_<service>" with one method per tool. No
+// documentation: checking cost grows with the stub's size. The manifest
+// stores it; AssembleStubs joins the ones a program needs.
+func ServiceStub(svc *ir.Service) string {
+	p := &printer{svc: svc, stub: true, done: map[*ir.Shape]bool{}, busy: map[*ir.Shape]bool{}}
+	p.w.ln(0, "")
+	p.w.ln(0, "")
+	for _, t := range svc.Tools {
+		p.shapesOf(t)
+	}
+	p.w.ln(0, "class _svc_"+string(svc.Name)+":")
+	p.indent = 1
+	if len(svc.Tools) == 0 {
+		p.w.ln(1, "pass")
+	}
+	for _, t := range svc.Tools {
+		p.function(t)
+	}
+	return p.w.b.String()
+}
+
+// AssembleStubs builds the whole stub source for a program that may use the
+// given services: the common header, each service's stub, and the api
+// object whose attributes are the services, so that api.<service>.<tool>(...)
+// checks against the real signature.
+func AssembleStubs(svcs []*ManifestService) string {
 	var b strings.Builder
 	b.WriteString(stubsHeader)
-	for _, svc := range svcs {
-		p := &printer{svc: svc, stub: true, done: map[*ir.Shape]bool{}, busy: map[*ir.Shape]bool{}}
-		for _, t := range svc.Tools {
-			p.w.ln(0, "")
-			p.w.ln(0, "")
-			p.shapesOf(t)
-			p.function(t)
-		}
-		b.Write(p.w.bytes())
-	}
-	for _, svc := range svcs {
-		b.WriteString("\n\nclass _api_" + string(svc.Name) + ":\n")
-		if len(svc.Tools) == 0 {
-			b.WriteString("    pass\n")
-		}
-		for _, t := range svc.Tools {
-			b.WriteString("    " + string(t.Py) + " = _" + string(svc.Name) + "__" + string(t.Py) + "\n")
-		}
+	for _, s := range svcs {
+		b.WriteString(s.Stub)
 	}
 	b.WriteString("\n\nclass _api:\n")
 	if len(svcs) == 0 {
 		b.WriteString("    pass\n")
 	}
-	for _, svc := range svcs {
-		b.WriteString("    " + string(svc.Name) + " = _api_" + string(svc.Name) + "\n")
+	for _, s := range svcs {
+		b.WriteString("    " + string(s.Name) + ": _svc_" + string(s.Name) + "\n")
 	}
 	b.WriteString("\n\napi: _api\n")
 	return b.String()
