@@ -13,6 +13,9 @@ type PoolConfig struct {
 	Bin    string // the monty binary (see FindBinary)
 	Size   int    // workers kept ready; at least 1
 	Config Config // every worker is configured with this
+	// Unconfigured starts workers without a session: the caller sends
+	// Configure (or Load) itself, e.g. with stubs chosen per program.
+	Unconfigured bool
 	// StartTimeout bounds spawning and configuring one worker; 0 means 10s.
 	StartTimeout time.Duration
 }
@@ -95,6 +98,9 @@ func (p *Pool) startOne(ctx context.Context) (*Worker, error) {
 	w, err := Start(ctx, p.cfg.Bin)
 	if err != nil {
 		return nil, err
+	}
+	if p.cfg.Unconfigured {
+		return w, nil
 	}
 	stop := context.AfterFunc(ctx, w.Kill)
 	err = w.Configure(p.cfg.Config)
