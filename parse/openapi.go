@@ -33,9 +33,9 @@ func OpenAPI(name string, data []byte, opts Options) (*ir.Service, error) {
 		ord order
 		err error
 	)
-	trimmed := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
-	if len(trimmed) > 0 && trimmed[0] == '{' {
-		doc, ord, err = decodeJSON(name, trimmed)
+	noBOM := bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if trimmed := bytes.TrimLeft(noBOM, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
+		doc, ord, err = decodeJSON(name, noBOM)
 	} else {
 		doc, ord, err = decodeYAML(name, data)
 	}
@@ -701,10 +701,15 @@ func (o *oas) spread(schema map[string]any, ptr string, bodyRequired bool, refs 
 		ptr string
 	}
 	var members []member
+	visited := map[string]bool{}
 	var collect func(s map[string]any, ptr string, depth int) bool
 	collect = func(s map[string]any, ptr string, depth int) bool {
 		s, ptr = o.target(s, ptr)
-		if depth > 16 || s["oneOf"] != nil || s["anyOf"] != nil || s["not"] != nil {
+		if visited[ptr] {
+			return true // merged already (or a cycle: nothing new to add)
+		}
+		visited[ptr] = true
+		if depth > 16 || len(members) > 256 || s["oneOf"] != nil || s["anyOf"] != nil || s["not"] != nil {
 			return false
 		}
 		switch t := s["type"].(type) {

@@ -9,8 +9,9 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// maxYAMLNodes bounds the values an alias-heavy YAML document may expand to.
-const maxYAMLNodes = 10_000_000
+// maxAliasValues bounds the values YAML aliases may expand to (a "billion
+// laughs" document), beyond the document's own.
+const maxAliasValues = 1_000_000
 
 // decodeYAML decodes a YAML document into the same values decodeJSON makes
 // (numbers as json.Number, mappings as map[string]any) and records key
@@ -32,9 +33,24 @@ func decodeYAML(file string, data []byte) (any, order, error) {
 }
 
 type yamlConv struct {
-	order order
-	nodes int
-	depth int
+	order   order
+	aliased int                 // values produced while expanding aliases
+	inAlias int                 // depth of alias expansion
+	active  map[*yaml.Node]bool // alias targets being expanded
+	depth   int
+}
+
+func (c *yamlConv) alias(n *yaml.Node, path []string) (any, error) {
+	if c.active[n] {
+		return nil, yamlErr("recursive alias")
+	}
+	if c.active == nil {
+		c.active = map[*yaml.Node]bool{}
+	}
+	c.active[n] = true
+	c.inAlias++
+	defer func() { delete(c.active, n); c.inAlias-- }()
+	return c.value(n, path)
 }
 
 type yamlErr string
@@ -42,9 +58,11 @@ type yamlErr string
 func (e yamlErr) Error() string { return string(e) }
 
 func (c *yamlConv) value(n *yaml.Node, path []string) (any, error) {
-	c.nodes++
-	if c.nodes > maxYAMLNodes {
-		return nil, yamlErr("document expands to too many values (aliases)")
+	if c.inAlias > 0 {
+		c.aliased++
+		if c.aliased > maxAliasValues {
+			return nil, yamlErr("aliases expand to too many values")
+		}
 	}
 	c.depth++
 	defer func() { c.depth-- }()
@@ -61,7 +79,7 @@ func (c *yamlConv) value(n *yaml.Node, path []string) (any, error) {
 		if n.Alias == nil {
 			return nil, nil
 		}
-		return c.value(n.Alias, path)
+		return c.alias(n.Alias, path)
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for i, e := range n.Content {
@@ -113,11 +131,18 @@ func (c *yamlConv) mapping(n *yaml.Node, path []string, out map[string]any, keys
 					s = s.Alias
 				}
 				if s.Kind == yaml.MappingNode {
-					c.nodes++
-					if c.nodes > maxYAMLNodes {
-						return yamlErr("document expands to too many values (aliases)")
+					if c.active[s] {
+						return yamlErr("recursive alias")
 					}
-					if err := c.mapping(s, path, out, keys); err != nil {
+					if c.active == nil {
+						c.active = map[*yaml.Node]bool{}
+					}
+					c.active[s] = true
+					c.inAlias++
+					err := c.mapping(s, path, out, keys)
+					delete(c.active, s)
+					c.inAlias--
+					if err != nil {
 						return err
 					}
 				}
