@@ -484,7 +484,7 @@ func BenchmarkOpenAPIGitHub(b *testing.B) {
 func TestOpenAPIYAMLAliases(t *testing.T) {
 	laughs := "openapi: 3.0.0\na: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\ng: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
 	for doc, want := range map[string]string{
-		laughs:                       "l.yaml: invalid YAML: aliases expand to too many values",
+		laughs:                         "l.yaml: invalid YAML: aliases expand to too many values",
 		"openapi: 3.0.0\na: &a [*a]\n": "l.yaml: invalid YAML: recursive alias",
 	} {
 		_, err := OpenAPI("l.yaml", []byte(doc), Options{})
