@@ -7,11 +7,14 @@ import (
 )
 
 // stubsHeader declares what every program may use without importing it.
-// The checker reads the stubs as a .pyi module whose public names the
-// program sees as if star-imported, so modules are re-exported explicitly.
-const stubsHeader = `import json as json
-import re as re
+// The checker reads the stubs as a .pyi module and the program sees it as if
+// star-imported; only __all__ re-exports the modules json and re, which
+// every program has pre-imported.
+const stubsHeader = `import json
+import re
 from typing import Any, Literal, NotRequired, TypedDict
+
+__all__ = ["api", "json", "re", "run_tool"]
 
 
 def run_tool(name: str, arguments: dict[str, Any] | None = None) -> Any: ...

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 )
 
@@ -14,11 +15,11 @@ const BinaryEnv = "CODEMODE_MONTY"
 // to the module root.
 const binaryRel = "tools/npm/node_modules/@pydantic/monty-linux-x64-gnu/monty"
 
-// FindBinary locates the monty binary: $CODEMODE_MONTY if set, otherwise the
+// FindBinary locates the monty binary, first found of: $CODEMODE_MONTY; the
 // binary installed under tools/npm of the module that contains the working
-// directory (found by walking up to the directory holding go.mod). It returns
-// an error telling the user to run `npm ci` in tools/npm when the file is not
-// there.
+// directory, or the one that contains this executable (found by walking up
+// to the directory holding go.mod); `monty` on PATH. It returns an error
+// telling the user to run `npm ci` in tools/npm when none is there.
 func FindBinary() (string, error) {
 	if p := os.Getenv(BinaryEnv); p != "" {
 		if err := checkExecutable(p); err != nil {
@@ -30,7 +31,19 @@ func FindBinary() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("monty: %w", err)
 	}
-	return FindBinaryFrom(wd)
+	p, werr := FindBinaryFrom(wd)
+	if werr == nil {
+		return p, nil
+	}
+	if exe, err := os.Executable(); err == nil {
+		if p, err := FindBinaryFrom(filepath.Dir(exe)); err == nil {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath("monty"); err == nil {
+		return p, nil
+	}
+	return "", werr
 }
 
 // FindBinaryFrom is FindBinary without the environment override, walking up

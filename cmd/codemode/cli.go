@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+)
+
+// Version is set at build time with -ldflags "-X main.Version=v1.2.3"; when
+// empty, the module version from the build info is used.
+var Version = ""
+
+const usage = `codemode compiles API descriptions into typed Python and runs programs against them.
+
+Usage:
+  codemode gen [sources] [-o DIR] [--no-enrich] [--go-package DIR]
+  codemode gen -c codemode.yaml
+  codemode check -c codemode.yaml
+  codemode run -c codemode.yaml PROGRAM.py
+  codemode serve -c codemode.yaml [--http ADDR]
+  codemode enrich -c codemode.yaml --explain TOOL
+  codemode audit verify FILE
+  codemode version
+
+Sources (gen), each optionally followed by --service NAME:
+  --mcp FILE        MCP tools/list output (bare array, {"tools":[...]}, JSON-RPC response)
+  --mcp-cmd 'CMD'   a stdio MCP server to start and list
+  --mcp-url URL     a streamable-HTTP MCP server
+  --openapi FILE    an OpenAPI 2.0/3.0/3.1 document, JSON or YAML
+`
+
+// exitError carries an exit code with its message.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{2, fmt.Sprintf(format, args...)}
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "gen":
+		err = cmdGen(ctx, rest, stdout, stderr)
+	case "check":
+		err = cmdCheck(ctx, rest, stdout, stderr)
+	case "run":
+		err = cmdRun(ctx, rest, stdin, stdout, stderr)
+	case "serve":
+		err = cmdServe(ctx, rest, stdin, stdout, stderr)
+	case "enrich":
+		err = cmdEnrich(ctx, rest, stdout, stderr)
+	case "audit":
+		err = cmdAudit(ctx, rest, stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "codemode", version())
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+	default:
+		err = usageErr("codemode: unknown command %q (run codemode help)", cmd)
+	}
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(stderr, ee.msg)
+		}
+		return ee.code
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	fmt.Fprintln(stderr, "codemode: "+strings.TrimPrefix(err.Error(), "codemode: "))
+	return 1
+}
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// newFlags returns a FlagSet that reports errors instead of exiting.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("codemode "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+// parseFlags parses and turns a flag error into a usage error (exit 2).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &exitError{2, ""}
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/codemode-dev/codemode/pack"
+)
+
+// sourceFlags collects --mcp/--mcp-cmd/--mcp-url/--openapi in order, with
+// --service naming the source before it.
+type sourceFlags struct{ sources []pack.Source }
+
+func (s *sourceFlags) register(fs *flag.FlagSet) {
+	fs.Func("mcp", "MCP tools/list JSON `FILE`", func(v string) error {
+		s.sources = append(s.sources, pack.Source{MCP: v})
+		return nil
+	})
+	fs.Func("mcp-cmd", "stdio MCP server `COMMAND` (quoted, with its arguments)", func(v string) error {
+		argv, err := pack.SplitCommand(v)
+		if err != nil {
+			return err
+		}
+		if len(argv) == 0 {
+			return fmt.Errorf("empty command")
+		}
+		s.sources = append(s.sources, pack.Source{MCPCommand: argv})
+		return nil
+	})
+	fs.Func("mcp-url", "streamable-HTTP MCP server `URL`", func(v string) error {
+		s.sources = append(s.sources, pack.Source{MCPURL: v})
+		return nil
+	})
+	fs.Func("openapi", "OpenAPI 2.0/3.x `FILE` (JSON or YAML)", func(v string) error {
+		s.sources = append(s.sources, pack.Source{OpenAPI: v})
+		return nil
+	})
+	fs.Func("service", "service `NAME` of the source given just before", func(v string) error {
+		if len(s.sources) == 0 {
+			return fmt.Errorf("--service must follow the source it names")
+		}
+		s.sources[len(s.sources)-1].Name = v
+		return nil
+	})
+}
+
+// loadPack builds the pack from -c or from source flags.
+func loadPack(config string, srcs []pack.Source, out string) (*pack.Pack, error) {
+	if config != "" {
+		if len(srcs) > 0 {
+			return nil, usageErr("codemode: give either -c or source flags, not both")
+		}
+		p, err := pack.Load(config)
+		if err != nil {
+			return nil, err
+		}
+		if out != "" {
+			p.Out = out
+			p.Dir = "."
+		}
+		return p, nil
+	}
+	if len(srcs) == 0 {
+		return nil, usageErr("codemode: no source: give -c codemode.yaml or one of --mcp, --mcp-cmd, --mcp-url, --openapi")
+	}
+	if out == "" {
+		out = "api"
+	}
+	return &pack.Pack{Dir: ".", Out: out, Services: srcs}, nil
+}
+
+func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("gen", stderr)
+	var srcs sourceFlags
+	srcs.register(fs)
+	config := fs.String("c", "", "pack `FILE` (codemode.yaml)")
+	out := fs.String("o", "", "output `DIR` (default api/, or the pack's out:)")
+	noEnrich := fs.Bool("no-enrich", false, "turn the enrichment pass off")
+	goPkg := fs.String("go-package", "", "also emit a Go package embedding the surface into `DIR`")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("codemode gen: unexpected argument %q", fs.Arg(0))
+	}
+	p, err := loadPack(*config, srcs.sources, *out)
+	if err != nil {
+		return err
+	}
+	if *goPkg != "" {
+		p.GoPackage = *goPkg
+	}
+	res, err := pack.Compile(ctx, p, pack.Options{NoEnrich: *noEnrich})
+	if err != nil {
+		return err
+	}
+	for _, d := range res.Diagnostics {
+		fmt.Fprintln(stderr, d.String())
+	}
+	dir := p.Path(p.Out)
+	if err := pack.WriteDir(dir, res.Files); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(res.Files))
+	for n := range res.Files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	accepted := 0
+	for _, d := range res.Decisions {
+		if d.Accepted {
+			accepted++
+		}
+	}
+	tools := 0
+	for _, s := range res.Services {
+		tools += len(s.Tools)
+	}
+	fmt.Fprintf(stdout, "wrote %s: %d services, %d tools, %d enrichments accepted of %d proposed, %d warnings\n",
+		dir, len(res.Services), tools, accepted, len(res.Decisions), len(res.Diagnostics))
+	for _, n := range names {
+		fmt.Fprintf(stdout, "  %s\n", n)
+	}
+	return nil
+}

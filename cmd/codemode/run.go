@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/codemode-dev/codemode/readgate"
+	"github.com/codemode-dev/codemode/runtime"
+)
+
+// cmdRun runs one program against a pack, as a trusted local user: the
+// read-gate is off unless the pack's runtime.read_gate turns it on.
+func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := newFlags("run", stderr)
+	config := fs.String("c", "codemode.yaml", "pack `FILE`")
+	session := fs.String("session", "cli", "agent session `ID` (persistent mode keeps state per session)")
+	state := fs.String("state", "", "keep the session's state across runs in `DIR` (persistent mode)")
+	noCheck := fs.Bool("no-type-check", false, "do not type-check the program before running it")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErr("usage: codemode run -c codemode.yaml PROGRAM.py (- reads the program from stdin)")
+	}
+	var code []byte
+	var err error
+	if fs.Arg(0) == "-" {
+		code, err = io.ReadAll(stdin)
+	} else {
+		code, err = os.ReadFile(fs.Arg(0))
+	}
+	if err != nil {
+		return err
+	}
+	p, err := loadPack(*config, nil, "")
+	if err != nil {
+		return err
+	}
+	gateSet := p.Runtime.ReadGate != ""
+	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
+		if !gateSet {
+			c.ReadGate = readgate.Off
+		}
+		c.NoTypeCheck = *noCheck
+		if *state != "" {
+			c.Persistent, c.StateDir = true, *state
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer rt.Close()
+	res, err := rt.Run(ctx, *session, string(code))
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, res.Text())
+	if !res.OK() {
+		return &exitError{1, ""}
+	}
+	return nil
+}

@@ -1,0 +1,225 @@
+package pack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/enrich"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/parse"
+)
+
+// Output is a compiled pack, in memory.
+type Output struct {
+	// Files are the generated files, keyed by slash path relative to the
+	// output directory: <service>.py, manifest.json, enrich.jsonl.
+	Files       map[string][]byte
+	Services    []*ir.Service
+	Manifest    *emit.Manifest
+	Decisions   []enrich.Decision
+	Diagnostics []ir.Diagnostic
+}
+
+// Options changes how a pack compiles.
+type Options struct {
+	NoEnrich bool // skip the enrichment pass (the --no-enrich flag)
+}
+
+// Manifest and log file names inside the output directory.
+const (
+	ManifestFile = "manifest.json"
+	EnrichLog    = "enrich.jsonl"
+)
+
+// Compile parses every source of p, enriches, resolves and emits. Nothing
+// is written to disk.
+func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
+	out := &Output{Files: map[string][]byte{}, Manifest: &emit.Manifest{Version: emit.ManifestVersion}}
+	eopts, err := p.enrichOptions()
+	if err != nil {
+		return nil, err
+	}
+	seen := map[ir.ServiceName]string{}
+	for _, src := range p.Services {
+		svc, err := p.parse(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		if prev, dup := seen[svc.Name]; dup {
+			return nil, fmt.Errorf("%s: service name %q is already used by %s; set name: in the pack", src.Describe(), svc.Name, prev)
+		}
+		seen[svc.Name] = src.Describe()
+		var decisions []enrich.Decision
+		if !opts.NoEnrich && !p.Enrich.Disabled {
+			decisions, err = enrich.Run(svc, eopts)
+			if err != nil {
+				return nil, fmt.Errorf("%s: enrich: %w", src.Describe(), err)
+			}
+			markEnriched(svc, decisions)
+		}
+		ir.Resolve(svc)
+		file := string(svc.Name) + ".py"
+		py, spans := emit.Python(svc)
+		out.Files[file] = py
+		out.Manifest.Services = append(out.Manifest.Services, emit.ManifestFor(svc, file, spans, byTool(decisions)))
+		out.Services = append(out.Services, svc)
+		out.Decisions = append(out.Decisions, decisions...)
+		out.Diagnostics = append(out.Diagnostics, svc.Diagnostics...)
+	}
+	m, err := emit.MarshalManifest(out.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	out.Files[ManifestFile] = m
+	if !opts.NoEnrich && !p.Enrich.Disabled {
+		var buf bytes.Buffer
+		if err := enrich.WriteLog(&buf, out.Decisions); err != nil {
+			return nil, err
+		}
+		out.Files[EnrichLog] = buf.Bytes()
+	}
+	return out, nil
+}
+
+// parse reads one source into a service, named by the pack when it says so.
+func (p *Pack) parse(ctx context.Context, src Source) (*ir.Service, error) {
+	opts := parse.Options{Service: src.Name}
+	switch {
+	case src.MCP != "":
+		return parse.MCPFile(p.Path(src.MCP), opts)
+	case len(src.MCPCommand) > 0:
+		return parse.MCPCommand(ctx, p.commandArgv(src), opts)
+	case src.MCPURL != "":
+		return parse.MCPURL(ctx, src.MCPURL, opts)
+	default:
+		return parse.OpenAPIFile(p.Path(src.OpenAPI), opts)
+	}
+}
+
+// commandArgv resolves a pack-relative program path ("./server") against
+// the pack's directory; bare names are looked up on PATH as usual.
+func (p *Pack) commandArgv(src Source) []string {
+	argv := append([]string(nil), src.MCPCommand...)
+	if strings.HasPrefix(argv[0], "./") || strings.HasPrefix(argv[0], "../") {
+		argv[0] = p.Path(argv[0])
+	}
+	return argv
+}
+
+func (p *Pack) enrichOptions() (enrich.Options, error) {
+	var o enrich.Options
+	if p.Enrich.Proposals != "" {
+		f, err := os.Open(p.Path(p.Enrich.Proposals))
+		if err != nil {
+			return o, err
+		}
+		defer f.Close()
+		o.Extra, err = enrich.ReadProposals(f)
+		if err != nil {
+			return o, fmt.Errorf("%s: %w", p.Enrich.Proposals, err)
+		}
+	}
+	if p.Enrich.Overrides != "" {
+		data, err := os.ReadFile(p.Path(p.Enrich.Overrides))
+		if err != nil {
+			return o, err
+		}
+		if err := json.Unmarshal(data, &o.Overrides); err != nil {
+			return o, fmt.Errorf("%s: overrides must be a JSON object of decision id → true/false: %v", p.Enrich.Overrides, err)
+		}
+	}
+	return o, nil
+}
+
+// markEnriched records on each top-level parameter which keywords accepted
+// decisions added, so the docstring can say so.
+func markEnriched(svc *ir.Service, ds []enrich.Decision) {
+	type key struct {
+		tool    ir.WireName
+		pointer string
+	}
+	added := map[key][]string{}
+	for _, d := range ds {
+		if !d.Accepted {
+			continue
+		}
+		k := key{d.Tool, d.Pointer}
+		for kw := range d.To {
+			added[k] = append(added[k], kw)
+		}
+	}
+	for _, t := range svc.Tools {
+		for _, prm := range t.Params {
+			kws := added[key{t.Wire, prm.Pointer}]
+			sort.Strings(kws)
+			prm.Enriched = kws
+		}
+	}
+}
+
+func byTool(ds []enrich.Decision) map[ir.WireName][]json.RawMessage {
+	m := map[ir.WireName][]json.RawMessage{}
+	for _, d := range ds {
+		j, err := json.Marshal(d)
+		if err == nil {
+			m[d.Tool] = append(m[d.Tool], j)
+		}
+	}
+	return m
+}
+
+// WriteDir replaces dir with exactly files, atomically: the files are
+// written to a new sibling directory which is then renamed into place, so a
+// failure leaves the old directory as it was.
+func WriteDir(dir string, files map[string][]byte) error {
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".new-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p := filepath.Join(tmp, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, files[n], 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	old := ""
+	if _, err := os.Stat(dir); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(dir, old); err != nil {
+			return err
+		}
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if old != "" {
+			os.Rename(old, dir)
+		}
+		return err
+	}
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}

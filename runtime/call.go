@@ -1,0 +1,515 @@
+package runtime
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/runtime/monty"
+	"github.com/codemode-dev/codemode/runtime/upstream"
+	"github.com/codemode-dev/codemode/validate"
+)
+
+// handler answers one program's requests to the host.
+type handler struct {
+	r       *Runtime
+	ctx     context.Context
+	session string
+	runID   string
+	res     *Result
+
+	out     strings.Builder
+	maxOut  int
+	dropped int
+
+	notes  []string
+	waited bool
+	wait   string
+
+	// abort is set when the program must stop where it cannot catch it.
+	abort      error
+	abortLimit string
+}
+
+func (h *handler) Print(_ monty.Stream, text string) {
+	room := h.maxOut - h.out.Len()
+	if room >= len(text) {
+		h.out.WriteString(text)
+		return
+	}
+	if room > 0 {
+		h.out.WriteString(text[:room])
+	}
+	h.dropped += len(text) - max(room, 0)
+}
+
+func (h *handler) Lookup(string, *monty.UUID) (monty.Value, bool) { return nil, false }
+
+// OSCall refuses files and the environment with the way that works here.
+func (h *handler) OSCall(_ context.Context, c *monty.OSCall) (monty.Reply, error) {
+	switch c.Op {
+	case "date_today", "date_time_now", "cpu_count", "getpid", "uname", "system":
+		return monty.NotHandled(), nil
+	}
+	what := "files"
+	if c.Op == "getenv" || c.Op == "get_environ" {
+		what = "environment variables"
+	}
+	return monty.Raise("PermissionError", "this sandbox has no "+what+", network or processes. "+toolHint), nil
+}
+
+// toolHint is the correction that goes with every refusal of a primitive
+// that does not exist here.
+const toolHint = `Call tools as api.<service>.<tool>(...) or run_tool("<name>", {...}); find them with find_tool("<what you need>").`
+
+func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) {
+	switch c.Name {
+	case "run_tool":
+		return h.runTool(ctx, c)
+	case "help":
+		return h.help(c)
+	case "dir":
+		return h.dir(c)
+	}
+	svc, tool, ok := strings.Cut(c.Name, ".")
+	if !ok {
+		return monty.NotFound(c.Name), nil
+	}
+	e, ok := h.r.tools[toolKey{ir.ServiceName(svc), tool}]
+	if !ok {
+		return monty.NotFound(c.Name), nil
+	}
+	args, err := bind(e, c)
+	if err != nil {
+		h.record(e.call(), "invalid", err.Error(), 0)
+		return monty.Raise("TypeError", err.Error()), nil
+	}
+	return h.invoke(ctx, e, args)
+}
+
+// runTool is run_tool("name", {...}): name is a wire name, a Python name, or
+// "service.tool"; the arguments are keyed by argument (wire) name.
+func (h *handler) runTool(ctx context.Context, c *monty.Call) (monty.Reply, error) {
+	var name, args monty.Value
+	if len(c.Args) > 0 {
+		name = c.Args[0]
+	}
+	if len(c.Args) > 1 {
+		args = c.Args[1]
+	}
+	for _, k := range c.Kwargs {
+		switch k.Name {
+		case "name":
+			name = k.Value
+		case "arguments", "args":
+			args = k.Value
+		default:
+			return monty.Raise("TypeError", fmt.Sprintf("run_tool() got an unexpected keyword argument '%s'; call it as run_tool(\"name\", {\"arg\": value})", k.Name)), nil
+		}
+	}
+	n, ok := name.(string)
+	if !ok {
+		return monty.Raise("TypeError", `run_tool() needs the tool's name as a string first: run_tool("name", {"arg": value})`), nil
+	}
+	e, err := h.r.lookupTool(n)
+	if err != nil {
+		h.record(n, "refused", err.Error(), 0)
+		return monty.Raise("NameError", err.Error()), nil
+	}
+	bound := map[string]any{}
+	if args != nil {
+		j, err := monty.ToJSON(args)
+		if err != nil {
+			return monty.Raise("TypeError", fmt.Sprintf("%s: arguments must be JSON values: %v", e.call(), err)), nil
+		}
+		m, ok := j.(map[string]any)
+		if !ok {
+			return monty.Raise("TypeError", fmt.Sprintf(`run_tool("%s", ...): arguments must be a dict, got %s`, n, pyTypeName(j))), nil
+		}
+		bound = m
+	}
+	return h.invoke(ctx, e, bound)
+}
+
+// lookupTool resolves run_tool's name.
+func (r *Runtime) lookupTool(name string) (*toolEntry, error) {
+	name = strings.TrimPrefix(name, "api.")
+	if svc, tool, ok := strings.Cut(name, "."); ok {
+		if e, ok := r.tools[toolKey{ir.ServiceName(svc), tool}]; ok {
+			return e, nil
+		}
+		if s, ok := r.cfg.Manifest.Service(ir.ServiceName(svc)); ok {
+			if t, ok := s.Tool(tool); ok {
+				return r.tools[toolKey{s.Name, string(t.Py)}], nil
+			}
+		}
+	}
+	switch es := r.byWire[name]; len(es) {
+	case 1:
+		return es[0], nil
+	case 0:
+	default:
+		var calls []string
+		for _, e := range es {
+			calls = append(calls, e.call())
+		}
+		return nil, fmt.Errorf("run_tool(%q): several services have this tool; use one of %s", name, strings.Join(calls, ", "))
+	}
+	for _, s := range r.services {
+		if t, ok := s.Tool(name); ok {
+			return r.tools[toolKey{s.Name, string(t.Py)}], nil
+		}
+	}
+	msg := fmt.Sprintf("there is no tool named %q", name)
+	if best := r.closestTool(name); best != "" {
+		msg += fmt.Sprintf("; did you mean %s?", best)
+	}
+	return nil, errors.New(msg + " " + findHint)
+}
+
+const findHint = `Find tools with find_tool("<what you need>").`
+
+// bind maps a call's positional and keyword arguments onto the tool's
+// signature: positional ones fill the required parameters in order,
+// keywords match Python parameter names; None for an optional parameter
+// means "not given".
+func bind(e *toolEntry, c *monty.Call) (map[string]any, error) {
+	t := e.tool
+	sig := "Signature: " + t.Signature
+	var required []emit.ManifestParam
+	byPy := map[string]emit.ManifestParam{}
+	for _, p := range t.Params {
+		if p.Required {
+			required = append(required, p)
+		}
+		byPy[string(p.Py)] = p
+	}
+	args := map[string]any{}
+	given := map[string]bool{}
+	if len(c.Args) > len(required) {
+		return nil, fmt.Errorf("%s() takes %d positional argument%s but %d were given; pass optional arguments by keyword. %s",
+			t.Call, len(required), plural(len(required)), len(c.Args), sig)
+	}
+	set := func(p emit.ManifestParam, v monty.Value) error {
+		if v == nil && !p.Required {
+			return nil
+		}
+		j, err := monty.ToJSON(v)
+		if err != nil {
+			return fmt.Errorf("%s: argument %s must be a JSON value (str, int, float, bool, None, list, dict with str keys): %v", t.Call, p.Py, err)
+		}
+		args[p.Arg] = j
+		return nil
+	}
+	for i, v := range c.Args {
+		p := required[i]
+		given[string(p.Py)] = true
+		if err := set(p, v); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range c.Kwargs {
+		p, ok := byPy[k.Name]
+		if !ok {
+			msg := fmt.Sprintf("%s() got an unexpected keyword argument '%s'", t.Call, k.Name)
+			var names []string
+			for _, p := range t.Params {
+				names = append(names, string(p.Py))
+			}
+			if best := closest(k.Name, names); best != "" {
+				msg += fmt.Sprintf(". Did you mean '%s'?", best)
+			}
+			return nil, errors.New(msg + " " + sig)
+		}
+		if given[k.Name] {
+			return nil, fmt.Errorf("%s() got multiple values for argument '%s'. %s", t.Call, k.Name, sig)
+		}
+		given[k.Name] = true
+		if err := set(p, k.Value); err != nil {
+			return nil, err
+		}
+	}
+	var missing []string
+	for _, p := range required {
+		if !given[string(p.Py)] {
+			missing = append(missing, "'"+string(p.Py)+"'")
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s() missing required argument%s: %s. %s", t.Call, plural(len(missing)), strings.Join(missing, ", "), sig)
+	}
+	return args, nil
+}
+
+// invoke runs one call through every check, then the upstream.
+func (h *handler) invoke(ctx context.Context, e *toolEntry, args map[string]any) (monty.Reply, error) {
+	call := e.call()
+	if h.waited {
+		msg := fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)
+		h.record(call, "refused", msg, 0)
+		return monty.Raise("RuntimeError", msg), nil
+	}
+	if len(h.res.Calls) >= h.r.limits.Calls {
+		h.abort = fmt.Errorf("LimitError: call limit (%d tool calls per program) reached at %s; the program was stopped. Filter or batch inside fewer calls", h.r.limits.Calls, call)
+		h.abortLimit = "calls"
+		return monty.Reply{}, h.abort
+	}
+	if ctx.Err() != nil {
+		return monty.Reply{}, ctx.Err()
+	}
+	if !e.granted {
+		msg := fmt.Sprintf("%s is not granted to this session; it cannot be called. %s", call, findHint)
+		h.record(call, "refused", msg, 0)
+		h.audit(e, args, "refused", msg, "", 0)
+		return monty.Raise("PermissionError", msg), nil
+	}
+	if err := h.r.gate.Check(h.session, e.svc.Name, e.tool.Wire); err != nil {
+		msg := fmt.Sprintf("%s was refused: %v", call, err)
+		h.record(call, "refused", msg, 0)
+		h.audit(e, args, "refused", msg, "", 0)
+		return monty.Raise("PermissionError", msg), nil
+	}
+	if err := h.r.validator.Check(e.svc.Name, e.tool.Wire, args); err != nil {
+		kind := "ValueError"
+		var ve *validate.Error
+		if errors.As(err, &ve) && ve.Kind != "" {
+			kind = ve.Kind
+		}
+		h.record(call, "invalid", err.Error(), 0)
+		h.audit(e, args, "invalid", err.Error(), "", 0)
+		return monty.Raise(kind, err.Error()), nil
+	}
+	info := &CallInfo{Session: h.session, RunID: h.runID, Service: e.svc.Name, Tool: e.tool, Args: args}
+	for _, p := range h.r.cfg.Hooks {
+		v := p.Before(ctx, info)
+		h.notes = append(h.notes, v.Notes...)
+		if v.Deny != "" {
+			msg := fmt.Sprintf("%s was refused by policy: %s", call, v.Deny)
+			h.record(call, "refused", msg, 0)
+			h.audit(e, args, "refused", msg, "", 0)
+			return monty.Raise("PermissionError", msg), nil
+		}
+		if v.Wait != "" {
+			return h.startWait(e, args, v.Wait, nil)
+		}
+	}
+	up, ok := h.r.cfg.Upstreams[e.svc.Name]
+	if !ok {
+		msg := fmt.Sprintf("%s: service %s has no upstream configured in this runtime", call, e.svc.Name)
+		h.record(call, "error", msg, 0)
+		h.audit(e, args, "error", msg, "", 0)
+		return monty.Raise("RuntimeError", msg), nil
+	}
+	start := time.Now()
+	res, err := up.Call(ctx, e.tool, args)
+	took := time.Since(start)
+	if err != nil {
+		if ctx.Err() != nil {
+			return monty.Reply{}, ctx.Err()
+		}
+		msg := fmt.Sprintf("%s failed: the upstream could not be reached: %v", call, err)
+		h.record(call, "error", msg, took)
+		h.audit(e, args, "error", msg, "", took)
+		return monty.Raise("ConnectionError", msg), nil
+	}
+	digest := digestOf(res.Value)
+	h.takeMeta(e, res)
+	for _, p := range h.r.cfg.Hooks {
+		v := p.After(ctx, info, res)
+		h.notes = append(h.notes, v.Notes...)
+		if v.Wait != "" {
+			return h.startWait(e, args, v.Wait, res)
+		}
+	}
+	if w := h.metaWait(e, res); w != "" {
+		return h.startWait(e, args, w, res)
+	}
+	if res.IsError {
+		msg := fmt.Sprintf("%s failed", call)
+		if res.Status != 0 {
+			msg += fmt.Sprintf(" (HTTP %d)", res.Status)
+		}
+		msg += ": " + res.Message
+		h.record(call, "error", msg, took)
+		h.audit(e, args, "error", msg, digest, took)
+		return monty.Raise("RuntimeError", msg), nil
+	}
+	v, err := monty.FromJSON(res.Value)
+	if err != nil {
+		msg := fmt.Sprintf("%s returned a value the sandbox cannot hold: %v", call, err)
+		h.record(call, "error", msg, took)
+		return monty.Raise("RuntimeError", msg), nil
+	}
+	h.record(call, "ok", "", took)
+	h.audit(e, args, "ok", "", digest, took)
+	return monty.Return(v), nil
+}
+
+// startWait marks the program as waiting: this call returns the wait, and
+// every later call is refused.
+func (h *handler) startWait(e *toolEntry, args map[string]any, reason string, res *upstream.Result) (monty.Reply, error) {
+	h.waited = true
+	h.wait = reason
+	h.notes = append(h.notes, fmt.Sprintf("WAIT: %s is waiting: %s. End your turn now.", e.call(), reason))
+	h.record(e.call(), "wait", reason, 0)
+	digest := ""
+	var val any = map[string]any{"status": "waiting", "reason": reason}
+	if res != nil {
+		digest = digestOf(res.Value)
+	}
+	h.audit(e, args, "wait", reason, digest, 0)
+	v, _ := monty.FromJSON(val)
+	return monty.Return(v), nil
+}
+
+// takeMeta moves the upstream's notes (the _meta key the pack names) to the
+// run's notes, where no program filtering can hide them.
+func (h *handler) takeMeta(e *toolEntry, res *upstream.Result) {
+	key := h.r.cfg.NotesMeta[e.svc.Name]
+	if key == "" || res.Meta == nil {
+		return
+	}
+	switch n := res.Meta[key].(type) {
+	case string:
+		h.notes = append(h.notes, e.call()+": "+n)
+	case []any:
+		for _, x := range n {
+			if s, ok := x.(string); ok {
+				h.notes = append(h.notes, e.call()+": "+s)
+			}
+		}
+	}
+}
+
+func (h *handler) metaWait(e *toolEntry, res *upstream.Result) string {
+	key := h.r.cfg.WaitMeta[e.svc.Name]
+	if key == "" || res.Meta == nil {
+		return ""
+	}
+	switch w := res.Meta[key].(type) {
+	case string:
+		return w
+	case bool:
+		if w {
+			return "the upstream marked this result as a wait"
+		}
+	}
+	return ""
+}
+
+func (h *handler) record(tool, status, msg string, d time.Duration) {
+	h.res.Calls = append(h.res.Calls, CallRecord{Tool: tool, Status: status, Message: msg, Duration: d})
+}
+
+func (h *handler) audit(e *toolEntry, args map[string]any, status, msg, digest string, d time.Duration) {
+	if h.r.cfg.Audit == nil {
+		return
+	}
+	_ = h.r.cfg.Audit.Record(Event{
+		Time: time.Now().UTC(), Kind: "call", RunID: h.runID, Session: h.session,
+		Tool: e.call(), Args: args, Status: status, Message: msg, Result: digest, Duration: d,
+	})
+}
+
+func (r *Runtime) auditRun(session, code string, res *Result) {
+	if r.cfg.Audit == nil {
+		return
+	}
+	status := "ok"
+	if res.Error != "" {
+		status = "error"
+	}
+	_ = r.cfg.Audit.Record(Event{
+		Time: time.Now().UTC(), Kind: "run", RunID: res.RunID, Session: session, Code: code,
+		Status: status, Message: firstLine(res.Error), Calls: len(res.Calls), Duration: res.Duration,
+	})
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+func digestOf(v any) string {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(j)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// help(api.svc.tool) prints the tool's definition and counts as reading it;
+// help(api.svc) lists the service's tools.
+func (h *handler) help(c *monty.Call) (monty.Reply, error) {
+	if len(c.Args) != 1 {
+		return monty.Raise("TypeError", "help() takes one argument: help(api.<service>.<tool>)"), nil
+	}
+	switch v := c.Args[0].(type) {
+	case monty.Function:
+		svc, tool, _ := strings.Cut(v.Name, ".")
+		if e, ok := h.r.tools[toolKey{ir.ServiceName(svc), tool}]; ok {
+			h.Print(monty.Stdout, h.r.ToolLines(h.session, e.svc.Name, e.tool))
+			return monty.Return(nil), nil
+		}
+	case *monty.Instance:
+		for _, s := range h.r.services {
+			if v.TypeName == "_svc_"+string(s.Name) {
+				var b strings.Builder
+				fmt.Fprintf(&b, "api.%s (%s/%s):\n", s.Name, h.r.cfg.FileDir, s.File)
+				for _, t := range s.Tools {
+					fmt.Fprintf(&b, "  %s\n", strings.TrimPrefix(t.Signature, "api."+string(s.Name)+"."))
+				}
+				h.Print(monty.Stdout, b.String())
+				return monty.Return(nil), nil
+			}
+		}
+	}
+	return monty.Raise("TypeError", "help() here documents tools: help(api.<service>.<tool>) or help(api.<service>)"), nil
+}
+
+// dir(api) and dir(api.svc) list services and tools.
+func (h *handler) dir(c *monty.Call) (monty.Reply, error) {
+	var names []any
+	if len(c.Args) == 1 {
+		if in, ok := c.Args[0].(*monty.Instance); ok {
+			for _, a := range in.Attrs {
+				names = append(names, a.Name)
+			}
+			return monty.Return(names), nil
+		}
+	}
+	return monty.Raise("TypeError", "dir() here lists api and its services: dir(api), dir(api.<service>)"), nil
+}
+
+func pyTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		return "bool"
+	case string:
+		return "str"
+	case json.Number, float64, int64:
+		return "number"
+	case []any:
+		return "list"
+	case map[string]any:
+		return "dict"
+	}
+	return fmt.Sprintf("%T", v)
+}

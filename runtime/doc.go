@@ -1,0 +1,18 @@
+// Package runtime runs agents' programs against a generated surface.
+//
+// A Runtime loads a manifest (from codemode gen), connects each service to
+// its upstream, and runs every program in its own Monty worker process,
+// taken from a pre-started pool: the process that holds credentials never
+// runs model-written code. Inside a program, tools are called as
+// api.<service>.<tool>(...) or run_tool("wire_name", {...}); every call
+// passes, in order, the grant, the read-gate, argument binding, validation
+// (enriched schema, then the original), policy hooks and the upstream, and
+// the full result comes back to the program as Python values.
+//
+// Tool calls are synchronous: a program calls a tool like a function and
+// gets its result; there is no await.
+//
+//	rt, err := runtime.New(ctx, runtime.Config{Manifest: m, Files: files, Upstreams: ups})
+//	res, err := rt.Run(ctx, "session-1", `print(api.everything.echo(message="hi"))`)
+//	fmt.Print(res.Text())
+package runtime

@@ -1,0 +1,172 @@
+package runtime
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/runtime/monty"
+)
+
+// The correction belongs in the error: when a program reaches for something
+// that does not exist here, the error names the way that does.
+
+var noNetwork = map[string]bool{
+	"requests": true, "urllib": true, "urllib3": true, "http": true, "httpx": true,
+	"aiohttp": true, "socket": true, "subprocess": true, "os": true, "sys": true,
+	"shutil": true, "pathlib": true, "io": true, "tempfile": true, "ssl": true,
+}
+
+var (
+	moduleMissing = regexp.MustCompile(`No module named '([^'.]+)`)
+	attrMissing   = regexp.MustCompile(`'(_svc_[A-Za-z0-9_]+|_api)' object has no attribute '([^']+)'`)
+	nameMissing   = regexp.MustCompile(`name '([^']+)' is not defined`)
+	typingAttr    = regexp.MustCompile("(?:Object of type|Type) `(_svc_[A-Za-z0-9_]+|_api)` has no attribute `([^`]+)`")
+)
+
+// formatException renders an uncaught exception with the program's own
+// frames and a correction where one applies.
+func formatException(e *monty.Exception, r *Runtime) string {
+	own := *e
+	own.Traceback = nil
+	for _, f := range e.Traceback {
+		if f.Filename == ScriptName {
+			own.Traceback = append(own.Traceback, f)
+		}
+	}
+	text := own.Format()
+	if hint := r.hintFor(e.Type, e.Message); hint != "" {
+		text = strings.TrimRight(text, "\n") + "\n" + hint + "\n"
+	}
+	return text
+}
+
+// hintFor returns the correction for an error message, or "".
+func (r *Runtime) hintFor(excType, msg string) string {
+	if m := moduleMissing.FindStringSubmatch(msg); m != nil && (excType == "ModuleNotFoundError" || excType == "ImportError") {
+		if m[1] == "api" {
+			return "Hint: api is already bound in every program; call api.<service>.<tool>(...)."
+		}
+		if noNetwork[m[1]] {
+			return "Hint: this sandbox has no network, files or processes. " + toolHint
+		}
+		return "Hint: only the standard modules Monty ships (json, re, math, datetime, ...) can be imported. " + toolHint
+	}
+	if m := attrMissing.FindStringSubmatch(msg); m != nil {
+		return r.attrHint(m[1], m[2])
+	}
+	if m := nameMissing.FindStringSubmatch(msg); m != nil {
+		switch m[1] {
+		case "open", "input", "exec", "eval", "compile", "__import__":
+			return fmt.Sprintf("Hint: %s() is not available in this sandbox. %s", m[1], toolHint)
+		}
+		if best := r.closestTool(m[1]); best != "" {
+			return fmt.Sprintf("Hint: did you mean %s? %s", best, toolHint)
+		}
+	}
+	return ""
+}
+
+// attrHint corrects api.<misspelt> and api.<service>.<misspelt>.
+func (r *Runtime) attrHint(typ, attr string) string {
+	if typ == "_api" {
+		var names []string
+		for _, s := range r.services {
+			names = append(names, string(s.Name))
+		}
+		msg := "Hint: there is no service api." + attr
+		if best := closest(attr, names); best != "" {
+			msg += "; did you mean api." + best + "?"
+		}
+		return msg + " The services are: api." + strings.Join(names, ", api.") + ". " + findHint
+	}
+	svc := strings.TrimPrefix(typ, "_svc_")
+	s, ok := r.cfg.Manifest.Service(ir.ServiceName(svc))
+	if !ok {
+		return ""
+	}
+	var names []string
+	for _, t := range s.Tools {
+		names = append(names, string(t.Py))
+	}
+	msg := fmt.Sprintf("Hint: api.%s has no tool %s", svc, attr)
+	if best := closest(attr, names); best != "" {
+		msg += fmt.Sprintf("; did you mean api.%s.%s?", svc, best)
+	}
+	return msg + " " + findHint
+}
+
+// hintTyping adds corrections to type-check diagnostics.
+func hintTyping(report string, r *Runtime) string {
+	report = strings.TrimRight(report, "\n")
+	var hints []string
+	seen := map[string]bool{}
+	for _, m := range typingAttr.FindAllStringSubmatch(report, -1) {
+		h := r.attrHint(m[1], m[2])
+		if h != "" && !seen[h] {
+			seen[h] = true
+			hints = append(hints, h)
+		}
+	}
+	if len(hints) > 0 {
+		report += "\n" + strings.Join(hints, "\n")
+	}
+	return report + "\n"
+}
+
+// closestTool finds the tool whose name is nearest to name, as a call form.
+func (r *Runtime) closestTool(name string) string {
+	var names []string
+	calls := map[string]string{}
+	for _, s := range r.services {
+		for _, t := range s.Tools {
+			for _, n := range []string{string(t.Py), string(t.Wire), string(s.Name) + "." + string(t.Py)} {
+				names = append(names, n)
+				calls[n] = t.Call
+			}
+		}
+	}
+	if best := closest(strings.TrimPrefix(name, "api."), names); best != "" {
+		return calls[best]
+	}
+	return ""
+}
+
+// closest returns the candidate nearest to s by edit distance, if it is
+// near enough to be a likely misspelling, else "".
+func closest(s string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		if d < bestD || d == bestD && c < best {
+			best, bestD = c, d
+		}
+	}
+	limit := max(2, len(s)/3)
+	if bestD > limit {
+		return ""
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

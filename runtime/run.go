@@ -1,0 +1,319 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/runtime/monty"
+)
+
+// ScriptName is the file name tracebacks and type errors give a program.
+const ScriptName = "program.py"
+
+// Result is what one program did.
+type Result struct {
+	// Notes are messages for the agent that no program filtering can hide:
+	// upstream notes, policy notes, a wait.
+	Notes []string
+	// Output is what the program printed, up to the output limit.
+	Output string
+	// Truncated says the output limit cut Output; Dropped counts the bytes
+	// not kept.
+	Truncated bool
+	Dropped   int
+	// Calls are the tool calls the program made, in order.
+	Calls []CallRecord
+	// Error is the program's error, if it failed: a traceback pointing at
+	// the program's own lines, a type-check report, or a limit.
+	Error string
+	// Limit names the limit that stopped the program ("time", "memory",
+	// "calls"), "" otherwise.
+	Limit string
+	// Wait is set when a call came back as a wait: the agent should end its
+	// turn.
+	Wait bool
+	// RunID identifies this run in the audit log.
+	RunID    string
+	Duration time.Duration
+}
+
+// CallRecord is one tool call a program made.
+type CallRecord struct {
+	Tool     string        // api.<service>.<py>, or the name the program used
+	Status   string        // ok, error, refused, invalid, wait
+	Message  string        // why, when not ok
+	Duration time.Duration // upstream time
+}
+
+// OK reports whether the program ran to its end.
+func (r *Result) OK() bool { return r.Error == "" }
+
+// Text renders the result for an agent: notes first, then the output, then
+// the calls and any error.
+func (r *Result) Text() string {
+	var b strings.Builder
+	for _, n := range r.Notes {
+		b.WriteString("NOTE: " + n + "\n")
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString(r.Output)
+	if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
+		b.WriteString("\n")
+	}
+	if r.Truncated {
+		fmt.Fprintf(&b, "[output cut at the limit: %d more bytes were printed and not kept; print less]\n", r.Dropped)
+	}
+	failed := 0
+	for _, c := range r.Calls {
+		if c.Status != "ok" {
+			failed++
+		}
+	}
+	fmt.Fprintf(&b, "[%d tool call%s", len(r.Calls), plural(len(r.Calls)))
+	if failed > 0 {
+		fmt.Fprintf(&b, ", %d failed", failed)
+	}
+	b.WriteString("]\n")
+	if r.Error != "" {
+		b.WriteString("\n" + strings.TrimRight(r.Error, "\n") + "\n")
+	}
+	return b.String()
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// Run runs one program for an agent session. The error is for failures of
+// the runtime itself (no worker could start, the context ended before the
+// program started); a program that fails returns a Result whose Error says
+// why.
+func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error) {
+	start := time.Now()
+	res := &Result{RunID: newRunID()}
+	if r.cfg.Persistent {
+		unlock := r.lockSession(session)
+		defer unlock()
+	}
+	rewritten, err := rewriteImports(code, r.services)
+	if err != nil {
+		res.Error = err.Error()
+		r.auditRun(session, code, res)
+		return res, nil
+	}
+	w, err := r.pool.Get(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("no sandbox worker available, nothing ran: %w", err)
+	}
+	defer w.Close()
+
+	used := r.servicesUsed(code)
+	if err := r.prepare(ctx, w, session, used); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, r.limits.Time+2*time.Second)
+	defer cancel()
+	h := &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
+	inputs := r.inputs(used)
+	out, err := w.Feed(rctx, rewritten, inputs, h)
+	res.Output = h.out.String()
+	res.Dropped = h.dropped
+	res.Truncated = h.dropped > 0
+	switch {
+	case h.abort != nil:
+		res.Error = h.abort.Error()
+		res.Limit = h.abortLimit
+	case err != nil && ctx.Err() != nil:
+		res.Error = "cancelled: the run was cancelled; the program made no more calls"
+	case err != nil && rctx.Err() != nil:
+		res.Error = fmt.Sprintf("LimitError: time limit (%s) exceeded; the program was stopped", r.limits.Time)
+		res.Limit = "time"
+	case err != nil:
+		res.Error = "the sandbox worker failed while running the program (" + err.Error() + "); it was replaced, run the program again"
+	case out.TypingError != "":
+		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, r)
+	case out.Limit != "":
+		res.Limit = string(out.Limit)
+		res.Error = limitMessage(out, r.limits)
+	case out.Exception != nil:
+		res.Error = formatException(out.Exception, r)
+	}
+	if err == nil && out != nil && out.Limit == "" && r.cfg.Persistent && h.abort == nil {
+		if derr := r.saveState(w, session); derr != nil {
+			res.Notes = append(res.Notes, "the session's state could not be saved: "+derr.Error())
+		}
+	}
+	res.Notes = append(res.Notes, h.notes...)
+	res.Wait = h.waited
+	res.Duration = time.Since(start)
+	r.auditRun(session, code, res)
+	return res, nil
+}
+
+// prepare configures a fresh worker (or restores a persistent session)
+// and pre-imports json and re.
+func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*emit.ManifestService) error {
+	if r.cfg.Persistent {
+		if state, err := os.ReadFile(r.statePath(session)); err == nil {
+			if err := w.Load(state); err == nil {
+				return nil
+			}
+			// A state that cannot be loaded starts the session afresh.
+		}
+		used = r.services
+	}
+	cfg := monty.Config{
+		ScriptName: ScriptName,
+		Limits: monty.Limits{
+			MaxDuration: r.limits.Time,
+			MaxMemory:   r.limits.Memory,
+		},
+		TypeCheck:       !r.cfg.NoTypeCheck,
+		TypeCheckFormat: "concise",
+	}
+	if cfg.TypeCheck {
+		cfg.TypeCheckStubs = r.stubs(used)
+	}
+	if err := w.Configure(cfg); err != nil {
+		return fmt.Errorf("configuring the sandbox worker: %w", err)
+	}
+	out, err := w.Feed(ctx, "import json\nimport re\n", nil, monty.Funcs{})
+	if err != nil {
+		return fmt.Errorf("preparing the sandbox worker: %w", err)
+	}
+	if !out.OK() {
+		return fmt.Errorf("preparing the sandbox worker: %s%s", out.TypingError, excText(out.Exception))
+	}
+	return nil
+}
+
+func excText(e *monty.Exception) string {
+	if e == nil {
+		return ""
+	}
+	return e.Error()
+}
+
+// stubs assembles (and caches) the type-check stubs for a set of services.
+func (r *Runtime) stubs(svcs []*emit.ManifestService) string {
+	var names []string
+	for _, s := range svcs {
+		names = append(names, string(s.Name))
+	}
+	key := strings.Join(names, ",")
+	if v, ok := r.stubCache.Load(key); ok {
+		return v.(string)
+	}
+	s := emit.AssembleStubs(svcs)
+	r.stubCache.Store(key, s)
+	return s
+}
+
+var apiRef = regexp.MustCompile(`\bapi\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|\bfrom\s+api\s+import\s+([^\n#]+)|\bfrom\s+api\.([A-Za-z_][A-Za-z0-9_]*)`)
+
+// servicesUsed lists the services a program names, so only their stubs are
+// type-checked (checking cost grows with the stubs). A program that names
+// none (run_tool only) gets no service stubs.
+func (r *Runtime) servicesUsed(code string) []*emit.ManifestService {
+	named := map[string]bool{}
+	for _, m := range apiRef.FindAllStringSubmatch(code, -1) {
+		named[m[1]] = true
+		named[m[3]] = true
+		for _, part := range strings.Split(m[2], ",") {
+			f := strings.Fields(strings.Trim(part, "() "))
+			if len(f) > 0 {
+				named[f[0]] = true
+			}
+		}
+	}
+	var out []*emit.ManifestService
+	for _, s := range r.services {
+		if named[string(s.Name)] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// inputs binds api (every service, even ones the stubs leave out, so a
+// misspelt service gets the runtime's own error) and run_tool.
+func (r *Runtime) inputs(_ []*emit.ManifestService) []monty.NamedValue {
+	var attrs []monty.Attr
+	for _, s := range r.services {
+		var fns []monty.Attr
+		for _, t := range s.Tools {
+			fns = append(fns, monty.Attr{Name: string(t.Py), Value: monty.Function{Name: string(s.Name) + "." + string(t.Py)}})
+		}
+		attrs = append(attrs, monty.Attr{Name: string(s.Name), Value: monty.NewInstance("_svc_"+string(s.Name), fns...)})
+	}
+	return []monty.NamedValue{
+		{Name: "api", Value: monty.NewInstance("_api", attrs...)},
+		{Name: "run_tool", Value: monty.Function{Name: "run_tool"}},
+	}
+}
+
+func (r *Runtime) lockSession(session string) func() {
+	r.sessMu.Lock()
+	m, ok := r.sessions[session]
+	if !ok {
+		m = &sync.Mutex{}
+		r.sessions[session] = m
+	}
+	r.sessMu.Unlock()
+	m.Lock()
+	return m.Unlock
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+
+func (r *Runtime) statePath(session string) string {
+	return filepath.Join(r.cfg.StateDir, unsafeName.ReplaceAllString(session, "_")+".monty")
+}
+
+func (r *Runtime) saveState(w *monty.Worker, session string) error {
+	state, err := w.Dump()
+	if err != nil {
+		return err
+	}
+	tmp := r.statePath(session) + ".tmp"
+	if err := os.WriteFile(tmp, state, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, r.statePath(session))
+}
+
+// ResetSession forgets a persistent session's state and its reads.
+func (r *Runtime) ResetSession(session string) error {
+	r.gate.Forget(session)
+	if !r.cfg.Persistent {
+		return nil
+	}
+	err := os.Remove(r.statePath(session))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+func limitMessage(out *monty.Outcome, l Limits) string {
+	switch out.Limit {
+	case monty.LimitTime:
+		return fmt.Sprintf("LimitError: time limit (%s) exceeded; the program was stopped. Make fewer or smaller calls, or filter less data per program.", l.Time)
+	case monty.LimitMemory:
+		return fmt.Sprintf("LimitError: memory limit (%d MiB) exceeded; the program was stopped. Keep less data in variables.", l.Memory>>20)
+	}
+	return "LimitError: " + out.Exception.Error()
+}

@@ -1,0 +1,278 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/readgate"
+	"github.com/codemode-dev/codemode/runtime/monty"
+	"github.com/codemode-dev/codemode/runtime/upstream"
+	"github.com/codemode-dev/codemode/validate"
+)
+
+// Config configures a Runtime.
+type Config struct {
+	// Manifest is the compiled surface (emit.ReadManifest of manifest.json).
+	Manifest *emit.Manifest
+	// Files are the generated .py files by name ("memory.py"), served to
+	// help() and to readers; FileDir is the directory name shown for them
+	// ("api").
+	Files   map[string][]byte
+	FileDir string
+	// Upstreams connect each service; a service without one refuses calls.
+	Upstreams map[ir.ServiceName]upstream.Upstream
+
+	MontyBin string // "" finds the pinned binary (monty.FindBinary)
+	Workers  int    // workers kept ready; default 2
+	Limits   Limits
+	// NoTypeCheck turns Monty's type check of programs off.
+	NoTypeCheck bool
+
+	// ReadGate is the read-gate mode; programs run by a gateway use
+	// readgate.PerFile, a trusted CLI run uses readgate.Off.
+	ReadGate readgate.Mode
+	// Grants lists, per service, the tools (wire or Python names) programs
+	// may call; a service absent from a non-nil Grants is not granted at
+	// all; nil Grants grants everything.
+	Grants map[ir.ServiceName][]string
+	// Hooks run around every call, in order.
+	Hooks []Policy
+	// NotesMeta and WaitMeta name, per service, the MCP _meta keys that
+	// carry a note for the agent and mark a result as a wait.
+	NotesMeta map[ir.ServiceName]string
+	WaitMeta  map[ir.ServiceName]string
+
+	// Persistent keeps one Monty session per agent session across programs,
+	// dumped to StateDir after each program and restored into a new worker.
+	Persistent bool
+	StateDir   string
+
+	// Audit receives one event per run and per call; nil records nothing.
+	Audit Auditor
+}
+
+// Limits bound one program. Zero values take the defaults.
+type Limits struct {
+	Time   time.Duration // wall time; default 30s
+	Memory uint64        // bytes of sandbox heap; default 256 MiB
+	Calls  int           // tool calls; default 200
+	Output int           // bytes of printed output kept; default 32 KiB
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Time <= 0 {
+		l.Time = 30 * time.Second
+	}
+	if l.Memory == 0 {
+		l.Memory = 256 << 20
+	}
+	if l.Calls <= 0 {
+		l.Calls = 200
+	}
+	if l.Output <= 0 {
+		l.Output = 32 << 10
+	}
+	return l
+}
+
+// Runtime runs programs. It is safe for concurrent use: each Run takes its
+// own worker.
+type Runtime struct {
+	cfg       Config
+	limits    Limits
+	bin       string
+	pool      *monty.Pool
+	validator *validate.Validator
+	gate      *readgate.Gate
+	tools     map[toolKey]*toolEntry
+	byWire    map[string][]*toolEntry // wire name → tools (run_tool)
+	services  []*emit.ManifestService
+	stubCache sync.Map // service set → stub source
+
+	sessMu   sync.Mutex
+	sessions map[string]*sync.Mutex // persistent mode: one program at a time per session
+}
+
+type toolKey struct {
+	service ir.ServiceName
+	py      string
+}
+
+// toolEntry is one callable tool with everything a call needs.
+type toolEntry struct {
+	svc     *emit.ManifestService
+	tool    *emit.ManifestTool
+	granted bool
+}
+
+func (e *toolEntry) call() string { return e.tool.Call }
+
+// New loads the manifest, compiles every schema and starts the worker pool.
+// It fails when no worker can start: nothing runs without a sandbox.
+func New(ctx context.Context, cfg Config) (*Runtime, error) {
+	if cfg.Manifest == nil {
+		return nil, errors.New("runtime: no manifest")
+	}
+	if cfg.FileDir == "" {
+		cfg.FileDir = "api"
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 2
+	}
+	r := &Runtime{
+		cfg: cfg, limits: cfg.Limits.withDefaults(),
+		tools: map[toolKey]*toolEntry{}, byWire: map[string][]*toolEntry{},
+		sessions: map[string]*sync.Mutex{},
+	}
+	var vtools []validate.Tool
+	var defs []readgate.Def
+	for i := range cfg.Manifest.Services {
+		s := &cfg.Manifest.Services[i]
+		r.services = append(r.services, s)
+		grant := grantSet(cfg.Grants, s)
+		for j := range s.Tools {
+			t := &s.Tools[j]
+			e := &toolEntry{svc: s, tool: t, granted: grant(t)}
+			r.tools[toolKey{s.Name, string(t.Py)}] = e
+			r.byWire[string(t.Wire)] = append(r.byWire[string(t.Wire)], e)
+			vtools = append(vtools, validate.Tool{Service: s.Name, Tool: irTool(t)})
+			defs = append(defs, readgate.Def{
+				Service: s.Name, Tool: t.Wire, Py: t.Py,
+				File: cfg.FileDir + "/" + s.File, Start: t.Lines[0], End: t.Lines[1],
+			})
+		}
+	}
+	v, err := validate.New(vtools)
+	if err != nil {
+		return nil, err
+	}
+	r.validator = v
+	r.gate = readgate.New(cfg.ReadGate, defs)
+	r.bin = cfg.MontyBin
+	if r.bin == "" {
+		if r.bin, err = monty.FindBinary(); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Persistent && cfg.StateDir == "" {
+		return nil, errors.New("runtime: persistent mode needs a StateDir")
+	}
+	if cfg.StateDir != "" {
+		if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+			return nil, err
+		}
+	}
+	// Workers are started unconfigured: each program configures its own
+	// with the stubs of the services it uses.
+	pool, err := monty.NewPool(ctx, monty.PoolConfig{Bin: r.bin, Size: cfg.Workers, Unconfigured: true})
+	if err != nil {
+		return nil, fmt.Errorf("runtime: no Monty worker could start, so nothing can run: %w", err)
+	}
+	r.pool = pool
+	return r, nil
+}
+
+// grantSet returns the grant test for one service's tools.
+func grantSet(grants map[ir.ServiceName][]string, s *emit.ManifestService) func(*emit.ManifestTool) bool {
+	if grants == nil {
+		return func(*emit.ManifestTool) bool { return true }
+	}
+	names, ok := grants[s.Name]
+	if !ok {
+		return func(*emit.ManifestTool) bool { return false }
+	}
+	if len(names) == 0 {
+		return func(*emit.ManifestTool) bool { return true }
+	}
+	set := map[string]bool{}
+	for _, n := range names {
+		set[n] = true
+	}
+	return func(t *emit.ManifestTool) bool { return set[string(t.Wire)] || set[string(t.Py)] }
+}
+
+// irTool rebuilds the parts of an ir.Tool the validator needs.
+func irTool(t *emit.ManifestTool) *ir.Tool {
+	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Input: t.Input, Original: t.Original}
+	for _, p := range t.Params {
+		it.Params = append(it.Params, &ir.Param{Arg: p.Arg, Wire: p.Wire, Py: p.Py, In: p.In, Required: p.Required})
+	}
+	return it
+}
+
+// Close stops the pool and the upstreams.
+func (r *Runtime) Close() error {
+	err := r.pool.Close()
+	for _, name := range sortedServices(r.cfg.Upstreams) {
+		if cerr := r.cfg.Upstreams[name].Close(); cerr != nil && err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+func sortedServices(m map[ir.ServiceName]upstream.Upstream) []ir.ServiceName {
+	names := make([]ir.ServiceName, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	return names
+}
+
+// Gate is the runtime's read-gate, for a gateway to record reads.
+func (r *Runtime) Gate() *readgate.Gate { return r.gate }
+
+// Manifest is the loaded manifest.
+func (r *Runtime) Manifest() *emit.Manifest { return r.cfg.Manifest }
+
+// Granted reports whether programs may call the tool.
+func (r *Runtime) Granted(service ir.ServiceName, tool *emit.ManifestTool) bool {
+	e, ok := r.tools[toolKey{service, string(tool.Py)}]
+	return ok && e.granted
+}
+
+// File returns a generated file's bytes by name ("memory.py").
+func (r *Runtime) File(name string) ([]byte, bool) {
+	b, ok := r.cfg.Files[filepath.Base(name)]
+	return b, ok
+}
+
+// ToolLines returns the lines of a tool's definition from its .py file,
+// numbered, and records the read for the session's read-gate.
+func (r *Runtime) ToolLines(session string, service ir.ServiceName, tool *emit.ManifestTool) string {
+	s, _ := r.cfg.Manifest.Service(service)
+	text := r.Lines(s.File, tool.Lines[0], tool.Lines[1])
+	r.gate.ReadTool(session, service, tool.Wire)
+	return text
+}
+
+// Lines returns lines start..end (1-based, inclusive; 0 = open end) of a
+// generated file, each prefixed with its number.
+func (r *Runtime) Lines(file string, start, end int) string {
+	data, ok := r.File(file)
+	if !ok {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if start < 1 {
+		start = 1
+	}
+	if end <= 0 || end > len(lines) {
+		end = len(lines)
+	}
+	var b strings.Builder
+	for i := start; i <= end; i++ {
+		fmt.Fprintf(&b, "%5d  %s\n", i, lines[i-1])
+	}
+	return b.String()
+}
