@@ -23,6 +23,15 @@
 // MCP tool list or OpenAPI document at all, is an error (*Error), naming the
 // file and the reason on one line.
 //
+// # Names
+//
+// Options.Service names the service when set. Otherwise an MCP file is named
+// by its serverInfo.name (else the file's base name), a live server by its
+// initialize result, and an OpenAPI document by its file's base name (else
+// info.title). Tools are named by one ir.Namer per service and parameters by
+// one per tool, in source order. An OpenAPI operation without an operationId
+// has the wire name "METHOD /path".
+//
 // # Shared schemas
 //
 // OpenAPI component schemas are decoded once per document and placed, by
