@@ -61,7 +61,51 @@ func unitWords(s string, i int) []string {
 	return wordsAfter(rest, 3)
 }
 
+var (
+	// condBeforeRe: a bound inside a condition ("truncated if longer than 22").
+	condBeforeRe = regexp.MustCompile(`(?i)\b(?:if|when|whenever|unless)\s+(?:it is\s+|it's\s+|is\s+|they are\s+|the \w+ is\s+)?$`)
+	timeUnits    = map[string]bool{"second": true, "seconds": true, "minute": true, "minutes": true, "hour": true, "hours": true, "day": true, "days": true, "week": true, "weeks": true, "month": true, "months": true, "year": true, "years": true}
+	relWords     = map[string]bool{"in": true, "ago": true, "before": true, "after": true, "from": true, "since": true}
+	// condAfterRe: the bound holds only in a case ("10 characters for `ach`
+	// payments", "100 if archived").
+	condAfterRe = regexp.MustCompile("^(?:\\s+[\\w-]+){0,2}\\s+(?:for\\s+[`'\"]|(?:if|when|unless|except)\\b)")
+	emptyOKRe   = regexp.MustCompile(`(?i)\b(?:may|can|could|might)\s+(?:be|have an?)\s+empty\b`)
+	negativeRe  = regexp.MustCompile(`(?i)\bnegative\b`)
+)
+
+// boundOK rejects a bound stated inside a condition, for a case ("Maximum
+// 10 characters for `ach` payments"), or relative to now ("up to 48 hours
+// in the past").
+func boundOK(d string, h boundHit) bool {
+	lo := h.ev.start - 40
+	if lo < 0 {
+		lo = 0
+	}
+	if condBeforeRe.MatchString(d[lo:h.ev.start]) {
+		return false
+	}
+	if condAfterRe.MatchString(d[h.ev.end:]) {
+		return false
+	}
+	for i, w := range h.unit {
+		if timeUnits[w] && i+1 < len(h.unit) && relWords[h.unit[i+1]] {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *ctx) boundHits() []boundHit {
+	var all []boundHit
+	for _, h := range c.rawBoundHits() {
+		if boundOK(c.desc, h) {
+			all = append(all, h)
+		}
+	}
+	return all
+}
+
+func (c *ctx) rawBoundHits() []boundHit {
 	var hits []boundHit
 	d := c.desc
 	for _, bi := range boundIntros {
@@ -230,13 +274,25 @@ func (c *ctx) boundsRule() []Proposal {
 			add("minimum", "0", span{m[0], m[1]}, RuleSign)
 		}
 		for _, m := range positiveRe.FindAllStringIndex(c.desc, -1) {
+			if negativeRe.MatchString(strings.ReplaceAll(strings.ToLower(c.desc), "non-negative", "")) {
+				break
+			}
 			if m[0] >= 4 && strings.EqualFold(c.desc[m[0]-4:m[0]], "non-") {
 				continue
 			}
 			add("exclusiveMinimum", "0", span{m[0], m[1]}, RuleSign)
 		}
 	}
-	if str || arr {
+	if emptyOKRe.MatchString(c.desc) {
+		kept := kws[:0]
+		for _, k := range kws {
+			if k.key != "minLength" && k.key != "minItems" {
+				kept = append(kept, k)
+			}
+		}
+		kws = kept
+	}
+	if (str || arr) && !emptyOKRe.MatchString(c.desc) {
 		key := "minLength"
 		if arr {
 			key = "minItems"

@@ -31,7 +31,7 @@ var (
 	// tailRe: where a condition starts inside a value phrase.
 	tailRe = regexp.MustCompile(`(?i)\s+(?:if|unless|when|whenever|except|depending|in case)\b`)
 	// runtimeCueRe: the value comes from state the caller cannot see.
-	runtimeCueRe = regexp.MustCompile(`(?i)\b(?:current(?:ly)?|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default)\b|\bIP\b`)
+	runtimeCueRe = regexp.MustCompile(`(?i)\b(?:current|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default)\b|\bIP\b`)
 	authCueRe    = regexp.MustCompile(`(?i)\b(?:authenticated|unauthenticated|keyless|logged[- ]in|signed[- ]in|anonymous)\b`)
 	relTimeRe    = regexp.MustCompile(`(?i)^\S+\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|ms|milliseconds?)\s+(?:from|after|before|since|ago|prior)\b|\bago\b|\bfrom now\b`)
 	nonValueRe   = regexp.MustCompile(`(?i)^(?:everything|all|nothing|none|empty|null|nil|unset|unlimited|infinite|any|no limit|n/a)\b|^\[`)
@@ -250,6 +250,9 @@ func (c *ctx) defaultRules() []Proposal {
 		if end < len(d) && (isWordByte(d[end]) || d[end] == '-') {
 			continue
 		}
+		if !closedAfter(d[end:]) && !strings.HasPrefix(strings.TrimLeft(d[end:], " "), ",") {
+			continue
+		}
 		if v, ok := c.literal(d[m[1]:end]); ok {
 			hits = append(hits, defaultHit{vkStatic, v, span{m[0], end}})
 		}
@@ -266,7 +269,7 @@ func (c *ctx) defaultRules() []Proposal {
 	}
 	hits = append(hits, c.omitHits()...)
 	for _, m := range otherwiseRe.FindAllStringSubmatchIndex(d, -1) {
-		if runtimeCueRe.MatchString(d[m[2]:m[3]]) {
+		if clause := d[m[2]:m[3]]; len(strings.Fields(clause)) <= 8 && runtimeCueRe.MatchString(clause) {
 			hits = append(hits, defaultHit{vkRuntime, nil, span{m[0], m[1]}})
 		}
 	}
@@ -343,7 +346,7 @@ func (c *ctx) omitHits() []defaultHit {
 		before := strings.TrimSpace(d[s.start:m[0]])
 		ev := span{s.start, s.end}
 		// "<literal> [unit] if not specified"
-		if lm := literalBefRe.FindStringSubmatchIndex(d[s.start:m[0]]); lm != nil && after == "" {
+		if lm := literalBefRe.FindStringSubmatchIndex(d[s.start:m[0]]); lm != nil && after == "" && clauseStartBefore(d[s.start:s.start+lm[0]]) {
 			lit := d[s.start+lm[2] : s.start+lm[3]]
 			if v, ok := c.literal(lit); ok {
 				hits = append(hits, defaultHit{vkStatic, v, span{s.start + lm[0], m[1]}})
@@ -368,7 +371,7 @@ func (c *ctx) omitHits() []defaultHit {
 				hasIntro = true
 			}
 		}
-		if hasIntro || defaultLiteralRe.MatchString(clause) && !runtimeCueRe.MatchString(strings.Replace(strings.ToLower(clause), "default", "", 1)) {
+		if hasIntro || hasDefaultLiteral(clause) {
 			continue
 		}
 		var phrase string
@@ -396,6 +399,31 @@ func (c *ctx) omitHits() []defaultHit {
 		}
 	}
 	return hits
+}
+
+// clauseStartBefore says whether text ends where a clause can start: at
+// nothing, or after "-", ":", "(", ",", ";".
+func clauseStartBefore(text string) bool {
+	t := strings.TrimRight(text, " ")
+	return t == "" || strings.ContainsAny(t[len(t)-1:], "-–:(,;")
+}
+
+// hasDefaultLiteral: "default 100", "default `x`", "default true".
+func hasDefaultLiteral(s string) bool {
+	for _, m := range defaultLiteralRe.FindAllStringIndex(s, -1) {
+		rest := s[m[1]:]
+		if _, _, ok := readQuoted(rest); ok {
+			return true
+		}
+		if _, _, ok := readNumber(rest); ok {
+			return true
+		}
+		w, _, _ := readIdent(rest)
+		if lw := strings.ToLower(w); lw == "true" || lw == "false" {
+			return true
+		}
+	}
+	return false
 }
 
 var _ = json.Number("")

@@ -29,15 +29,27 @@ var (
 	sepRe        = regexp.MustCompile(`^(?:\s*[,|]\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+|\s*/\s*)`)
 )
 
+// weakIntroRe: introducers that also start ordinary prose ("can be",
+// "should be").
+var weakIntroRe = regexp.MustCompile(`^(?:can|must|may|should|could|will)(?: only)? be$`)
+
+// mutualRe marks mutual exclusion: "only one of", "not both".
+var mutualRe = regexp.MustCompile(`(?i)\bonly one of\b|\bnot both\b|\bat most one of\b|\bmutually exclusive\b|\beither this\b`)
+
 type listItem struct {
 	val    string
 	quoted bool
 }
 
+// listSeps records how the items of a list were joined.
+type listSeps struct{ or, and, comma bool }
+
+var parenRe = regexp.MustCompile(`^\s*\([^()]{0,200}\)`)
+
 // parseInline reads "a, b or c" / "`a`, `b`, or `c`" / "a|b|c" at the start
-// of s. It returns the values, the bytes consumed, and whether an "or"
-// joined two of them.
-func parseInline(s string) (items []listItem, end int, hasOr bool) {
+// of s; a parenthetical after an item ("`all` (visible to all users)") is
+// skipped. It returns the values, the bytes consumed and the separators.
+func parseInline(s string) (items []listItem, end int, seps listSeps) {
 	i := 0
 	for {
 		j := skipSpaces(s, i)
@@ -47,20 +59,26 @@ func parseInline(s string) (items []listItem, end int, hasOr bool) {
 		if v, n, ok = readQuoted(s[j:]); ok {
 			quoted = true
 		} else if v, n, ok = readIdent(s[j:]); !ok {
-			return items, end, hasOr
+			return items, end, seps
 		}
 		if !valueTokenRe.MatchString(v) {
-			return items, end, hasOr
+			return items, end, seps
 		}
 		items = append(items, listItem{v, quoted})
 		end = j + n
+		if quoted {
+			if pm := parenRe.FindString(s[end:]); pm != "" {
+				end += len(pm)
+			}
+		}
 		sep := sepRe.FindString(s[end:])
 		if sep == "" {
-			return items, end, hasOr
+			return items, end, seps
 		}
-		if strings.Contains(" "+sep+" ", " or ") {
-			hasOr = true
-		}
+		w := " " + sep + " "
+		seps.or = seps.or || strings.Contains(w, " or ")
+		seps.and = seps.and || strings.Contains(w, " and ")
+		seps.comma = seps.comma || strings.ContainsAny(sep, ",|/")
 		i = end + len(sep)
 	}
 }
@@ -127,7 +145,7 @@ func (c *ctx) enumRule() []Proposal {
 			cands = append(cands, cand{vals, span{m[0], lastEnd}, RuleEnumDescribed})
 			continue
 		}
-		items, n, _ := parseInline(rest2)
+		items, n, seps := parseInline(rest2)
 		if len(items) == 0 {
 			continue
 		}
@@ -135,7 +153,23 @@ func (c *ctx) enumRule() []Proposal {
 		for _, it := range items {
 			allQuoted = allQuoted && it.quoted
 		}
-		if !allQuoted && (len(items) < 2 || !closedAfter(rest2[n:])) {
+		intro := strings.ToLower(c.desc[m[0]:m[1]])
+		weak := weakIntroRe.MatchString(intro)
+		// A bare-word list needs commas or pipes, two items, and a strong
+		// introducer ("one of", "valid values are"): "should be
+		// provisioned and bound" is prose.
+		if !allQuoted && (len(items) < 2 || !seps.comma || weak) {
+			continue
+		}
+		// The list must end the clause: "`sum` for summing ..." is prose.
+		if !closedAfter(rest2[n:]) && !strings.HasPrefix(strings.TrimLeft(rest2[n:], " "), ",") {
+			continue
+		}
+		// "one of `a` and `b` can be set" is mutual exclusion.
+		if strings.Contains(intro, "one of") && seps.and && !seps.or {
+			continue
+		}
+		if mutualRe.MatchString(c.sentenceText(m[0])) {
 			continue
 		}
 		end := start + k + n
@@ -155,8 +189,11 @@ func (c *ctx) enumRule() []Proposal {
 			continue
 		}
 		j := skipSpaces(c.desc, i)
-		items, n, hasOr := parseInline(c.desc[j:])
-		if len(items) < 2 || !hasOr {
+		items, n, seps := parseInline(c.desc[j:])
+		if len(items) < 2 || !seps.or || mutualRe.MatchString(c.sentenceText(j)) {
+			continue
+		}
+		if !closedAfter(c.desc[j+n:]) && !strings.HasPrefix(strings.TrimLeft(c.desc[j+n:], " "), ",") {
 			continue
 		}
 		ok := true
@@ -167,6 +204,14 @@ func (c *ctx) enumRule() []Proposal {
 			continue
 		}
 		cands = append(cands, cand{vals: itemVals(items), ev: span{j, j + n}, rule: RuleEnum})
+	}
+	// Two different lists for one parameter: the prose is scoped or
+	// inconsistent, so neither is the closed set.
+	for i := 1; i < len(cands); i++ {
+		cd := cands[i]
+		if !sameSet(strList(cd.vals), strList(cands[0].vals)) {
+			return nil
+		}
 	}
 	var out []Proposal
 	for _, cd := range cands {
@@ -225,6 +270,10 @@ func (c *ctx) subjectIsParam(at int) bool {
 		if strings.HasPrefix(low, w) {
 			return false
 		}
+	}
+	// A fronted phrase ("In Japan, this can only be ...") scopes the list.
+	if strings.Contains(subj, ",") {
+		return false
 	}
 	if strings.Contains(subj, "'s ") || strings.Contains(subj, "’s ") {
 		return false

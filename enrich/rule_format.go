@@ -20,9 +20,32 @@ var (
 	headRe = regexp.MustCompile(`^(?:(?:[Tt]he|[Aa]n?|[Yy]our)\s+)?((?:[\w'’-]+\s+){0,3}?)(URL|URI|[Uu]rl|[Ee]-?mail address(?:es)?|UUID|GUID)\b`)
 )
 
-// Words that make a URL something else (a path, a template...) or a word
-// that makes the head not a plain noun phrase.
-var urlNotWhole = map[string]bool{"path": true, "slug": true, "segment": true, "fragment": true, "parameter": true, "parameters": true, "param": true, "query": true, "template": true, "pattern": true, "prefix": true, "suffix": true, "encoded": true, "component": true, "name": true, "id": true, "part": true, "host": true, "scheme": true, "format": true}
+// afterHead lists the words that may follow a head noun ("The URL of
+// ...", "URL to navigate to"); any other word makes the noun a modifier
+// ("URL mode", "URL path", "email template").
+var afterHead = map[string]bool{"to": true, "of": true, "that": true, "which": true, "where": true, "for": true,
+	"used": true, "pointing": true, "is": true, "must": true, "should": true, "will": true, "can": true, "may": true,
+	"with": true, "from": true, "at": true, "on": true, "in": true, "when": true, "if": true, "as": true,
+	"you": true, "we": true, "containing": true, "whose": true, "associated": true, "returned": true, "provided": true,
+	"assigned": true, "identifying": true, "under": true, "by": true, "used.": true}
+
+// headEnds says whether the text after a head noun ends the noun phrase:
+// punctuation, the end, or a function word.
+func headEnds(after string) bool {
+	t := strings.TrimLeft(after, " \t")
+	if t == "" {
+		return true
+	}
+	if r, _ := firstRune(t); !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+		return r != '-' && r != '/'
+	}
+	if after == t { // glued: "URLs", "UUIDv4"
+		return false
+	}
+	w := wordsAfter(t, 1)
+	return len(w) == 1 && afterHead[w[0]]
+}
+
 var headStop = map[string]bool{"or": true, "and": true, "of": true, "to": true, "for": true, "with": true, "from": true, "whether": true, "relative": true, "partial": true, "if": true, "not": true, "by": true, "in": true, "on": true, "at": true}
 
 func (c *ctx) formatRule() []Proposal {
@@ -77,13 +100,19 @@ func (c *ctx) formatRule() []Proposal {
 				if strings.HasPrefix(after, "-") || strings.HasPrefix(after, "s") {
 					break
 				}
-				if w := wordsAfter(after, 1); len(w) == 1 && urlNotWhole[w[0]] {
+				if !headEnds(after) {
 					break
 				}
 				return try("uri", []int{hm[0], hm[5]})
 			case head == "UUID" || head == "GUID":
+				if !headEnds(after) {
+					break
+				}
 				return try("uuid", []int{hm[0], hm[5]})
 			default:
+				if !headEnds(after) {
+					break
+				}
 				return try("email", []int{hm[0], hm[5]})
 			}
 		}
