@@ -23,6 +23,8 @@ var (
 	attrMissing   = regexp.MustCompile(`'(_svc_[A-Za-z0-9_]+|_api)' object has no attribute '([^']+)'`)
 	nameMissing   = regexp.MustCompile(`name '([^']+)' is not defined`)
 	typingAttr    = regexp.MustCompile("(?:Object of type|Type) `(_svc_[A-Za-z0-9_]+|_api)` has no attribute `([^`]+)`")
+	typingImport  = regexp.MustCompile("Cannot resolve imported module `([^`.]+)")
+	typingName    = regexp.MustCompile("Name `([^`]+)` used when not defined")
 )
 
 // formatException renders an uncaught exception with the program's own
@@ -102,12 +104,20 @@ func hintTyping(report string, r *Runtime) string {
 	report = strings.TrimRight(report, "\n")
 	var hints []string
 	seen := map[string]bool{}
-	for _, m := range typingAttr.FindAllStringSubmatch(report, -1) {
-		h := r.attrHint(m[1], m[2])
+	add := func(h string) {
 		if h != "" && !seen[h] {
 			seen[h] = true
 			hints = append(hints, h)
 		}
+	}
+	for _, m := range typingAttr.FindAllStringSubmatch(report, -1) {
+		add(r.attrHint(m[1], m[2]))
+	}
+	for _, m := range typingImport.FindAllStringSubmatch(report, -1) {
+		add(r.hintFor("ModuleNotFoundError", "No module named '"+m[1]+"'"))
+	}
+	for _, m := range typingName.FindAllStringSubmatch(report, -1) {
+		add(r.hintFor("NameError", "name '"+m[1]+"' is not defined"))
 	}
 	if len(hints) > 0 {
 		report += "\n" + strings.Join(hints, "\n")

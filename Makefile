@@ -1,0 +1,29 @@
+# Two commands on a fresh machine:
+#   make demo   installs the pinned tools, builds codemode, compiles the
+#               built-in example and runs a program against it
+#   make test   installs the pinned tools and runs the whole test suite
+.PHONY: demo test tools build bench
+
+NPM_STAMP := tools/npm/node_modules/.package-lock.json
+
+tools: $(NPM_STAMP)
+$(NPM_STAMP): tools/npm/package.json tools/npm/package-lock.json
+	cd tools/npm && npm ci --no-audit --no-fund
+	touch $(NPM_STAMP)
+
+build: tools
+	go build -o bin/codemode ./cmd/codemode
+
+demo: build
+	cd examples/demo && ../../bin/codemode gen -c codemode.yaml
+	@echo; echo "--- examples/demo/api/everything.py (first 60 lines) ---"
+	@sed -n 1,60p examples/demo/api/everything.py
+	@echo; echo "--- codemode run examples/demo/program.py ---"
+	cd examples/demo && ../../bin/codemode run -c codemode.yaml program.py
+
+test: tools
+	go vet ./...
+	go test -count=1 ./...
+
+bench: tools
+	go test -run '^$$' -bench . -benchmem ./...
