@@ -1,13 +1,14 @@
 package pack
 
 import (
-	"fmt"
-
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
-// httpUpstream connects an OpenAPI service.
+// httpUpstream connects an OpenAPI service: base_url from the pack, else the
+// spec's first server; auth from the pack's auth: section.
 func (p *Pack) httpUpstream(src Source, ms *emit.ManifestService) (upstream.Upstream, error) {
-	return nil, fmt.Errorf("HTTP upstreams are not wired yet")
+	return upstream.NewHTTP(upstream.HTTPConfig{
+		BaseURL: src.BaseURL, Servers: ms.Servers, Auth: src.Auth, Security: ms.Security,
+	})
 }

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
 // Pack is a parsed codemode.yaml.
@@ -59,16 +61,8 @@ type Source struct {
 	Wait  string `yaml:"wait_meta"`
 }
 
-// Auth says how the runtime authenticates HTTP calls. Secrets are named by
-// environment variable, never written in the pack.
-type Auth struct {
-	Type        string `yaml:"type"`         // bearer, basic, apiKey
-	TokenEnv    string `yaml:"token_env"`    // bearer token or API key
-	UserEnv     string `yaml:"user_env"`     // basic
-	PasswordEnv string `yaml:"password_env"` // basic
-	In          string `yaml:"in"`           // apiKey: header (default), query, cookie
-	Name        string `yaml:"name"`         // apiKey: header/query/cookie name
-}
+// Auth says how the runtime authenticates HTTP calls (see upstream.Auth).
+type Auth = upstream.Auth
 
 // Runtime holds the run-time settings of a pack.
 type Runtime struct {
