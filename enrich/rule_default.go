@@ -1,7 +1,6 @@
 package enrich
 
 import (
-	"encoding/json"
 	"regexp"
 	"sort"
 	"strings"
@@ -203,9 +202,6 @@ func (c *ctx) literal(core string) (any, bool) {
 			}
 			return nil, false
 		}
-		if !quoted && !isNum && len(text) <= 2 && strings.ToLower(text) != text {
-			return text, true
-		}
 		return text, true
 	}
 	return nil, false
@@ -304,7 +300,7 @@ func (c *ctx) canDefault(v any) bool {
 	if v == nil || !typeAccepts(c.schema, v) {
 		return false
 	}
-	return outsideSchema(c.schema, v, "") == ""
+	return outsideSchema(c.schema, v) == ""
 }
 
 // defaultSubjectOK rejects a default stated for another, backticked
@@ -425,5 +421,3 @@ func hasDefaultLiteral(s string) bool {
 	}
 	return false
 }
-
-var _ = json.Number("")

@@ -1,7 +1,6 @@
 package enrich
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 
@@ -105,5 +104,3 @@ func strList(vs []string) []any {
 	}
 	return out
 }
-
-var _ = json.Number("")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -234,7 +233,7 @@ func verifyEnum(p Proposal, s ir.Schema) (bool, string) {
 		if !typeAccepts(s, v) {
 			return false, fmt.Sprintf("enum value %s is not of the schema's type %s", show(v), strings.Join(schemaTypes(s), "|"))
 		}
-		if why := outsideSchema(s, v, "enum"); why != "" {
+		if why := outsideSchema(s, v); why != "" {
 			return false, fmt.Sprintf("enum value %s %s", show(v), why)
 		}
 	}
@@ -273,9 +272,9 @@ func sameSet(a, b []any) bool {
 }
 
 // outsideSchema says why v is not accepted by s's enum, const, bounds and
-// lengths ("" when it is). skip names a keyword not to check.
-func outsideSchema(s ir.Schema, v any, skip string) string {
-	if old, ok := s["enum"].([]any); ok && skip != "enum" {
+// lengths ("" when it is).
+func outsideSchema(s ir.Schema, v any) string {
+	if old, ok := s["enum"].([]any); ok {
 		in := false
 		for _, o := range old {
 			if equalJSON(o, v) {
@@ -368,7 +367,7 @@ func verifyRange(p Proposal, s ir.Schema) (bool, string) {
 		return false, "bounds would accept no integer"
 	}
 	if d, ok := s["default"]; ok {
-		if why := outsideSchema(merged, d, ""); why != "" {
+		if why := outsideSchema(merged, d); why != "" {
 			return false, "the existing default " + show(d) + " " + why
 		}
 	}
@@ -460,7 +459,7 @@ func verifyLength(p Proposal, s ir.Schema) (bool, string) {
 		}
 	}
 	if d, ok := s["default"]; ok {
-		if why := outsideSchema(merged, d, ""); why != "" {
+		if why := outsideSchema(merged, d); why != "" {
 			return false, "the existing default " + show(d) + " " + why
 		}
 	}
@@ -501,15 +500,8 @@ func verifyDefault(p Proposal, s ir.Schema) (bool, string) {
 	if !typeAccepts(s, v) {
 		return false, fmt.Sprintf("default %s is not of the schema's type %s", show(v), strings.Join(schemaTypes(s), "|"))
 	}
-	if why := outsideSchema(s, v, ""); why != "" {
+	if why := outsideSchema(s, v); why != "" {
 		return false, "default " + show(v) + " " + why
 	}
 	return true, "verified"
-}
-
-// keywordsOf lists a kind's keywords, sorted (for tests and docs).
-func keywordsOf(kind string) []string {
-	ks := append([]string(nil), kindKeywords[kind]...)
-	sort.Strings(ks)
-	return ks
 }

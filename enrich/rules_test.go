@@ -1,0 +1,159 @@
+package enrich
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+func mustSchema(t *testing.T, s string) ir.Schema {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// changes runs the rules plus verification and returns the accepted
+// changes as compact JSON of {kind: to}.
+func changes(t *testing.T, desc, schema string, required bool) map[string]string {
+	t.Helper()
+	_, _, ds := enrichOne("tool", "/properties/param", desc, mustSchema(t, schema), required)
+	out := map[string]string{}
+	for _, d := range ds {
+		if !strings.Contains(desc, d.Evidence) {
+			t.Errorf("evidence %q not in %q", d.Evidence, desc)
+		}
+		if d.Accepted {
+			out[d.Kind] = show(d.To)
+		}
+	}
+	return out
+}
+
+// Made-up descriptions the corpus never saw: the rules must read them as
+// language, not as remembered entries.
+func TestRulesPositive(t *testing.T) {
+	cases := []struct {
+		desc, schema string
+		required     bool
+		want         map[string]string
+	}{
+		{"Sort direction. One of asc, desc.", `{"type":"string"}`, true,
+			map[string]string{KindEnum: `{"enum":["asc","desc"]}`}},
+		{"Query language: 'influxql' or 'flux'.", `{"type":"string"}`, true,
+			map[string]string{KindEnum: `{"enum":["influxql","flux"]}`}},
+		{"Ticket state. Can be `open`, `pending` or `solved`.", `{"type":"string"}`, true,
+			map[string]string{KindEnum: `{"enum":["open","pending","solved"]}`}},
+		{"Acceptable values are \"low\", \"normal\" and \"high\".", `{"type":"string"}`, false,
+			map[string]string{KindEnum: `{"enum":["low","normal","high"]}`}},
+		{"Page size (at most 250).", `{"type":"integer"}`, false,
+			map[string]string{KindRange: `{"maximum":250}`}},
+		{"Zoom level, between 0 and 22.", `{"type":"number"}`, false,
+			map[string]string{KindRange: `{"maximum":22,"minimum":0}`}},
+		{"Port to bind. Possible Values: 1024-65535", `{"type":"integer"}`, true,
+			map[string]string{KindRange: `{"maximum":65535,"minimum":1024}`}},
+		{"Number of retries; must be a non-negative integer.", `{"type":"integer"}`, false,
+			map[string]string{KindRange: `{"minimum":0}`}},
+		{"A positive number of seconds to wait.", `{"type":"number"}`, false,
+			map[string]string{KindRange: `{"exclusiveMinimum":0}`}},
+		{"Commit title (max 72 chars).", `{"type":"string"}`, true,
+			map[string]string{KindLength: `{"maxLength":72}`}},
+		{"Tags to attach. No more than 10 tags per request.", `{"type":"array","items":{"type":"string"}}`, false,
+			map[string]string{KindLength: `{"maxItems":10}`}},
+		{"When the job should run, as an RFC 3339 timestamp.", `{"type":"string"}`, true,
+			map[string]string{KindFormat: `{"format":"date-time"}`}},
+		{"Birthday in YYYY-MM-DD form.", `{"type":"string"}`, false,
+			map[string]string{KindFormat: `{"format":"date"}`}},
+		{"Contact email address for invoices.", `{"type":"string"}`, false,
+			map[string]string{KindFormat: `{"format":"email"}`}},
+		{"The GUID of the device.", `{"type":"string"}`, true,
+			map[string]string{KindFormat: `{"format":"uuid"}`}},
+		{"Callback URL that receives the events.", `{"type":"string"}`, true,
+			map[string]string{KindFormat: `{"format":"uri"}`}},
+		{"Archive the channel instead of deleting it: true/false.", `{"type":"string"}`, false,
+			map[string]string{KindBoolString: `{"enum":["true","false"]}`}},
+		{"Batch size. Defaults to 50.", `{"type":"integer"}`, false,
+			map[string]string{KindStaticDefault: `{"default":50}`}},
+		{"Follow redirects (default: `true`).", `{"type":"boolean"}`, false,
+			map[string]string{KindStaticDefault: `{"default":true}`}},
+		{"Compress the output. Defaults to `false`.", `{"type":"string"}`, false,
+			map[string]string{KindStaticDefault: `{"default":"false"}`}},
+		{"Assignee login; defaults to the current user.", `{"type":"string"}`, false,
+			map[string]string{KindRuntimeDefault: `{"required":true}`}},
+		{"Start of the window. If not set, the current time will be used.", `{"type":"string"}`, false,
+			map[string]string{KindRuntimeDefault: `{"required":true}`}},
+		{"Channel to post in; otherwise replies to the sender.", `{"type":"string"}`, false,
+			map[string]string{KindRuntimeDefault: `{"required":true}`}},
+		{"Datasource type. If omitted, inferred from the datasource.", `{"type":"string"}`, false,
+			map[string]string{KindRuntimeDefault: `{"required":true}`}},
+		{"Remote to push to. Uses Git remote default if omitted.", `{"type":"string"}`, false,
+			map[string]string{KindRuntimeDefault: `{"required":true}`}},
+	}
+	for _, c := range cases {
+		got := changes(t, c.desc, c.schema, c.required)
+		if show(got) != show(c.want) {
+			t.Errorf("%q\n got  %v\n want %v", c.desc, got, c.want)
+		}
+	}
+}
+
+func TestRulesNegative(t *testing.T) {
+	cases := []struct {
+		desc, schema string
+		required     bool
+	}{
+		{"Branch to deploy (e.g. 'main' or 'develop').", `{"type":"string"}`, true},
+		{"Object kind, such as `user`, `group` or `role`.", `{"type":"string"}`, true},
+		{"Regions to search. Comma-separated list; can be any combination of: `eu`, `us`, `ap`.", `{"type":"string"}`, false},
+		{"Supported engines currently include `v1` or `v2`; this list may change.", `{"type":"string"}`, false},
+		{"Project ID (required if `project_key` is not passed).", `{"type":"string"}`, false},
+		{"Give either a label or a color, not both.", `{"type":"string"}`, false},
+		{"Folder to list. If not provided, lists all folders.", `{"type":"string"}`, false},
+		{"Maximum number of rows to fetch.", `{"type":"integer"}`, false},
+		{"A URL or a local path to the archive.", `{"type":"string"}`, true},
+		{"A date or natural language such as 'next friday'.", `{"type":"string"}`, true},
+		{"Username or email address of the reviewer.", `{"type":"string"}`, true},
+		{"Time filter. Defaults to everything.", `{"type":"string"}`, false},
+		{"Page size (1-50).", `{"type":"integer","minimum":1,"maximum":50}`, false},
+		{"Results per page. Defaults to 20.", `{"type":"integer","default":20}`, false},
+		{"If the target is a toggle, the value should be `on` or `off`.", `{"type":"string"}`, false},
+		{"Created before this moment, in epoch milliseconds.", `{"type":"integer"}`, false},
+		{"Note text. Truncated if longer than 500 characters.", `{"type":"string"}`, false},
+		{"Only one of `amount` and `percent` may be given.", `{"type":"string"}`, false},
+		{"In the EU, this can only be `sepa` or `card`.", `{"type":"string"}`, false},
+		{"A negative balance is a credit; a positive amount is a debit.", `{"type":"integer"}`, false},
+	}
+	for _, c := range cases {
+		if got := changes(t, c.desc, c.schema, c.required); len(got) != 0 {
+			t.Errorf("%q: want no change, got %v", c.desc, got)
+		}
+	}
+}
+
+// A runtime default never fires on a parameter that is already required.
+func TestRuntimeDefaultOnlyWhenOptional(t *testing.T) {
+	if got := changes(t, "Owner; defaults to the authenticated user.", `{"type":"string"}`, true); len(got) != 0 {
+		t.Errorf("got %v", got)
+	}
+}
+
+func TestProposalIDsDeterministic(t *testing.T) {
+	ps := Propose("list_things", "/properties/limit", "Results per page (default 30, max 100).", mustSchema(t, `{"type":"integer"}`), false)
+	var ids []string
+	for _, p := range ps {
+		ids = append(ids, p.ID+" "+p.Rule)
+	}
+	want := []string{
+		"list_things#/properties/limit#range#maximum prose-range",
+		"list_things#/properties/limit#static-default#default prose-default",
+	}
+	if strings.Join(ids, "\n") != strings.Join(want, "\n") {
+		t.Errorf("ids:\n%s\nwant:\n%s", strings.Join(ids, "\n"), strings.Join(want, "\n"))
+	}
+}
