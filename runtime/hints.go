@@ -33,7 +33,10 @@ func formatException(e *monty.Exception, r *Runtime) string {
 	own := *e
 	own.Traceback = nil
 	for _, f := range e.Traceback {
-		if f.Filename == ScriptName {
+		// Monty names each fed snippet "<python-input-N>": the program's
+		// own lines. Frames of anything else (none today) are dropped.
+		if strings.HasPrefix(f.Filename, "<python-input-") || f.Filename == ScriptName {
+			f.Filename = ScriptName
 			own.Traceback = append(own.Traceback, f)
 		}
 	}

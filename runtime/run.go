@@ -145,6 +145,9 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Error = "the sandbox worker failed while running the program (" + err.Error() + "); it was replaced, run the program again"
 	case out.TypingError != "":
 		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, r)
+	case out.Limit == "" && out.Exception != nil && out.Exception.Type == "MemoryError" && strings.HasPrefix(out.Exception.Message, "memory limit exceeded"):
+		res.Limit = "memory"
+		res.Error = limitMessage(&monty.Outcome{Limit: monty.LimitMemory}, r.limits)
 	case out.Limit != "":
 		res.Limit = string(out.Limit)
 		res.Error = limitMessage(out, r.limits)
@@ -181,7 +184,9 @@ func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, 
 			MaxDuration: r.limits.Time,
 			MaxMemory:   r.limits.Memory,
 		},
-		TypeCheck:       !r.cfg.NoTypeCheck,
+		// A persistent session's names come from earlier programs, which
+		// the checker cannot see: it checks fresh programs only.
+		TypeCheck:       !r.cfg.NoTypeCheck && !r.cfg.Persistent,
 		TypeCheckFormat: "concise",
 	}
 	if cfg.TypeCheck {
