@@ -113,6 +113,10 @@ func (c *ctx) classify(phrase, sentence string) (valueKind, any) {
 	if core == "" {
 		return vkNone, nil
 	}
+	// "now", "today" name the time of the call.
+	if w := strings.Trim(core, "`'\"“”"); strings.EqualFold(w, "now") || strings.EqualFold(w, "today") {
+		return vkRuntime, nil
+	}
 	if v, ok := c.literal(core); ok {
 		if conditional || authCueRe.MatchString(sentence) {
 			return vkRuntime, nil
@@ -360,10 +364,16 @@ func (c *ctx) omitHits() []defaultHit {
 		if clause == "" {
 			continue
 		}
-		// A default intro in the clause is read by the intro patterns.
+		// A default intro in the clause is read by the intro patterns
+		// ("the default is lexical search"), unless it is only "the
+		// user's default team is used".
 		hasIntro := false
 		for _, re := range defaultIntros {
-			if re.MatchString(clause) {
+			for _, im := range re.FindAllStringIndex(clause, -1) {
+				w := wordsAfter(clause[im[1]:], 1)
+				if len(w) == 1 && (w[0] == "used" || w[0] == "applied") {
+					continue
+				}
 				hasIntro = true
 			}
 		}

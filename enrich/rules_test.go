@@ -94,6 +94,16 @@ func TestRulesPositive(t *testing.T) {
 			map[string]string{KindRuntimeDefault: `{"required":true}`}},
 		{"Remote to push to. Uses Git remote default if omitted.", `{"type":"string"}`, false,
 			map[string]string{KindRuntimeDefault: `{"required":true}`}},
+		{"The ID of the team. If omitted, the user's default team is used.", `{"type":"string"}`, false,
+			map[string]string{KindRuntimeDefault: `{"required":true}`}},
+		{"Time zone. If not specified, UTC is used.", `{"type":"string"}`, false,
+			map[string]string{KindStaticDefault: `{"default":"UTC"}`}},
+		{"Temperature between 0.0 and 2.0. Higher values are more random.", `{"type":"number"}`, false,
+			map[string]string{KindRange: `{"maximum":2,"minimum":0}`}},
+		{"Visibility: one of `public`, `private`, `internal`. Defaults to `private` for organization repos.", `{"type":"string"}`, false,
+			map[string]string{KindEnum: `{"enum":["public","private","internal"]}`}},
+		{"Whether to notify. true by default.", `{"type":"boolean"}`, false,
+			map[string]string{KindStaticDefault: `{"default":true}`}},
 	}
 	for _, c := range cases {
 		got := changes(t, c.desc, c.schema, c.required)
@@ -128,6 +138,10 @@ func TestRulesNegative(t *testing.T) {
 		{"Only one of `amount` and `percent` may be given.", `{"type":"string"}`, false},
 		{"In the EU, this can only be `sepa` or `card`.", `{"type":"string"}`, false},
 		{"A negative balance is a credit; a positive amount is a debit.", `{"type":"integer"}`, false},
+		{"ISO 8601 duration, e.g. PT5M.", `{"type":"string"}`, false},
+		{"The webhook URL path relative to the base.", `{"type":"string"}`, false},
+		{"Message to send. Mentions like @user are expanded.", `{"type":"string"}`, false},
+		{"The page to fetch; the first page is 1.", `{"type":"integer"}`, false},
 	}
 	for _, c := range cases {
 		if got := changes(t, c.desc, c.schema, c.required); len(got) != 0 {
