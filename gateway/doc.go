@@ -1,0 +1,25 @@
+// Package gateway is codemode's MCP server: what an agent harness connects
+// to. In code mode (the default) it offers exactly three tools, however many
+// the pack grants:
+//
+//   - find_tool(query): BM25 search over the granted tools, up to 8 matches,
+//     each with its call form, first sentence, arguments (types and allowed
+//     values), an example call and the shape of what it returns; an exact
+//     name ("github.create_issue") returns the tool's whole definition with
+//     line numbers, which counts as reading it for the read-gate.
+//   - run_code(code): runs a program through the runtime and returns
+//     runtime.Result.Text(): notes first, then output, calls and any error.
+//   - read_api(service, lines): lines of a generated api/<service>.py; the
+//     same files are MCP resources. Both count as reads for the read-gate.
+//
+// A tools/call for any other name (for example a granted tool's own name)
+// is refused and audited. In direct mode the server instead offers every
+// granted tool as an ordinary MCP tool, called through runtime.Call: the
+// same grant, validation, policy hooks, notes, waits and audit as a
+// program's call.
+//
+// Two policy hooks belong here: [Shapes] records a compact inferred shape
+// of each tool's results in a JSON cache file (find_tool shows it for tools
+// without an output schema), and [Pins] refuses tools whose live upstream
+// definition no longer matches the pin in the manifest.
+package gateway

@@ -1,0 +1,156 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/parse"
+	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/runtime/upstream"
+)
+
+// Pins is a policy hook that refuses calls to tools whose live upstream
+// definition no longer matches the pin the manifest recorded when the pack
+// was generated, so a changed tool cannot slip in unreviewed. Feed it the
+// live tool lists with CheckLive (at start and whenever a server says its
+// tools changed). Safe for concurrent use.
+type Pins struct {
+	mu      sync.Mutex
+	want    map[string]string // service.wire → manifest pin
+	changed map[string]string // service.wire → why it is refused
+}
+
+var _ runtime.Policy = (*Pins)(nil)
+
+// NewPins takes the pins of every tool in the manifest.
+func NewPins(m *emit.Manifest) *Pins {
+	p := &Pins{want: map[string]string{}, changed: map[string]string{}}
+	for _, s := range m.Services {
+		for _, t := range s.Tools {
+			p.want[shapeKey(s.Name, t.Wire)] = t.Pin
+		}
+	}
+	return p
+}
+
+// CheckLive compares a service's live tools/list result (any form
+// parse.MCP reads, e.g. {"tools": [...]}) with the manifest's pins. Tools
+// whose definition changed or that the server no longer has are refused
+// from now on; tools that match again are allowed again. It returns one
+// line per refused tool of the service, sorted.
+func (p *Pins) CheckLive(service ir.ServiceName, m *emit.ManifestService, toolsList []byte) ([]string, error) {
+	svc, err := parse.MCP(string(service)+" (live)", toolsList, parse.Options{})
+	if err != nil {
+		return nil, err
+	}
+	live := map[ir.WireName]string{}
+	for _, t := range svc.Tools {
+		live[t.Wire] = emit.Pin(t)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, t := range m.Tools {
+		key := shapeKey(service, t.Wire)
+		got, ok := live[t.Wire]
+		switch {
+		case !ok:
+			p.changed[key] = fmt.Sprintf("the live server no longer offers %s; regenerate the pack (codemode gen) and review the change", t.Wire)
+		case got != p.want[key]:
+			p.changed[key] = fmt.Sprintf("the live definition of %s changed since the pack was generated (pinned %s, live %s); it is refused until the pack is regenerated (codemode gen) and the change reviewed", t.Wire, short(p.want[key]), short(got))
+		default:
+			delete(p.changed, key)
+			continue
+		}
+		out = append(out, p.changed[key])
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func short(pin string) string {
+	if len(pin) > len("sha256:")+12 {
+		return pin[:len("sha256:")+12]
+	}
+	return pin
+}
+
+// Refused returns why a tool is refused, or "".
+func (p *Pins) Refused(service ir.ServiceName, wire ir.WireName) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.changed[shapeKey(service, wire)]
+}
+
+// Before denies a tool whose pin no longer matches.
+func (p *Pins) Before(_ context.Context, c *runtime.CallInfo) runtime.Verdict {
+	if why := p.Refused(c.Service, c.Tool.Wire); why != "" {
+		return runtime.Verdict{Deny: why}
+	}
+	return runtime.Verdict{}
+}
+
+// After does nothing.
+func (p *Pins) After(context.Context, *runtime.CallInfo, *upstream.Result) runtime.Verdict {
+	return runtime.Verdict{}
+}
+
+// ListTools lists every page of a live MCP session's tools as a
+// {"tools": [...]} document for CheckLive.
+func ListTools(ctx context.Context, cs *mcp.ClientSession) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"tools":[`)
+	n := 0
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		b, err := json.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(b)
+		n++
+	}
+	buf.WriteString(`]}`)
+	return buf.Bytes(), nil
+}
+
+// Watch connects to a service's MCP server over t, checks its live tools
+// against the pins, and checks again whenever the server sends
+// notifications/tools/list_changed. report receives each check's refusals
+// (and errors). Close the returned session to stop watching.
+func (p *Pins) Watch(ctx context.Context, m *emit.ManifestService, t mcp.Transport, report func(service ir.ServiceName, refused []string, err error)) (*mcp.ClientSession, error) {
+	check := func(ctx context.Context, cs *mcp.ClientSession) {
+		list, err := ListTools(ctx, cs)
+		var refused []string
+		if err == nil {
+			refused, err = p.CheckLive(m.Name, m, list)
+		}
+		if report != nil {
+			report(m.Name, refused, err)
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-pins", Version: "0.1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
+			go check(context.WithoutCancel(ctx), req.Session)
+		},
+	})
+	cs, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		return nil, fmt.Errorf("service %s: checking pins: %w", m.Name, err)
+	}
+	check(ctx, cs)
+	return cs, nil
+}

@@ -1,0 +1,490 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/runtime"
+)
+
+// Names of the code-mode tools.
+const (
+	FindTool = "find_tool"
+	RunCode  = "run_code"
+	ReadAPI  = "read_api"
+)
+
+// StdioSession is the session id of the one session a stdio server has.
+const StdioSession = "stdio"
+
+// Config configures a Server.
+type Config struct {
+	// Runtime runs programs and direct calls; its hooks should include
+	// Shapes (so find_tool can show result shapes) and Pins.
+	Runtime *runtime.Runtime
+	// FileDir is the directory the generated files are shown in ("api").
+	FileDir string
+	// Direct offers every granted tool as an MCP tool instead of find_tool,
+	// run_code and read_api.
+	Direct bool
+	// Shapes is the shape cache find_tool reads; nil shows none.
+	Shapes *Shapes
+	// Audit records refused calls the runtime never sees (in code mode, a
+	// tools/call for a tool's own name); use the runtime's auditor.
+	Audit runtime.Auditor
+	// Name and Version introduce the server; defaults "codemode", "0.1".
+	Name, Version string
+}
+
+// Server is the MCP server.
+type Server struct {
+	cfg     Config
+	rt      *runtime.Runtime
+	srv     *mcp.Server
+	finder  *Finder
+	offered map[string]bool                  // tool names this server offers
+	direct  map[string]directTool            // direct mode: MCP tool name → tool
+	files   map[string]*emit.ManifestService // resource URI → service
+}
+
+type directTool struct {
+	service ir.ServiceName
+	tool    *emit.ManifestTool
+}
+
+// RunCodeDescription is run_code's description: what the agent must know
+// to write a program.
+const RunCodeDescription = `Run a Python program (Monty, a sandboxed Python subset) that calls tools as functions.
+- Each program starts clean: no variables survive from earlier programs. json and re are already imported.
+- Call tools as api.<service>.<tool>(arg=value, ...) or run_tool("<name>", {"arg": value}); find them with find_tool and read a definition before its first call.
+- Results come back as Python values (dict, list, str, int, float, bool, None). Filter them in the program and print only what you need: printed output is capped and the rest is dropped.
+- Errors raised by tools (TypeError, ValueError, PermissionError, RuntimeError) can be caught with try/except.
+- The response lists notes first (read them), then what the program printed, then the calls made and any error. If it says WAIT, end your turn.
+- No files, network or processes: only the tools.`
+
+// FindToolDescription is find_tool's description.
+const FindToolDescription = `Search the tools you can call from run_code. Give a few words about what you need ("create a github issue"): returns up to 8 matches, each with its call form (api.<service>.<tool>), first sentence, arguments with types and allowed values, what it returns, and an example call. Give an exact name ("github.create_issue") to get its whole definition with line numbers; reading a definition is required before a program's first call to that service's tools.`
+
+// ReadAPIDescription is read_api's description.
+const ReadAPIDescription = `Read the generated Python definitions of a service: read_api(service="github", lines="41-63"). lines is "start-end", a single line "41", or "" for the whole file. Reading a tool's lines counts as reading its definition.`
+
+// New builds the server.
+func New(cfg Config) (*Server, error) {
+	if cfg.Runtime == nil {
+		return nil, errors.New("gateway: no runtime")
+	}
+	if cfg.FileDir == "" {
+		cfg.FileDir = "api"
+	}
+	if cfg.Name == "" {
+		cfg.Name = "codemode"
+	}
+	if cfg.Version == "" {
+		cfg.Version = "0.1"
+	}
+	rt := cfg.Runtime
+	m := rt.Manifest()
+	s := &Server{cfg: cfg, rt: rt, offered: map[string]bool{}, direct: map[string]directTool{}, files: map[string]*emit.ManifestService{}}
+	s.finder = NewFinder(m, cfg.FileDir, func(svc ir.ServiceName, t *emit.ManifestTool) bool { return rt.Granted(svc, t) }, cfg.Shapes)
+	instructions := "Call find_tool to find tools, read their definitions, then run_code to call them from a short Python program that prints only what you need."
+	if cfg.Direct {
+		instructions = "Every granted tool is offered directly."
+	}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
+		Instructions: instructions,
+	})
+	if cfg.Direct {
+		s.addDirect(m)
+	} else {
+		s.addCodeMode()
+	}
+	s.addResources(m)
+	s.srv.AddReceivingMiddleware(s.refuseOthers)
+	return s, nil
+}
+
+// MCP is the underlying go-sdk server.
+func (s *Server) MCP() *mcp.Server { return s.srv }
+
+// Finder is the server's find_tool index.
+func (s *Server) Finder() *Finder { return s.finder }
+
+// RunStdio serves one session over stdin/stdout until it ends.
+func (s *Server) RunStdio(ctx context.Context) error {
+	return s.srv.Run(ctx, &mcp.StdioTransport{})
+}
+
+// HTTPHandler serves streamable HTTP; every HTTP session is its own agent
+// session (its read-gate reads, its audit events).
+func (s *Server) HTTPHandler() http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
+}
+
+func sessionOf(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return StdioSession
+	}
+	if id := ss.ID(); id != "" {
+		return id
+	}
+	return StdioSession
+}
+
+func schemaOf(props map[string]any, required ...string) map[string]any {
+	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
+}
+
+func textResult(text string, isError bool) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
+}
+
+// stringArgs decodes a code-mode tool's arguments.
+func stringArgs(raw json.RawMessage, names ...string) (map[string]string, error) {
+	var m map[string]any
+	if len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("arguments must be a JSON object: %v", err)
+		}
+	}
+	out := map[string]string{}
+	for k, v := range m {
+		known := false
+		for _, n := range names {
+			known = known || n == k
+		}
+		if !known {
+			return nil, fmt.Errorf("unknown argument %q (this tool takes %s)", k, strings.Join(names, ", "))
+		}
+		str, ok := v.(string)
+		if !ok && v != nil {
+			return nil, fmt.Errorf("argument %q must be a string", k)
+		}
+		out[k] = str
+	}
+	return out, nil
+}
+
+func (s *Server) addCodeMode() {
+	s.offered[FindTool], s.offered[RunCode], s.offered[ReadAPI] = true, true, true
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+	s.srv.AddTool(&mcp.Tool{
+		Name: FindTool, Description: FindToolDescription, Annotations: readOnly,
+		InputSchema: schemaOf(map[string]any{
+			"query": map[string]any{"type": "string", "description": `What you need, in a few words, or an exact tool name ("github.create_issue") for its whole definition.`},
+		}, "query"),
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := stringArgs(req.Params.Arguments, "query")
+		if err != nil {
+			return textResult("find_tool: "+err.Error(), true), nil
+		}
+		return textResult(s.Find(sessionOf(req.Session), args["query"]), false), nil
+	})
+	s.srv.AddTool(&mcp.Tool{
+		Name: RunCode, Description: RunCodeDescription,
+		InputSchema: schemaOf(map[string]any{
+			"code": map[string]any{"type": "string", "description": "The Python program."},
+		}, "code"),
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := stringArgs(req.Params.Arguments, "code")
+		if err != nil {
+			return textResult("run_code: "+err.Error(), true), nil
+		}
+		res, err := s.rt.Run(ctx, sessionOf(req.Session), args["code"])
+		if err != nil {
+			return textResult("run_code: "+err.Error(), true), nil
+		}
+		return textResult(res.Text(), !res.OK()), nil
+	})
+	s.srv.AddTool(&mcp.Tool{
+		Name: ReadAPI, Description: ReadAPIDescription, Annotations: readOnly,
+		InputSchema: schemaOf(map[string]any{
+			"service": map[string]any{"type": "string", "description": "The service (as in api.<service>), or its file name."},
+			"lines":   map[string]any{"type": "string", "description": `"start-end", "start", or "" for the whole file.`},
+		}, "service"),
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := stringArgs(req.Params.Arguments, "service", "lines")
+		if err != nil {
+			return textResult("read_api: "+err.Error(), true), nil
+		}
+		text, err := s.Read(sessionOf(req.Session), args["service"], args["lines"])
+		if err != nil {
+			return textResult("read_api: "+err.Error(), true), nil
+		}
+		return textResult(text, false), nil
+	})
+}
+
+// Find is find_tool: an exact name gives the whole definition (recorded as
+// read for session); anything else is a ranked search.
+func (s *Server) Find(session, query string) string {
+	q := strings.TrimSpace(query)
+	if q == "" {
+		return fmt.Sprintf("find_tool: give a few words about what you need, or an exact name like %q. %d tools are granted.", s.exampleName(), s.finder.Len())
+	}
+	if m, ok := s.finder.Exact(q); ok {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s — %s lines %d-%d:\n", m.Tool.Call, m.File, m.Tool.Lines[0], m.Tool.Lines[1])
+		b.WriteString(s.rt.ToolLines(session, m.Service, m.Tool))
+		fmt.Fprintf(&b, "returns: %s\n", s.finder.Returns(m.Service, m.Tool))
+		fmt.Fprintf(&b, "example: %s\n", Example(m.Tool))
+		return b.String()
+	}
+	matches := s.finder.Search(q)
+	if len(matches) == 0 {
+		return fmt.Sprintf("No granted tool matches %q. Try other words (what the tool does, or a noun it acts on). %d tools are granted.", q, s.finder.Len())
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d match%s for %q (best first). Read a definition before the first call: find_tool(\"<service>.<tool>\") or read_api.\n\n", len(matches), esPlural(len(matches)), q)
+	for i, m := range matches {
+		s.finder.Render(&b, i+1, m)
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+func esPlural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "es"
+}
+
+func (s *Server) exampleName() string {
+	for _, sv := range s.rt.Manifest().Services {
+		for i := range sv.Tools {
+			if s.rt.Granted(sv.Name, &sv.Tools[i]) {
+				return string(sv.Name) + "." + string(sv.Tools[i].Py)
+			}
+		}
+	}
+	return "service.tool"
+}
+
+// service resolves read_api's service argument: a service name, its file
+// name, or the file with its directory.
+func (s *Server) service(name string) (*emit.ManifestService, bool) {
+	m := s.rt.Manifest()
+	name = strings.TrimPrefix(strings.TrimSpace(name), s.cfg.FileDir+"/")
+	name = strings.TrimPrefix(name, "api.")
+	for i := range m.Services {
+		sv := &m.Services[i]
+		if string(sv.Name) == name || sv.File == name {
+			return sv, true
+		}
+	}
+	return nil, false
+}
+
+// Read is read_api: lines of a generated file, numbered, recorded as read
+// for session.
+func (s *Server) Read(session, service, lines string) (string, error) {
+	sv, ok := s.service(service)
+	if !ok {
+		var names []string
+		for _, x := range s.rt.Manifest().Services {
+			names = append(names, string(x.Name))
+		}
+		return "", fmt.Errorf("no service %q; the services are %s", service, strings.Join(names, ", "))
+	}
+	start, end, err := parseLines(lines)
+	if err != nil {
+		return "", err
+	}
+	data, _ := s.rt.File(sv.File)
+	total := bytes.Count(data, []byte("\n"))
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		total++
+	}
+	if start > total {
+		return "", fmt.Errorf("%s/%s has %d lines; line %d is past its end", s.cfg.FileDir, sv.File, total, start)
+	}
+	text := s.rt.Lines(sv.File, start, end)
+	path := s.cfg.FileDir + "/" + sv.File
+	s.rt.Gate().Read(session, path, start, end)
+	shownEnd := end
+	if shownEnd == 0 || shownEnd > total {
+		shownEnd = total
+	}
+	return fmt.Sprintf("%s lines %d-%d of %d:\n%s", path, max(start, 1), shownEnd, total, text), nil
+}
+
+// parseLines reads "41-63", "41", "41-" or "" (whole file: 0, 0).
+func parseLines(s string) (int, int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, 0, nil
+	}
+	bad := fmt.Errorf(`lines %q: want "start-end" like "41-63", one line "41", or "" for the whole file`, s)
+	a, b, isRange := strings.Cut(s, "-")
+	start, err := strconv.Atoi(strings.TrimSpace(a))
+	if err != nil || start < 1 {
+		return 0, 0, bad
+	}
+	if !isRange {
+		return start, start, nil
+	}
+	if strings.TrimSpace(b) == "" {
+		return start, 0, nil
+	}
+	end, err := strconv.Atoi(strings.TrimSpace(b))
+	if err != nil || end < start {
+		return 0, 0, bad
+	}
+	return start, end, nil
+}
+
+// ResourceURI is the MCP resource URI of a generated file.
+func ResourceURI(fileDir, file string) string { return "codemode:///" + fileDir + "/" + file }
+
+func (s *Server) addResources(m *emit.Manifest) {
+	for i := range m.Services {
+		sv := &m.Services[i]
+		uri := ResourceURI(s.cfg.FileDir, sv.File)
+		s.files[uri] = sv
+		data, _ := s.rt.File(sv.File)
+		s.srv.AddResource(&mcp.Resource{
+			URI: uri, Name: s.cfg.FileDir + "/" + sv.File, MIMEType: "text/x-python",
+			Description: fmt.Sprintf("The generated Python definitions of api.%s: what programs call.", sv.Name),
+			Size:        int64(len(data)),
+		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			sv, ok := s.files[req.Params.URI]
+			if !ok {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			data, _ := s.rt.File(sv.File)
+			s.rt.Gate().Read(sessionOf(req.Session), s.cfg.FileDir+"/"+sv.File, 0, 0)
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/x-python", Text: string(data)}}}, nil
+		})
+	}
+}
+
+// refuseOthers answers a tools/call for a name this server does not offer
+// (in code mode, a granted tool's own name) with a refusal, and audits it.
+func (s *Server) refuseOthers(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		cr, ok := req.(*mcp.CallToolRequest)
+		if !ok || cr.Params == nil || s.offered[cr.Params.Name] {
+			return next(ctx, method, req)
+		}
+		name := cr.Params.Name
+		msg := fmt.Sprintf("%q is not a tool of this server", name)
+		if !s.cfg.Direct {
+			msg = fmt.Sprintf("%q cannot be called directly here: this server offers find_tool, run_code and read_api; call tools from a run_code program as api.<service>.<tool>(...)", name)
+			if m, ok := s.finder.Exact(name); ok {
+				msg = fmt.Sprintf("%q cannot be called directly here: call it from a run_code program as %s(...) (find_tool(%q) shows its definition)", name, m.Tool.Call, string(m.Service)+"."+string(m.Tool.Py))
+			}
+		}
+		if s.cfg.Audit != nil {
+			var args map[string]any
+			_ = json.Unmarshal(cr.Params.Arguments, &args)
+			_ = s.cfg.Audit.Record(runtime.Event{
+				Time: time.Now().UTC(), Kind: "call", Session: sessionOf(cr.Session), Tool: name,
+				Args: args, Status: "refused", Message: msg,
+			})
+		}
+		return textResult(msg, true), nil
+	}
+}
+
+// addDirect offers every granted tool as an MCP tool, named by its wire
+// name, or <service>_<wire> where two services share a name.
+func (s *Server) addDirect(m *emit.Manifest) {
+	count := map[ir.WireName]int{}
+	for _, sv := range m.Services {
+		for i := range sv.Tools {
+			if s.rt.Granted(sv.Name, &sv.Tools[i]) {
+				count[sv.Tools[i].Wire]++
+			}
+		}
+	}
+	var names []string
+	for si := range m.Services {
+		sv := &m.Services[si]
+		for i := range sv.Tools {
+			t := &sv.Tools[i]
+			if !s.rt.Granted(sv.Name, t) {
+				continue
+			}
+			name := string(t.Wire)
+			if count[t.Wire] > 1 {
+				name = string(sv.Name) + "_" + name
+			}
+			s.direct[name] = directTool{service: sv.Name, tool: t}
+			s.offered[name] = true
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		dt := s.direct[name]
+		in := map[string]any{}
+		for k, v := range dt.tool.Input {
+			in[k] = v
+		}
+		if in["type"] != "object" {
+			in["type"] = "object"
+		}
+		tool := &mcp.Tool{Name: name, Description: dt.tool.Description, InputSchema: in, Annotations: &mcp.ToolAnnotations{
+			ReadOnlyHint: dt.tool.Annotations.ReadOnly, IdempotentHint: dt.tool.Annotations.Idempotent,
+			DestructiveHint: &dt.tool.Annotations.Destructive, OpenWorldHint: &dt.tool.Annotations.OpenWorld,
+		}}
+		s.srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return s.callDirect(ctx, sessionOf(req.Session), dt, req.Params.Arguments)
+		})
+	}
+}
+
+// callDirect runs one direct call through the runtime. The tool's
+// definition is in tools/list, which counts as reading it.
+func (s *Server) callDirect(ctx context.Context, session string, dt directTool, raw json.RawMessage) (*mcp.CallToolResult, error) {
+	args := map[string]any{}
+	if len(raw) > 0 && string(raw) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if err := dec.Decode(&args); err != nil {
+			return textResult(dt.tool.Call+": arguments must be a JSON object: "+err.Error(), true), nil
+		}
+	}
+	s.rt.Gate().ReadTool(session, dt.service, dt.tool.Wire)
+	res, err := s.rt.Call(ctx, session, string(dt.service)+"."+string(dt.tool.Py), args)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, n := range res.Notes {
+		b.WriteString("NOTE: " + n + "\n")
+	}
+	if len(res.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	switch res.Status {
+	case "ok", "wait":
+		if str, ok := res.Value.(string); ok {
+			b.WriteString(str)
+		} else {
+			j, err := json.Marshal(res.Value)
+			if err != nil {
+				return textResult(dt.tool.Call+": result cannot be encoded: "+err.Error(), true), nil
+			}
+			b.Write(j)
+		}
+	default:
+		b.WriteString(res.Message)
+	}
+	return textResult(b.String(), res.Status != "ok" && res.Status != "wait"), nil
+}
