@@ -3,7 +3,6 @@ package upstream
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,6 +63,9 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		}
 		base, from = cfg.Servers[0], "the spec's first server"
 	}
+	if strings.ContainsAny(base, "{}") {
+		return nil, fmt.Errorf("%s %q has an unfilled {variable}; set base_url in the pack file", from, base)
+	}
 	u, err := url.Parse(base)
 	if err != nil {
 		return nil, fmt.Errorf("%s %q: %v", from, base, err)
@@ -76,9 +78,6 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("%s %q: scheme %q is not http or https", from, base, u.Scheme)
-	}
-	if strings.ContainsAny(base, "{}") {
-		return nil, fmt.Errorf("%s %q has an unfilled {variable}; set base_url in the pack file", from, base)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("%s %q: a server URL cannot carry a query or fragment", from, base)
@@ -324,7 +323,7 @@ func (h *HTTP) Request(ctx context.Context, tool *emit.ManifestTool, args map[st
 			}
 			query = append(query, q...)
 		case ir.InHeader:
-			s, err := simpleValue(v, explode(p, false), url.PathEscape, false)
+			s, err := simpleValue(v, explode(p, false), nil, true)
 			if err != nil {
 				return nil, fmt.Errorf("%s: header %s: %w", tool.Wire, name, err)
 			}
@@ -679,11 +678,6 @@ func encodeBody(mediaType string, v any, order []string, tool *emit.ManifestTool
 		// text/plain, application/octet-stream, XML and the like: a string
 		// goes as is, anything else as JSON text.
 		if s, ok := v.(string); ok {
-			if mt == "application/octet-stream" {
-				if b, err := base64.StdEncoding.DecodeString(s); err == nil && binaryWhole(tool) == "byte" {
-					return b, mediaType, nil
-				}
-			}
 			return []byte(s), mediaType, nil
 		}
 		b, err := json.Marshal(v)
@@ -706,19 +700,6 @@ func binaryField(tool *emit.ManifestTool, name string) bool {
 		}
 	}
 	return false
-}
-
-// binaryWhole is the format of the whole-body parameter's schema.
-func binaryWhole(tool *emit.ManifestTool) string {
-	for _, p := range tool.Params {
-		if p.In == ir.InBodyWhole {
-			props, _ := tool.Input["properties"].(map[string]any)
-			s, _ := props[p.Arg].(map[string]any)
-			f, _ := s["format"].(string)
-			return f
-		}
-	}
-	return ""
 }
 
 func writePart(w *multipart.Writer, name string, v any, file bool) error {
