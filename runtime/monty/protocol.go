@@ -10,8 +10,9 @@ import (
 
 // Config configures a worker's session (the Configure request).
 type Config struct {
-	// ScriptName is the filename tracebacks and type-check diagnostics
-	// show for fed code; "" lets the child pick its default.
+	// ScriptName is the filename type-check diagnostics show for fed code
+	// ("" means "main.py": the type checker fails without one). Runtime
+	// tracebacks ignore it and name each feed "<python-input-N>".
 	ScriptName string
 	Limits     Limits
 	// TypeCheck checks every fed snippet before running it; TypeCheckStubs
@@ -55,9 +56,11 @@ func (c Config) encode() ([]byte, error) {
 		lim = lim.varint(4, uint64(c.Limits.MaxRecursionDepth))
 	}
 	var m msg
-	if c.ScriptName != "" {
-		m = m.str(1, c.ScriptName)
+	name := c.ScriptName
+	if name == "" {
+		name = "main.py"
 	}
+	m = m.str(1, name)
 	m = m.bytes(2, lim)
 	if c.TypeCheck {
 		m = m.varint(3, 1)

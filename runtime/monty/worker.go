@@ -358,7 +358,9 @@ func (w *Worker) Load(state []byte) error {
 // cancelled (the worker is killed), or h returned an error (the program is
 // aborted at its suspended call and the Outcome holding the abort exception
 // is returned with the error; the session survives). A Python exception,
-// a resource limit and a type-check failure are Outcomes, not errors.
+// a resource limit and a type-check failure are Outcomes, not errors. A
+// request the child refuses ("protocol violation: ...") is an error that
+// leaves the worker usable.
 func (w *Worker) Feed(ctx context.Context, code string, inputs []NamedValue, h Handler) (*Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -425,6 +427,10 @@ func (w *Worker) feed(ctx context.Context, req []byte, h Handler) (*Outcome, err
 			}
 			if err != nil {
 				return nil, w.fail(fmt.Errorf("monty: bad Error event: %w", err))
+			}
+			if len(e.Traceback) == 0 && strings.HasPrefix(e.Message, "protocol violation:") {
+				// The child refused the request and stayed where it was.
+				return nil, fmt.Errorf("monty: %s", e.Message)
 			}
 			out := &Outcome{Exception: e, Limit: limitOf(e), ExecTime: time.Duration(ev.totalMicros) * time.Microsecond}
 			if abortErr != nil {
