@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-dev/codemode/emit"
@@ -207,6 +208,10 @@ func (m *MCP) lost(s *mcpSession, err error) bool {
 	if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, io.EOF) {
 		return true
 	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		return false // the server answered: it is alive
+	}
 	// The reader notices the end of the stream on its own goroutine; give
 	// it a moment before deciding the connection is alive.
 	select {
@@ -283,6 +288,11 @@ func (s *mcpSession) close() error {
 		return nil
 	}
 	err := s.cs.Close()
+	if s.cmd != nil && s.cmd.Process != nil {
+		// The server is stopped; anything it started in its process group
+		// (an npx wrapper's child, say) goes with it.
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	}
 	if s.isDead() && err != nil {
 		return nil // the process had already gone: its exit status is no news
 	}

@@ -506,6 +506,12 @@ func TestErrorAndMeta(t *testing.T) {
 	if !reflect.DeepEqual(r.Value, []any{"quota exceeded", "try later"}) {
 		t.Fatalf("value: %#v", r.Value)
 	}
+	// A JSON-RPC error is the server's answer: an error at once, no restart.
+	start := time.Now()
+	_, err := u.Call(ctxT(t, 10*time.Second), tool("nope", readOnly), nil)
+	if err == nil || !strings.Contains(err.Error(), `unknown tool "nope"`) || time.Since(start) > 50*time.Millisecond || u.starts != 1 {
+		t.Fatalf("unknown tool: %v after %v, starts %d", err, time.Since(start), u.starts)
+	}
 }
 
 func TestMCPURL(t *testing.T) {
