@@ -14,6 +14,7 @@ package golden
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -74,26 +75,117 @@ func File(t T, path string, got []byte) {
 // files: a unified diff for a changed file, a line for a missing or extra one.
 // An empty result means they match.
 func Compare(want string, files map[string][]byte) []string {
-	have, err := Read(want)
+	diffs, err := Differences(want, files, Exact)
 	if err != nil {
 		return []string{fmt.Sprintf("golden: %v (run with -update to create it)", err)}
 	}
-	var out []string
+	out := make([]string, 0, len(diffs))
+	for _, d := range diffs {
+		out = append(out, d.Message("run with -update to accept"))
+	}
+	return out
+}
+
+// Kind says how a generated file differs from the expected directory.
+type Kind int
+
+const (
+	// Changed: the file is in both, with different bytes.
+	Changed Kind = iota
+	// Missing: the file was generated but is not in the directory.
+	Missing
+	// Extra: the file is in the directory but no longer generated.
+	Extra
+)
+
+// Difference is one file that does not match.
+type Difference struct {
+	Name string // slash path relative to the directory
+	Dir  string // the expected directory
+	Kind Kind
+	// Diff is the unified diff from the expected file to the generated one,
+	// for a Changed file.
+	Diff string
+}
+
+// Message says what differs; fix, when not empty, says how to accept the
+// generated files ("run with -update to accept"). An Extra file is never
+// accepted by regenerating, so its message names no fix.
+func (d Difference) Message(fix string) string {
+	paren := ""
+	if fix != "" {
+		paren = " (" + fix + ")"
+	}
+	switch d.Kind {
+	case Missing:
+		return fmt.Sprintf("%s: generated but not in %s%s", d.Name, d.Dir, paren)
+	case Extra:
+		return fmt.Sprintf("%s: in %s but no longer generated", d.Name, d.Dir)
+	}
+	return fmt.Sprintf("%s differs%s:\n%s", d.Name, paren, d.Diff)
+}
+
+// Mode says whether the expected directory must hold only the generated files.
+type Mode int
+
+const (
+	// Exact: a file in the directory that was not generated is a difference.
+	Exact Mode = iota
+	// Subset: only the generated files are compared; others are ignored
+	// (a Go package directory holding hand-written files too).
+	Subset
+)
+
+// Differences compares the directory want with files (slash paths relative
+// to want), in path order: changed and missing files first, then (in Exact
+// mode) extra ones. The error is for a directory that cannot be read; in
+// Subset mode a missing directory makes every file Missing.
+func Differences(want string, files map[string][]byte, mode Mode) ([]Difference, error) {
+	var have map[string][]byte
+	var err error
+	if mode == Exact {
+		have, err = Read(want)
+	} else {
+		have, err = readSome(want, files)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Difference
 	for _, name := range sortedKeys(files) {
 		w, ok := have[name]
 		switch {
 		case !ok:
-			out = append(out, fmt.Sprintf("%s: generated but not in %s (run with -update to accept)", name, want))
+			out = append(out, Difference{Name: name, Dir: want, Kind: Missing})
 		case !bytes.Equal(w, files[name]):
-			out = append(out, fmt.Sprintf("%s differs (run with -update to accept):\n%s", name, Diff(filepath.ToSlash(filepath.Join(want, name)), w, files[name])))
+			out = append(out, Difference{Name: name, Dir: want, Kind: Changed,
+				Diff: Diff(filepath.ToSlash(filepath.Join(want, name)), w, files[name])})
 		}
 	}
-	for _, name := range sortedKeys(have) {
-		if _, ok := files[name]; !ok {
-			out = append(out, fmt.Sprintf("%s: in %s but no longer generated", name, want))
+	if mode == Exact {
+		for _, name := range sortedKeys(have) {
+			if _, ok := files[name]; !ok {
+				out = append(out, Difference{Name: name, Dir: want, Kind: Extra})
+			}
 		}
 	}
-	return out
+	return out, nil
+}
+
+// readSome reads the files of dir named in files that exist.
+func readSome(dir string, files map[string][]byte) (map[string][]byte, error) {
+	have := map[string][]byte{}
+	for name := range files {
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		have[name] = data
+	}
+	return have, nil
 }
 
 // Read loads every regular file under dir, keyed by slash path relative to dir.

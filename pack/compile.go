@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -25,6 +26,19 @@ type Output struct {
 	Manifest    *emit.Manifest
 	Decisions   []enrich.Decision
 	Diagnostics []ir.Diagnostic
+	// Trees says where every generated file goes: first the output
+	// directory (exactly Files), then, with go_package, the Go package.
+	Trees []Tree
+}
+
+// Tree is a set of generated files under one directory.
+type Tree struct {
+	Dir   string            // the directory, resolved against the pack's
+	Files map[string][]byte // slash paths relative to Dir
+	// Whole: Dir holds exactly Files (written with WriteDir, checked for
+	// extra files); otherwise Dir holds other files too (a Go package's
+	// hand-written ones) and only Files are written and checked.
+	Whole bool
 }
 
 // Options changes how a pack compiles.
@@ -85,7 +99,106 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		}
 		out.Files[EnrichLog] = buf.Bytes()
 	}
+	out.Trees = []Tree{{Dir: p.Path(p.Out), Files: out.Files, Whole: true}}
+	if p.GoPackage != "" {
+		trees, err := p.goPackage(out)
+		if err != nil {
+			return nil, err
+		}
+		out.Trees = append(out.Trees, trees...)
+	}
 	return out, nil
+}
+
+// GoSurfaceDir is where the Go package keeps its copy of the surface when
+// the output directory is not inside the package directory.
+const GoSurfaceDir = "api"
+
+// goPackage emits the Go package of go_package: one file, embedding the
+// output directory when it lies inside the package directory, and
+// otherwise a copy of the manifest and .py files in <package>/api.
+func (p *Pack) goPackage(out *Output) ([]Tree, error) {
+	dir := p.Path(p.GoPackage)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	name, err := emit.GoPackageName(filepath.Base(abs))
+	if err != nil {
+		return nil, err
+	}
+	var trees []Tree
+	embed := ""
+	rel, err := filepath.Rel(dir, p.Path(p.Out))
+	if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		embed = filepath.ToSlash(rel)
+	} else {
+		embed = GoSurfaceDir
+		surface := map[string][]byte{ManifestFile: out.Files[ManifestFile]}
+		for _, s := range out.Manifest.Services {
+			surface[s.File] = out.Files[s.File]
+		}
+		trees = append(trees, Tree{Dir: filepath.Join(dir, GoSurfaceDir), Files: surface, Whole: true})
+	}
+	src, err := emit.GoPackage(emit.GoOptions{Package: name, Manifest: path.Join(embed, ManifestFile)}, out.Manifest, out.Services)
+	if err != nil {
+		return nil, err
+	}
+	trees = append([]Tree{{Dir: dir, Files: map[string][]byte{emit.GoFile: src}}}, trees...)
+	return trees, nil
+}
+
+// Write writes every tree: a whole one with WriteDir, the others file by
+// file, each replaced atomically.
+func (o *Output) Write() error {
+	for _, t := range o.Trees {
+		var err error
+		if t.Whole {
+			err = WriteDir(t.Dir, t.Files)
+		} else {
+			err = WriteFiles(t.Dir, t.Files)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteFiles writes files into dir, leaving its other files alone; each
+// file is written to a temporary file beside it and renamed into place.
+func WriteFiles(dir string, files map[string][]byte) error {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		target := filepath.Join(dir, filepath.FromSlash(n))
+		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return err
+		}
+		f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".new-")
+		if err != nil {
+			return err
+		}
+		_, werr := f.Write(files[n])
+		cerr := f.Close()
+		if werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = os.Chmod(f.Name(), 0o644)
+		}
+		if werr == nil {
+			werr = os.Rename(f.Name(), target)
+		}
+		if werr != nil {
+			os.Remove(f.Name())
+			return werr
+		}
+	}
+	return nil
 }
 
 // parse reads one source into a service, named by the pack when it says so.

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"strings"
 
 	"github.com/codemode-dev/codemode/golden"
@@ -28,12 +30,37 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	dir := p.Path(p.Out)
-	diffs := golden.Compare(dir, res.Files)
-	if len(diffs) == 0 {
-		fmt.Fprintf(stdout, "%s is up to date\n", dir)
+	fix := "run codemode gen -c " + *config
+	if *noEnrich {
+		fix += " --no-enrich"
+	}
+	var stale []string
+	n := 0
+	for _, t := range res.Trees {
+		mode := golden.Subset
+		if t.Whole {
+			mode = golden.Exact
+		}
+		diffs, err := golden.Differences(t.Dir, t.Files, mode)
+		if errors.Is(err, iofs.ErrNotExist) {
+			diffs, err = golden.Differences(t.Dir, t.Files, golden.Subset)
+		}
+		if err != nil {
+			return err
+		}
+		for _, d := range diffs {
+			fmt.Fprintln(stdout, d.Message(""))
+		}
+		if len(diffs) > 0 {
+			stale = append(stale, t.Dir)
+			n += len(diffs)
+		}
+	}
+	if len(stale) == 0 {
+		for _, t := range res.Trees {
+			fmt.Fprintf(stdout, "%s is up to date\n", t.Dir)
+		}
 		return nil
 	}
-	fmt.Fprintln(stdout, strings.Join(diffs, "\n"))
-	return &exitError{1, fmt.Sprintf("codemode check: %s is stale: %d file(s) differ; run codemode gen -c %s", dir, len(diffs), *config)}
+	return &exitError{1, fmt.Sprintf("codemode check: %s is stale: %d file(s) differ; %s", strings.Join(stale, ", "), n, fix)}
 }

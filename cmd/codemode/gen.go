@@ -100,15 +100,9 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, d := range res.Diagnostics {
 		fmt.Fprintln(stderr, d.String())
 	}
-	dir := p.Path(p.Out)
-	if err := pack.WriteDir(dir, res.Files); err != nil {
+	if err := res.Write(); err != nil {
 		return err
 	}
-	names := make([]string, 0, len(res.Files))
-	for n := range res.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	accepted := 0
 	for _, d := range res.Decisions {
 		if d.Accepted {
@@ -120,9 +114,19 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		tools += len(s.Tools)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %d services, %d tools, %d enrichments accepted of %d proposed, %d warnings\n",
-		dir, len(res.Services), tools, accepted, len(res.Decisions), len(res.Diagnostics))
-	for _, n := range names {
-		fmt.Fprintf(stdout, "  %s\n", n)
+		p.Path(p.Out), len(res.Services), tools, accepted, len(res.Decisions), len(res.Diagnostics))
+	for i, t := range res.Trees {
+		if i > 0 {
+			fmt.Fprintf(stdout, "wrote %s:\n", t.Dir)
+		}
+		names := make([]string, 0, len(t.Files))
+		for n := range t.Files {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Fprintf(stdout, "  %s\n", n)
+		}
 	}
 	return nil
 }
