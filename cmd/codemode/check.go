@@ -22,6 +22,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usageErr("codemode check: unexpected argument %q", fs.Arg(0))
+	}
 	p, err := loadPack(*config, nil, *out)
 	if err != nil {
 		return err
@@ -62,5 +65,5 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	}
-	return &exitError{1, fmt.Sprintf("codemode check: %s is stale: %d file(s) differ; %s", strings.Join(stale, ", "), n, fix)}
+	return &exitError{1, fmt.Sprintf("codemode check: %d generated file(s) are stale in %s; %s", n, strings.Join(stale, ", "), fix)}
 }
