@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 
 	"github.com/codemode-dev/codemode/ir"
 )
@@ -29,6 +30,10 @@ type ManifestService struct {
 	Security    []ir.SecurityScheme `json:"security,omitempty"`
 	Tools       []ManifestTool      `json:"tools"`
 	Diagnostics []string            `json:"diagnostics,omitempty"`
+	// Defs are schema definitions the service's tools share: a tool schema's
+	// "$defs" is Defs plus what the schema still carries itself (see
+	// ManifestFor and ReadManifest).
+	Defs map[string]any `json:"defs,omitempty"`
 	// Stub is the service's source for Monty's type checker (ServiceStub).
 	Stub string `json:"stub"`
 }
@@ -77,7 +82,7 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 	ms := ManifestService{
 		Name: svc.Name, Title: svc.Title, File: file, Source: svc.Source,
 		Servers: svc.Servers, Security: svc.Security, Tools: []ManifestTool{},
-		Stub: ServiceStub(svc),
+		Stub: ServiceStub(svc), Defs: map[string]any{},
 	}
 	for _, d := range svc.Diagnostics {
 		ms.Diagnostics = append(ms.Diagnostics, d.String())
@@ -92,9 +97,10 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 			Input: t.Input, Output: t.Output, Annotations: t.Annotations, HTTP: t.HTTP,
 			Enrichment: decisions[t.Wire], Pin: Pin(t),
 		}
-		if t.Original != nil && !bytes.Equal(compactJSON(t.Original), compactJSON(t.Input)) {
-			mt.Original = t.Original
-		}
+		mt.Original = t.Original
+		mt.Input = hoist(ms.Defs, mt.Input)
+		mt.Original = hoist(ms.Defs, mt.Original)
+		mt.Output = hoist(ms.Defs, mt.Output)
 		for _, p := range SignatureOrder(t) {
 			mt.Params = append(mt.Params, ManifestParam{
 				Arg: p.Arg, Wire: p.Wire, Py: p.Py, In: p.In, Required: p.Required,
@@ -104,6 +110,61 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 		ms.Tools = append(ms.Tools, mt)
 	}
 	return ms
+}
+
+// hoist moves the definitions a schema shares with other tools (the same
+// map, as parse shares an OpenAPI document's components) into defs, so the
+// manifest holds each once; a definition of the same name that differs
+// stays in the schema. It returns a shallow copy; schema is not changed.
+func hoist(defs map[string]any, schema ir.Schema) ir.Schema {
+	own, ok := schema["$defs"].(map[string]any)
+	if !ok {
+		return schema
+	}
+	out := make(ir.Schema, len(schema))
+	for k, v := range schema {
+		out[k] = v
+	}
+	rest := map[string]any{}
+	for name, d := range own {
+		prev, seen := defs[name]
+		switch {
+		case !seen:
+			defs[name] = d
+		case sameMap(prev, d):
+		default:
+			rest[name] = d
+		}
+	}
+	delete(out, "$defs")
+	if len(rest) > 0 {
+		out["$defs"] = rest
+	}
+	return out
+}
+
+func sameMap(a, b any) bool {
+	am, ok1 := a.(map[string]any)
+	bm, ok2 := b.(map[string]any)
+	return ok1 && ok2 && reflect.ValueOf(am).Pointer() == reflect.ValueOf(bm).Pointer()
+}
+
+// unhoist gives a schema that uses $refs its service's shared definitions
+// back, so every tool schema is self-contained again after loading.
+func unhoist(defs map[string]any, schema ir.Schema) ir.Schema {
+	if schema == nil || len(defs) == 0 {
+		return schema
+	}
+	own, _ := schema["$defs"].(map[string]any)
+	merged := make(map[string]any, len(defs)+len(own))
+	for k, v := range defs {
+		merged[k] = v
+	}
+	for k, v := range own {
+		merged[k] = v
+	}
+	schema["$defs"] = merged
+	return schema
 }
 
 // SignatureOrder is the order parameters appear in the Python signature:
@@ -172,7 +233,41 @@ func ReadManifest(data []byte) (*Manifest, error) {
 	if m.Version != ManifestVersion {
 		return nil, fmt.Errorf("manifest version %d, this codemode reads version %d: regenerate with codemode gen", m.Version, ManifestVersion)
 	}
+	for i := range m.Services {
+		s := &m.Services[i]
+		for j := range s.Tools {
+			t := &s.Tools[j]
+			if !usesRefs(t.Input) && !usesRefs(t.Original) && !usesRefs(t.Output) {
+				continue
+			}
+			t.Input = unhoist(s.Defs, t.Input)
+			t.Original = unhoist(s.Defs, t.Original)
+			t.Output = unhoist(s.Defs, t.Output)
+		}
+	}
 	return &m, nil
+}
+
+// usesRefs reports whether a schema contains a "$ref" anywhere.
+func usesRefs(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["$ref"]; ok {
+			return true
+		}
+		for _, e := range x {
+			if usesRefs(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if usesRefs(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // MarshalManifest encodes a manifest as indented JSON with a trailing newline.

@@ -104,8 +104,9 @@ func Run(svc *ir.Service, opts Options) ([]Decision, error) {
 		return nil, nil
 	}
 	var all []Decision
+	memo := proposalMemo{}
 	for _, t := range svc.Tools {
-		ds, err := runTool(svc, t, opts)
+		ds, err := runTool(svc, t, opts, memo)
 		if err != nil {
 			return all, fmt.Errorf("enrich %s: %w", t.Wire, err)
 		}
@@ -127,18 +128,57 @@ type target struct {
 	setRequired func()
 }
 
-func runTool(svc *ir.Service, t *ir.Tool, opts Options) ([]Decision, error) {
+// proposalMemo caches the rules' proposals by what they read: large specs
+// repeat the same parameter (description and schema) across hundreds of
+// operations, and the rules are pure functions of it.
+type proposalMemo map[string][]Proposal
+
+func (m proposalMemo) propose(tool ir.WireName, pointer, description string, schema ir.Schema, required bool) []Proposal {
+	key, err := json.Marshal([]any{description, schema, required})
+	if err != nil {
+		return Propose(tool, pointer, description, schema, required)
+	}
+	cached, ok := m[string(key)]
+	if !ok {
+		cached = Propose("", "", description, schema, required)
+		m[string(key)] = cached
+	}
+	out := make([]Proposal, len(cached))
+	for i, p := range cached {
+		p.Tool, p.Pointer = tool, pointer
+		p.ID = ProposalID(tool, pointer, p.Kind, p.To)
+		out[i] = p
+	}
+	return out
+}
+
+func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo) ([]Decision, error) {
 	if t.Input == nil {
 		return nil, nil
 	}
-	if t.Original == nil {
-		c, ok := deepCopy(t.Input).(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("input schema is not an object")
+	mcp := svc.Source.Kind == ir.SourceMCP
+	// Original is kept only for a tool enrich changes, copied just before
+	// the first change. OpenAPI $defs are the document's shared components,
+	// which enrich never changes (it changes an operation's own parameters),
+	// so the copy shares them instead of copying every reachable definition.
+	keepOriginal := func() {
+		if t.Original != nil {
+			return
+		}
+		if mcp {
+			t.Original, _ = deepCopy(t.Input).(map[string]any)
+			return
+		}
+		c := make(map[string]any, len(t.Input))
+		for k, v := range t.Input {
+			if k == "$defs" {
+				c[k] = v
+			} else {
+				c[k] = deepCopy(v)
+			}
 		}
 		t.Original = c
 	}
-	mcp := svc.Source.Kind == ir.SourceMCP
 	props, _ := t.Input["properties"].(map[string]any)
 	var targets []target
 	for _, p := range t.Params {
@@ -187,7 +227,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options) ([]Decision, error) {
 
 	var out []Decision
 	for _, tg := range targets {
-		ps := Propose(t.Wire, tg.pointer, tg.description, withoutDescription(tg.view), tg.required)
+		ps := memo.propose(t.Wire, tg.pointer, tg.description, withoutDescription(tg.view), tg.required)
 		for _, e := range extra[tg.pointer] {
 			e = normalizeExtra(e)
 			ps = append(ps, e)
@@ -197,6 +237,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options) ([]Decision, error) {
 		for _, p := range ps {
 			d := decide(p, tg.description, tg.view, required, opts.Overrides)
 			if d.Accepted {
+				keepOriginal()
 				apply(tg.holder, tg.view, p)
 				if p.Kind == KindRuntimeDefault {
 					required = true

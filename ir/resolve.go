@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +22,9 @@ func Resolve(svc *Service) {
 		svc:   svc,
 		names: NewNamer(),
 		byKey: map[string]*Shape{},
+
+		refTypes:  map[refKey]*Type{},
+		refShapes: map[refKey]*Shape{},
 	}
 	for name := range Reserved {
 		r.names.Take(PyIdent(name))
@@ -33,7 +37,7 @@ func Resolve(svc *Service) {
 		props, _ := t.Input["properties"].(map[string]any)
 		for _, p := range t.Params {
 			s, _ := props[p.Arg].(map[string]any)
-			c := &ctx{root: t.Input, refs: map[string]*Shape{}, busy: map[string]bool{}}
+			c := &ctx{root: t.Input, busy: map[string]bool{}}
 			p.Type = r.typeOf(c, s, pascal(string(t.Py))+pascal(p.Arg))
 			if p.Description == "" {
 				p.Description = p.Type.Description
@@ -41,7 +45,7 @@ func Resolve(svc *Service) {
 		}
 		t.Result = nil
 		if t.Output != nil {
-			c := &ctx{root: t.Output, refs: map[string]*Shape{}, busy: map[string]bool{}}
+			c := &ctx{root: t.Output, busy: map[string]bool{}}
 			t.Result = r.typeOf(c, t.Output, pascal(string(t.Py))+"Result")
 		}
 	}
@@ -51,13 +55,15 @@ type resolver struct {
 	svc   *Service
 	names *Namer
 	byKey map[string]*Shape // shapeKey → inline shape
+
+	refTypes  map[refKey]*Type  // resolved $ref targets, shared by every use
+	refShapes map[refKey]*Shape // shapes of $ref targets, set before their fields
 }
 
 // ctx is the state of one walk over one root schema.
 type ctx struct {
 	root Schema
-	refs map[string]*Shape // $ref → shape already made in this walk
-	busy map[string]bool   // $refs being expanded (cycle guard)
+	busy map[string]bool // $refs being expanded (cycle guard)
 }
 
 func (r *resolver) typeOf(c *ctx, s Schema, hint string) *Type {
@@ -72,42 +78,45 @@ func (r *resolver) typeOf(c *ctx, s Schema, hint string) *Type {
 	return t
 }
 
+// refKey identifies a $ref target: the reference and the target's map (a
+// parsed document shares one map per definition across its tools).
+type refKey struct {
+	ref string
+	ptr uintptr
+}
+
 func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
-	if sh, ok := c.refs[ref]; ok {
-		t := &Type{Kind: KindObject, Shape: sh}
-		annotate(t, s)
-		return t
-	}
 	target, ok := lookup(c.root, ref)
-	if !ok || c.busy[ref] {
+	if !ok {
 		t := &Type{Kind: KindAny}
 		annotate(t, s)
 		return t
 	}
-	// Sibling keywords of $ref (allowed since 2019-09) are merged over it.
-	merged := target
-	if len(s) > 1 {
-		merged = Schema{}
-		for k, v := range target {
-			merged[k] = v
+	key := refKey{ref, reflect.ValueOf(target).Pointer()}
+	var t *Type
+	switch {
+	case r.refTypes[key] != nil:
+		t = r.refTypes[key]
+	case r.refShapes[key] != nil: // a reference back into a cycle
+		t = &Type{Kind: KindObject, Shape: r.refShapes[key]}
+	case c.busy[ref]:
+		t = &Type{Kind: KindAny}
+	default:
+		c.busy[ref] = true
+		name := pascal(ref[strings.LastIndex(ref, "/")+1:])
+		if isShape(target) {
+			t = &Type{Kind: KindObject, Shape: r.shape(c, target, name, &key)}
+		} else {
+			t = r.bare(c, target, name)
 		}
-		for k, v := range s {
-			if k != "$ref" {
-				merged[k] = v
-			}
-		}
+		annotate(t, target)
+		delete(c.busy, ref)
+		r.refTypes[key] = t
 	}
-	c.busy[ref] = true
-	defer delete(c.busy, ref)
-	name := ref[strings.LastIndex(ref, "/")+1:]
-	if isShape(merged) {
-		t := &Type{Kind: KindObject, Shape: r.shape(c, merged, pascal(name), ref)}
-		annotate(t, merged)
-		return t
-	}
-	t := r.bare(c, merged, pascal(name))
-	annotate(t, merged)
-	return t
+	// The sibling keywords of $ref (allowed since 2019-09) document this use.
+	cp := *t
+	annotate(&cp, s)
+	return &cp
 }
 
 // bare converts s without its annotations (description, bounds, ...).
@@ -200,7 +209,7 @@ func (r *resolver) single(c *ctx, s Schema, typ, hint string) *Type {
 		return &Type{Kind: KindList, Items: r.typeOf(c, items, hint+"Item")}
 	case "object":
 		if isShape(s) {
-			return &Type{Kind: KindObject, Shape: r.shape(c, s, hint, "")}
+			return &Type{Kind: KindObject, Shape: r.shape(c, s, hint, nil)}
 		}
 		if ap, ok := s["additionalProperties"].(map[string]any); ok && len(ap) > 0 {
 			return &Type{Kind: KindMap, Values: r.typeOf(c, ap, hint+"Value")}
@@ -354,19 +363,20 @@ func (r *resolver) union(c *ctx, s Schema, alts []any, hint string) *Type {
 // through a $ref is named after its definition and registered before its
 // fields are walked, so cycles refer back to it; an inline shape is built
 // first and then shared with any printed-equal shape already made.
-func (r *resolver) shape(c *ctx, s Schema, hint, ref string) *Shape {
-	if t, ok := s["title"].(string); ok && ref == "" && pascal(t) != "" {
+func (r *resolver) shape(c *ctx, s Schema, hint string, ref *refKey) *Shape {
+	if t, ok := s["title"].(string); ok && ref == nil && pascal(t) != "" {
 		hint = pascal(t)
 	}
 	if hint == "" {
 		hint = "Object"
 	}
-	sh := &Shape{Pointer: ref}
+	sh := &Shape{}
 	sh.Description, _ = s["description"].(string)
 	sh.Description = strings.TrimSpace(sh.Description)
-	if ref != "" {
+	if ref != nil {
+		sh.Pointer = ref.ref
 		sh.Name = r.names.Name(hint)
-		c.refs[ref] = sh
+		r.refShapes[*ref] = sh
 		r.svc.Shapes = append(r.svc.Shapes, sh)
 	}
 	req := map[string]bool{}
@@ -395,7 +405,7 @@ func (r *resolver) shape(c *ctx, s Schema, hint, ref string) *Shape {
 	if ap, ok := s["additionalProperties"].(map[string]any); ok && len(ap) > 0 {
 		sh.Extra = r.typeOf(c, ap, hint+"Value")
 	}
-	if ref != "" {
+	if ref != nil {
 		return sh
 	}
 	key := shapeKey(sh)
@@ -545,10 +555,15 @@ func annotate(t *Type, s Schema) {
 	if s["deprecated"] == true {
 		t.Deprecated = true
 	}
-	t.Min = num(s["minimum"])
-	t.Max = num(s["maximum"])
-	t.ExclusiveMin = num(s["exclusiveMinimum"])
-	t.ExclusiveMax = num(s["exclusiveMaximum"])
+	setNum := func(dst **json.Number, key string) {
+		if n := num(s[key]); n != nil {
+			*dst = n
+		}
+	}
+	setNum(&t.Min, "minimum")
+	setNum(&t.Max, "maximum")
+	setNum(&t.ExclusiveMin, "exclusiveMinimum")
+	setNum(&t.ExclusiveMax, "exclusiveMaximum")
 	// OpenAPI 3.0 spells exclusive bounds as booleans next to minimum/maximum.
 	if s["exclusiveMinimum"] == true {
 		t.ExclusiveMin, t.Min = t.Min, nil
@@ -556,10 +571,15 @@ func annotate(t *Type, s Schema) {
 	if s["exclusiveMaximum"] == true {
 		t.ExclusiveMax, t.Max = t.Max, nil
 	}
-	t.MinLength = integer(s["minLength"])
-	t.MaxLength = integer(s["maxLength"])
-	t.MinItems = integer(s["minItems"])
-	t.MaxItems = integer(s["maxItems"])
+	setInt := func(dst **int64, key string) {
+		if n := integer(s[key]); n != nil {
+			*dst = n
+		}
+	}
+	setInt(&t.MinLength, "minLength")
+	setInt(&t.MaxLength, "maxLength")
+	setInt(&t.MinItems, "minItems")
+	setInt(&t.MaxItems, "maxItems")
 	if docs := enumDocs(s); len(docs) > 0 && len(t.EnumDocs) == 0 {
 		t.EnumDocs = docs
 	}

@@ -1,0 +1,153 @@
+package pack_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/codemode-dev/codemode/golden"
+	"github.com/codemode-dev/codemode/pack"
+)
+
+// TestGolden compiles each case under testdata/golden/<case>/ (a pack file
+// and its input, copied from the corpus) and compares the output with
+// <case>/want/. Run with -update to rewrite want/ and review the diff.
+func TestGolden(t *testing.T) {
+	cases, err := filepath.Glob("../testdata/golden/*/codemode.yaml")
+	if err != nil || len(cases) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	for _, c := range cases {
+		dir := filepath.Dir(c)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			p, err := pack.Load(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := pack.Compile(context.Background(), p, pack.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Dir(t, filepath.Join(dir, "want"), out.Files)
+		})
+	}
+}
+
+// corpusPacks builds a one-service pack for every corpus file.
+func corpusPacks(t testing.TB) map[string]*pack.Pack {
+	packs := map[string]*pack.Pack{}
+	for _, kind := range []string{"mcp", "openapi"} {
+		files, _ := filepath.Glob("../testdata/corpus/" + kind + "/*")
+		for _, f := range files {
+			if strings.HasSuffix(f, ".source.json") {
+				continue
+			}
+			src := pack.Source{MCP: f}
+			if kind == "openapi" {
+				src = pack.Source{OpenAPI: f}
+			}
+			packs[kind+"/"+filepath.Base(f)] = &pack.Pack{Dir: ".", Out: "api", Services: []pack.Source{src}}
+		}
+	}
+	if len(packs) < 31 {
+		t.Fatalf("corpus has %d files, want 31", len(packs))
+	}
+	return packs
+}
+
+func sortedNames(m map[string]*pack.Pack) []string {
+	var names []string
+	for n := range m {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// TestCorpusCompiles compiles every corpus file (with and without
+// enrichment) and checks that two compiles give identical bytes.
+func TestCorpusCompiles(t *testing.T) {
+	packs := corpusPacks(t)
+	for _, name := range sortedNames(packs) {
+		p := packs[name]
+		t.Run(name, func(t *testing.T) {
+			if testing.Short() && strings.Contains(name, "github-rest") {
+				t.Skip("github-rest is compiled by the benchmark and the full run")
+			}
+			ctx := context.Background()
+			a, err := pack.Compile(ctx, p, pack.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := pack.Compile(ctx, p, pack.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for f, data := range a.Files {
+				if !bytes.Equal(data, b.Files[f]) {
+					t.Errorf("%s: two compiles differ", f)
+				}
+			}
+			if _, err := pack.Compile(ctx, p, pack.Options{NoEnrich: true}); err != nil {
+				t.Fatalf("--no-enrich: %v", err)
+			}
+		})
+	}
+}
+
+func BenchmarkCompileGitHub(b *testing.B) {
+	p := &pack.Pack{Dir: ".", Out: "api", Services: []pack.Source{{OpenAPI: "../testdata/corpus/openapi/github-rest.json"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := pack.Compile(context.Background(), p, pack.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestWriteDirReplacesAtomically(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "api")
+	if err := pack.WriteDir(dir, map[string][]byte{"a.py": []byte("1"), "old.py": []byte("x")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := pack.WriteDir(dir, map[string][]byte{"a.py": []byte("2")}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := golden.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || string(got["a.py"]) != "2" {
+		t.Errorf("dir holds %v", got)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(dir))
+	if len(entries) != 1 {
+		t.Errorf("temp dirs left behind: %v", entries)
+	}
+}
+
+func TestBadSources(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"tools": [`), 0o644)
+	notOpenAPI := filepath.Join(dir, "x.yaml")
+	os.WriteFile(notOpenAPI, []byte("hello: world\n"), 0o644)
+	for _, c := range []struct {
+		src  pack.Source
+		want string
+	}{
+		{pack.Source{MCP: bad}, bad + ": invalid JSON: unexpected end of input"},
+		{pack.Source{OpenAPI: notOpenAPI}, notOpenAPI + ": not an OpenAPI document: no \"openapi\" or \"swagger\" version"},
+		{pack.Source{MCP: filepath.Join(dir, "missing.json")}, filepath.Join(dir, "missing.json") + ": no such file or directory"},
+	} {
+		p := &pack.Pack{Dir: ".", Out: filepath.Join(dir, "api"), Services: []pack.Source{c.src}}
+		_, err := pack.Compile(context.Background(), p, pack.Options{})
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: err = %v, want %s", c.src.Describe(), err, c.want)
+		}
+	}
+}
