@@ -340,11 +340,7 @@ func paramDoc(prm *ir.Param) []string {
 	}
 	out := []string{"    " + string(prm.Py) + ": " + oneLine(desc)}
 	var extra []string
-	if string(prm.Py) != prm.Arg || prm.In != ir.InArg {
-		where := "Wire name " + pyString(string(prm.Wire))
-		if prm.In != ir.InArg {
-			where += ", sent in " + locationText(prm.In)
-		}
+	if where := locationText(prm); where != "" {
 		extra = append(extra, where+".")
 	}
 	if prm.Deprecated || prm.Type.Deprecated {
@@ -365,14 +361,32 @@ func paramDoc(prm *ir.Param) []string {
 	return out
 }
 
-func locationText(l ir.Location) string {
-	switch l {
+// locationText says where a parameter travels and under which wire name,
+// when either is not obvious from the Python name: `Query parameter
+// "per-page"`, `Body field`, `Wire name "x-loc-lat"`.
+func locationText(prm *ir.Param) string {
+	var s string
+	switch prm.In {
+	case ir.InPath:
+		s = "Path parameter"
+	case ir.InQuery:
+		s = "Query parameter"
+	case ir.InHeader:
+		s = "Header"
+	case ir.InCookie:
+		s = "Cookie"
 	case ir.InBody:
-		return "the request body"
+		s = "Body field"
 	case ir.InBodyWhole:
-		return "the request body (whole)"
+		s = "The whole request body"
 	}
-	return "the " + string(l)
+	if string(prm.Wire) != string(prm.Py) && prm.In != ir.InBodyWhole {
+		if s == "" {
+			s = "Wire name"
+		}
+		s += " " + pyString(string(prm.Wire))
+	}
+	return s
 }
 
 // facts lists a type's constraints as short sentences.

@@ -66,6 +66,11 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		if err != nil {
 			return nil, err
 		}
+		// The generated files name the source as the pack does, so they do
+		// not change with the directory codemode runs in.
+		if f := src.MCP + src.OpenAPI; f != "" {
+			svc.Source.File = filepath.ToSlash(f)
+		}
 		if prev, dup := seen[svc.Name]; dup {
 			return nil, fmt.Errorf("%s: service name %q is already used by %s; set name: in the pack", src.Describe(), svc.Name, prev)
 		}
