@@ -78,10 +78,11 @@ const (
 // ASCII letters and digits splits the name, each part gets an upper-case
 // first letter, and the parts are joined ("get_sum" → "GetSum",
 // "API_get_user" → "APIGetUser"). A tool's helper is <Service><Tool>, its
-// arguments <Service><Tool>Args, a field <Param>, a Literal type
-// <Service><Tool><Param> and a constant <Type><Value>. Within one scope
-// (package-level names, Client's methods, one struct's fields) names are
-// taken in manifest order and a name already taken gets "2", "3", ...
+// arguments <Helper>Args, a field <Param>, a Literal type <Helper><Param>
+// and a constant <Type><Value> (an empty value is Empty, one with no ASCII
+// letter or digit V<position>). Within one scope (package-level names,
+// Client's methods, one struct's fields) names are taken in manifest order
+// and a name already taken gets "2", "3", ...
 func GoPackage(opts GoOptions, m *Manifest, svcs []*ir.Service) ([]byte, error) {
 	if !isGoIdent(opts.Package) {
 		return nil, fmt.Errorf("go package name %q is not a Go identifier", opts.Package)
@@ -163,8 +164,10 @@ type goGen struct {
 // tool declares one tool's argument struct, its Literal types and its
 // call helper.
 func (g *goGen) tool(ms *ManifestService, mt *ManifestTool, t *ir.Tool) {
-	base := goName(string(ms.Name)) + goName(string(mt.Py))
-	method := g.methods.take(base)
+	// The helper's name is the base of the tool's other names, so a tool
+	// whose name clashed keeps one suffix throughout (EdgeGetSum2Args).
+	method := g.methods.take(goName(string(ms.Name)) + goName(string(mt.Py)))
+	base := method
 	params := map[string]*ir.Param{}
 	for _, p := range t.Params {
 		params[p.Arg] = p

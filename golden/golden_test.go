@@ -85,3 +85,37 @@ func TestUpdateNeverTouchesOtherDirs(t *testing.T) {
 		t.Errorf("want/a.py = %q", b)
 	}
 }
+
+// TestDifferencesSubset: in Subset mode only the generated files are
+// compared (a Go package directory holds hand-written files too), and a
+// missing directory makes every file Missing rather than an error.
+func TestDifferencesSubset(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(dir, map[string][]byte{"gen.go": []byte("a\n"), "doc.go": []byte("hand\n")}); err != nil {
+		t.Fatal(err)
+	}
+	diffs, err := Differences(dir, map[string][]byte{"gen.go": []byte("b\n"), "new.go": []byte("n\n")}, Subset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Difference{
+		{Name: "gen.go", Dir: dir, Kind: Changed, Diff: Diff(filepath.ToSlash(filepath.Join(dir, "gen.go")), []byte("a\n"), []byte("b\n"))},
+		{Name: "new.go", Dir: dir, Kind: Missing},
+	}
+	if len(diffs) != len(want) || diffs[0] != want[0] || diffs[1] != want[1] {
+		t.Fatalf("Differences = %+v\nwant %+v", diffs, want)
+	}
+	if m := diffs[0].Message("run codemode gen"); m != "gen.go differs (run codemode gen):\n"+want[0].Diff {
+		t.Errorf("Message = %q", m)
+	}
+	if m := diffs[1].Message(""); m != "new.go: generated but not in "+dir {
+		t.Errorf("Message = %q", m)
+	}
+	diffs, err = Differences(filepath.Join(dir, "absent"), map[string][]byte{"x": nil}, Subset)
+	if err != nil || len(diffs) != 1 || diffs[0].Kind != Missing {
+		t.Errorf("absent dir: %+v, %v", diffs, err)
+	}
+	if _, err := Differences(filepath.Join(dir, "absent"), map[string][]byte{"x": nil}, Exact); err == nil {
+		t.Error("Exact on a missing directory: no error")
+	}
+}
