@@ -135,6 +135,9 @@ func (p *Pack) goPackage(out *Output) ([]Tree, error) {
 	var trees []Tree
 	embed := ""
 	rel, err := filepath.Rel(dir, p.Path(p.Out))
+	if err == nil && rel == "." {
+		return nil, fmt.Errorf("go_package: %s is also out:, which gen replaces whole; make out: a subdirectory (api)", p.GoPackage)
+	}
 	if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		embed = filepath.ToSlash(rel)
 	} else {
