@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
@@ -17,7 +18,7 @@ import (
 
 // newRuntime compiles a pack of the real reference servers (started from
 // tools/npm) into a temp dir and opens a runtime over it.
-func newRuntime(t *testing.T, mutate func(*runtime.Config)) *runtime.Runtime {
+func newRuntime(t testing.TB, mutate func(*runtime.Config)) *runtime.Runtime {
 	t.Helper()
 	everything, err := upstream.FindNodeBin("mcp-server-everything")
 	if err != nil {
@@ -47,6 +48,7 @@ func newRuntime(t *testing.T, mutate func(*runtime.Config)) *runtime.Runtime {
 		t.Fatal(err)
 	}
 	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
+		benchUpstreams = c.Upstreams
 		c.ReadGate = readgate.Off
 		c.Limits.Time = 5 * time.Second
 		c.Limits.Output = 200
@@ -59,6 +61,24 @@ func newRuntime(t *testing.T, mutate func(*runtime.Config)) *runtime.Runtime {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// benchUpstreams are the upstreams of the last runtime opened, for the
+// benchmarks' direct baseline.
+var benchUpstreams map[ir.ServiceName]upstream.Upstream
+
+func newBenchRuntime(b *testing.B, mutate func(*runtime.Config)) *runtime.Runtime {
+	rt := newRuntime(b, func(c *runtime.Config) {
+		c.Limits.Output = 1 << 20
+		if mutate != nil {
+			mutate(c)
+		}
+	})
+	// Warm up: start the upstream servers and the pool.
+	if res, err := rt.Run(context.Background(), "warm", "api.everything.echo(message='x')\napi.memory.read_graph()\n"); err != nil || !res.OK() {
+		b.Fatal(err, res.Error)
+	}
 	return rt
 }
 

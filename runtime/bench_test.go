@@ -1,0 +1,74 @@
+package runtime_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/runtime"
+)
+
+// BenchmarkTrivialProgram is one run_code of a program that calls nothing,
+// from a warm pool: worker hand-out, configure, pre-import, type check, run.
+func BenchmarkTrivialProgram(b *testing.B) {
+	rt := newBenchRuntime(b, nil)
+	for b.Loop() {
+		res, err := rt.Run(context.Background(), "b", "print(1)\n")
+		if err != nil || !res.OK() {
+			b.Fatal(err, res.Error)
+		}
+	}
+}
+
+// BenchmarkTrivialProgramNoTypeCheck is the same without the type check.
+func BenchmarkTrivialProgramNoTypeCheck(b *testing.B) {
+	rt := newBenchRuntime(b, func(c *runtime.Config) { c.NoTypeCheck = true })
+	for b.Loop() {
+		res, err := rt.Run(context.Background(), "b", "print(1)\n")
+		if err != nil || !res.OK() {
+			b.Fatal(err, res.Error)
+		}
+	}
+}
+
+// BenchmarkCallDirect calls the upstream straight from Go: the baseline for
+// BenchmarkCallInProgram.
+func BenchmarkCallDirect(b *testing.B) {
+	rt := newBenchRuntime(b, nil)
+	svc, _ := rt.Manifest().Service("everything")
+	tool, _ := svc.Tool("echo")
+	up := benchUpstreams[ir.ServiceName("everything")]
+	for b.Loop() {
+		if _, err := up.Call(context.Background(), tool, map[string]any{"message": "x"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCallInProgram is one tool call made by a program, measured as
+// the time of a program making 100 calls divided by 100: binding,
+// validation, the sandbox round trip and the upstream call.
+func BenchmarkCallInProgram(b *testing.B) {
+	rt := newBenchRuntime(b, func(c *runtime.Config) { c.Limits.Calls = 2000 })
+	code := "for i in range(100):\n    api.everything.echo(message='x')\n"
+	b.ResetTimer()
+	for range b.N {
+		res, err := rt.Run(context.Background(), "b", code)
+		if err != nil || !res.OK() {
+			b.Fatal(err, res.Error)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/call")
+}
+
+// Benchmark1000Calls is one program making 1,000 tool calls.
+func Benchmark1000Calls(b *testing.B) {
+	rt := newBenchRuntime(b, func(c *runtime.Config) { c.Limits.Calls = 2000 })
+	code := "n = 0\nfor i in range(1000):\n    n += len(api.everything.echo(message='x'))\nprint(n)\n"
+	for b.Loop() {
+		res, err := rt.Run(context.Background(), "b", code)
+		if err != nil || !res.OK() || res.Output != "7000\n" {
+			b.Fatal(err, res.Error, res.Output)
+		}
+	}
+}
