@@ -203,7 +203,7 @@ func TestTracebackPointsAtProgramLines(t *testing.T) {
 }
 
 func TestCancelStopsCalls(t *testing.T) {
-	rt := newRuntime(t, nil)
+	rt := newRuntime(t, func(c *runtime.Config) { c.Limits.Calls = 1 << 30 })
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Add(1)

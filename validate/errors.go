@@ -120,7 +120,14 @@ func (e *entry) explain(ve *jsonschema.ValidationError, inst any) *Error {
 		seen[p.Message] = true
 		kept = append(kept, p)
 	}
-	sort.SliceStable(kept, func(i, j int) bool { return kept[i].rank < kept[j].rank })
+	// The validator reports problems in map order: rank, then text, makes
+	// the message the same on every run.
+	sort.SliceStable(kept, func(i, j int) bool {
+		if kept[i].rank != kept[j].rank {
+			return kept[i].rank < kept[j].rank
+		}
+		return kept[i].Message < kept[j].Message
+	})
 	if len(kept) > maxProblems {
 		kept = kept[:maxProblems]
 	}

@@ -176,8 +176,8 @@ func TestCorpusGitHub(t *testing.T) {
 		{`{"repo":"r","title":"t"}`, `api.github.create_issue: missing required argument 'owner'`},
 		{`{"title":"t","body":"b"}`, `api.github.create_issue: missing required arguments 'owner', 'repo'`},
 		{`{"owner":"o","repo":"r","title":"t","priority":"high"}`, `api.github.create_issue: unknown argument 'priority'; the arguments are 'assignees', 'body', 'labels', 'milestone', 'owner', 'repo', 'title'`},
-		{`{"titel":"t","ownr":"o","repo":5}`, "api.github.create_issue: unknown argument 'titel'. Did you mean 'title'?\n" +
-			"api.github.create_issue: unknown argument 'ownr'. Did you mean 'owner'?\n" +
+		{`{"titel":"t","ownr":"o","repo":5}`, "api.github.create_issue: unknown argument 'ownr'. Did you mean 'owner'?\n" +
+			"api.github.create_issue: unknown argument 'titel'. Did you mean 'title'?\n" +
 			"api.github.create_issue: argument repo: expected str, got int (5)"},
 	})
 	// A nested array of objects with additionalProperties:false.
