@@ -103,7 +103,14 @@ type fixture struct {
 	auditAt string
 }
 
-func newFixture(t testing.TB, direct bool, mutate func(*runtime.Config)) *fixture {
+// tamperEcho changes echo's pin, as if the pack had pinned another
+// definition.
+func tamperEcho(m *emit.Manifest) {
+	t, _ := m.Services[0].Tool("echo")
+	t.Pin = "sha256:" + strings.Repeat("0", 64)
+}
+
+func newFixture(t testing.TB, direct bool, mutate func(*runtime.Config), pinned ...func(*emit.Manifest)) *fixture {
 	t.Helper()
 	file := writePack(t)
 	p, err := pack.Load(file)
@@ -122,6 +129,9 @@ func newFixture(t testing.TB, direct bool, mutate func(*runtime.Config)) *fixtur
 	g, err := p.ReadGenerated()
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, fn := range pinned {
+		fn(g.Manifest)
 	}
 	f.pins = gateway.NewPins(g.Manifest)
 	f.rt, err = p.OpenRuntime(context.Background(), func(c *runtime.Config) {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,6 +58,9 @@ type Server struct {
 	offered map[string]bool                  // tool names this server offers
 	direct  map[string]directTool            // direct mode: MCP tool name → tool
 	files   map[string]*emit.ManifestService // resource URI → service
+
+	mu   sync.Mutex
+	anon map[*mcp.ServerSession]string // sessions without an MCP session id
 }
 
 type directTool struct {
@@ -96,7 +100,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	rt := cfg.Runtime
 	m := rt.Manifest()
-	s := &Server{cfg: cfg, rt: rt, offered: map[string]bool{}, direct: map[string]directTool{}, files: map[string]*emit.ManifestService{}}
+	s := &Server{cfg: cfg, rt: rt, offered: map[string]bool{}, direct: map[string]directTool{}, files: map[string]*emit.ManifestService{}, anon: map[*mcp.ServerSession]string{}}
 	s.finder = NewFinder(m, cfg.FileDir, func(svc ir.ServiceName, t *emit.ManifestTool) bool { return rt.Granted(svc, t) }, cfg.Shapes)
 	instructions := "Call find_tool to find tools, read their definitions, then run_code to call them from a short Python program that prints only what you need."
 	if cfg.Direct {
@@ -132,14 +136,27 @@ func (s *Server) HTTPHandler() http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
 }
 
-func sessionOf(ss *mcp.ServerSession) string {
+// sessionOf is the agent session of an MCP session: its MCP session id
+// (streamable HTTP), else "stdio" for the first session without one and
+// "stdio-2", "stdio-3", ... for later ones (in-memory transports).
+func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 	if ss == nil {
 		return StdioSession
 	}
 	if id := ss.ID(); id != "" {
 		return id
 	}
-	return StdioSession
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if id, ok := s.anon[ss]; ok {
+		return id
+	}
+	id := StdioSession
+	if n := len(s.anon); n > 0 {
+		id = fmt.Sprintf("%s-%d", StdioSession, n+1)
+	}
+	s.anon[ss] = id
+	return id
 }
 
 func schemaOf(props map[string]any, required ...string) map[string]any {
@@ -189,7 +206,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("find_tool: "+err.Error(), true), nil
 		}
-		return textResult(s.Find(sessionOf(req.Session), args["query"]), false), nil
+		return textResult(s.Find(s.sessionOf(req.Session), args["query"]), false), nil
 	})
 	s.srv.AddTool(&mcp.Tool{
 		Name: RunCode, Description: RunCodeDescription,
@@ -201,7 +218,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("run_code: "+err.Error(), true), nil
 		}
-		res, err := s.rt.Run(ctx, sessionOf(req.Session), args["code"])
+		res, err := s.rt.Run(ctx, s.sessionOf(req.Session), args["code"])
 		if err != nil {
 			return textResult("run_code: "+err.Error(), true), nil
 		}
@@ -218,7 +235,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("read_api: "+err.Error(), true), nil
 		}
-		text, err := s.Read(sessionOf(req.Session), args["service"], args["lines"])
+		text, err := s.Read(s.sessionOf(req.Session), args["service"], args["lines"])
 		if err != nil {
 			return textResult("read_api: "+err.Error(), true), nil
 		}
@@ -364,7 +381,7 @@ func (s *Server) addResources(m *emit.Manifest) {
 				return nil, mcp.ResourceNotFoundError(req.Params.URI)
 			}
 			data, _ := s.rt.File(sv.File)
-			s.rt.Gate().Read(sessionOf(req.Session), s.cfg.FileDir+"/"+sv.File, 0, 0)
+			s.rt.Gate().Read(s.sessionOf(req.Session), s.cfg.FileDir+"/"+sv.File, 0, 0)
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/x-python", Text: string(data)}}}, nil
 		})
 	}
@@ -393,7 +410,7 @@ func (s *Server) refuseOthers(next mcp.MethodHandler) mcp.MethodHandler {
 			var args map[string]any
 			_ = json.Unmarshal(cr.Params.Arguments, &args)
 			_ = s.cfg.Audit.Record(runtime.Event{
-				Time: time.Now().UTC(), Kind: "call", Session: sessionOf(cr.Session), Tool: name,
+				Time: time.Now().UTC(), Kind: "call", Session: s.sessionOf(cr.Session), Tool: name,
 				Args: args, Status: "refused", Message: msg,
 			})
 		}
@@ -444,7 +461,7 @@ func (s *Server) addDirect(m *emit.Manifest) {
 			DestructiveHint: &dt.tool.Annotations.Destructive, OpenWorldHint: &dt.tool.Annotations.OpenWorld,
 		}}
 		s.srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return s.callDirect(ctx, sessionOf(req.Session), dt, req.Params.Arguments)
+			return s.callDirect(ctx, s.sessionOf(req.Session), dt, req.Params.Arguments)
 		})
 	}
 }

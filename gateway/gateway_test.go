@@ -1,0 +1,312 @@
+package gateway_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-dev/codemode/audit"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/runtime/upstream"
+)
+
+const echoDef = `api.everything.echo — api/everything.py lines 44-52:
+   44  def echo(message: str) -> Any:
+   45      """Echoes back the input string
+   46  
+   47      Read-only.
+   48  
+   49      Args:
+   50          message: Message to echo
+   51      """
+   52      ...
+`
+
+func TestCodeMode(t *testing.T) {
+	f := newFixture(t, false, nil)
+	cs := f.connect(t)
+
+	if got, want := toolNames(t, cs), []string{"find_tool", "read_api", "run_code"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("tools = %v, want %v", got, want)
+	}
+
+	got, isErr := call(t, cs, "find_tool", map[string]any{"query": "add two numbers"})
+	want := `1 match for "add two numbers" (best first). Read a definition before the first call: find_tool("<service>.<tool>") or read_api.
+
+1. api.everything.get_sum(a: float, b: float) -> Any
+   Returns the sum of two numbers
+   args:
+     a: float, required — First number
+     b: float, required — Second number
+   returns: unknown (no output schema and not seen yet): print a small part first, e.g. print(str(r)[:300])
+   example: api.everything.get_sum(a=1, b=1)
+   definition: api/everything.py lines 136-145 (find_tool("everything.get_sum") shows it)
+`
+	if isErr || got != want {
+		t.Fatalf("find_tool:\n%s\nwant:\n%s", got, want)
+	}
+
+	// Not read yet: the read-gate refuses with the lines to read.
+	got, isErr = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="hi"))`})
+	want = "[1 tool call, 1 failed]\n\n" +
+		`PermissionError: api.everything.echo was refused: read api/everything.py lines 44-52 first: find_tool("everything.echo") or read_api("everything", "44-52")` + "\n"
+	if !isErr || got != want {
+		t.Fatalf("read-gate refusal:\n%s", got)
+	}
+	if n := f.up.count("echo"); n != 0 {
+		t.Fatalf("upstream saw %d echo calls before the read", n)
+	}
+
+	// An exact name returns the whole definition and counts as a read.
+	got, _ = call(t, cs, "find_tool", map[string]any{"query": "everything.echo"})
+	if !strings.HasPrefix(got, echoDef) {
+		t.Fatalf("exact find_tool:\n%s", got)
+	}
+
+	got, isErr = call(t, cs, "run_code", map[string]any{"code": `r = api.everything.echo(message="hi")
+print(r)
+try:
+    api.everything.get_env()
+except Exception as e:
+    print("refused:", e)
+try:
+    run_tool("get-sum", {"a": "x", "b": 1})
+except Exception as e:
+    print(type(e).__name__, e)
+w = api.everything.get_sum(a=99, b=1)
+print(w)
+try:
+    api.everything.echo(message="after")
+except Exception as e:
+    print("after wait:", e)
+`})
+	want = `NOTE: echo calls are logged for review
+NOTE: WAIT: api.everything.get_sum is waiting: a=99 needs a human's approval. End your turn now.
+
+Echo: hi
+refused: api.everything.get_env is not granted to this session; it cannot be called. Find tools with find_tool("<what you need>").
+TypeError api.everything.get_sum: argument a: expected float, got str ("x")
+{'reason': "a=99 needs a human's approval", 'status': 'waiting'}
+after wait: api.everything.echo was not called: an earlier call in this program is waiting (a=99 needs a human's approval). End your turn now; the session resumes when the wait is over.
+[5 tool calls, 4 failed]
+`
+	if isErr || got != want {
+		t.Fatalf("run_code:\n%s\nwant:\n%s", got, want)
+	}
+	// The invalid get-sum and the waiting one never reached the upstream.
+	if n := f.up.count("get-sum"); n != 0 {
+		t.Errorf("upstream saw %d get-sum calls, want 0", n)
+	}
+	if n := f.up.count("echo"); n != 1 {
+		t.Errorf("upstream saw %d echo calls, want 1", n)
+	}
+
+	// The shape seen is now shown by find_tool.
+	got, _ = call(t, cs, "find_tool", map[string]any{"query": "echo"})
+	if !strings.Contains(got, "returns: str  (seen in an earlier result; no output schema)\n") {
+		t.Errorf("find_tool after a call lacks the seen shape:\n%s", got)
+	}
+	// An output schema is rendered compactly.
+	got, _ = call(t, cs, "find_tool", map[string]any{"query": "structured content weather"})
+	if !strings.Contains(got, "returns: {conditions: str, humidity: float, temperature: float}\n") {
+		t.Errorf("find_tool lacks the output shape:\n%s", got)
+	}
+
+	// A direct call of a granted tool is refused and audited.
+	got, isErr = call(t, cs, "echo", map[string]any{"message": "x"})
+	if want := `"echo" cannot be called directly here: call it from a run_code program as api.everything.echo(...) (find_tool("everything.echo") shows its definition)`; !isErr || got != want {
+		t.Errorf("direct call in code mode: %v %q", isErr, got)
+	}
+	data, err := os.ReadFile(f.auditAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, `"kind":"call"`) || !strings.Contains(last, `"tool":"echo"`) || !strings.Contains(last, `"status":"refused"`) {
+		t.Errorf("last audit line: %s", last)
+	}
+	res, err := audit.Verify(f.auditAt)
+	if err != nil || res.Events != len(lines) {
+		t.Errorf("audit verify: %v %+v, %d lines", err, res, len(lines))
+	}
+	// Audit: the refused read-gate call and its run; echo, get_env, get_sum
+	// (invalid), get_sum (wait) and their run (the runtime does not audit
+	// the call it refused after the wait); the refused direct call.
+	var kinds []string
+	for _, l := range lines {
+		switch {
+		case strings.Contains(l, `"kind":"run"`):
+			kinds = append(kinds, "run")
+		case strings.Contains(l, `"kind":"call"`):
+			kinds = append(kinds, "call")
+		}
+	}
+	if want := []string{"call", "run", "call", "call", "call", "call", "run", "call"}; !reflect.DeepEqual(kinds, want) {
+		t.Errorf("audit kinds = %v, want %v", kinds, want)
+	}
+}
+
+func TestReadAPIAndResources(t *testing.T) {
+	f := newFixture(t, false, nil)
+	cs := f.connect(t)
+	got, isErr := call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "136-138"})
+	want := "api/everything.py lines 136-138 of 230:\n  136  def get_sum(a: float, b: float) -> Any:\n  137      \"\"\"Returns the sum of two numbers\n  138  \n"
+	if isErr || got != want {
+		t.Fatalf("read_api:\n%q\nwant\n%q", got, want)
+	}
+	// Per-file read-gate: any read of the file unlocks its tools.
+	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=2, b=3))`})
+	if got != "The sum of 2 and 3 is 5.\n[1 tool call]\n" {
+		t.Fatalf("run_code after read_api: %q", got)
+	}
+	got, isErr = call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "x"})
+	if !isErr || got != `read_api: lines "x": want "start-end" like "41-63", one line "41", or "" for the whole file` {
+		t.Errorf("bad lines: %q", got)
+	}
+	got, isErr = call(t, cs, "read_api", map[string]any{"service": "nope"})
+	if !isErr || got != `read_api: no service "nope"; the services are everything` {
+		t.Errorf("bad service: %q", got)
+	}
+
+	// Resources: the file, and reading it unlocks another session.
+	ctx := context.Background()
+	cs2 := f.connect(t)
+	lr, err := cs2.ListResources(ctx, nil)
+	if err != nil || len(lr.Resources) != 1 || lr.Resources[0].URI != "codemode:///api/everything.py" {
+		t.Fatalf("resources: %v %+v", err, lr)
+	}
+	got, isErr = call(t, cs2, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=1))`})
+	if !isErr || !strings.Contains(got, "read api/everything.py lines 136-145 first") {
+		t.Fatalf("second session before reading: %q", got)
+	}
+	rr, err := cs2.ReadResource(ctx, &mcp.ReadResourceParams{URI: "codemode:///api/everything.py"})
+	if err != nil || len(rr.Contents) != 1 || !strings.HasPrefix(rr.Contents[0].Text, "# Code generated by codemode. DO NOT EDIT.\n") {
+		t.Fatalf("read resource: %v", err)
+	}
+	got, _ = call(t, cs2, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=1))`})
+	if got != "The sum of 1 and 1 is 2.\n[1 tool call]\n" {
+		t.Fatalf("after reading the resource: %q", got)
+	}
+}
+
+func TestHTTP(t *testing.T) {
+	f := newFixture(t, false, nil)
+	hs := httptest.NewServer(f.srv.HTTPHandler())
+	t.Cleanup(hs.Close) // after the sessions' cleanups
+
+	ctx := context.Background()
+	open := func() *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	a, b := open(), open()
+	if got, want := toolNames(t, a), []string{"find_tool", "read_api", "run_code"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("tools = %v", got)
+	}
+	got, _ := call(t, a, "find_tool", map[string]any{"query": "everything.echo"})
+	if !strings.HasPrefix(got, echoDef) {
+		t.Fatalf("find_tool over HTTP:\n%s", got)
+	}
+	got, isErr := call(t, a, "run_code", map[string]any{"code": `print(api.everything.echo(message="over http"))`})
+	if isErr || got != "NOTE: echo calls are logged for review\n\nEcho: over http\n[1 tool call]\n" {
+		t.Fatalf("run_code over HTTP: %q", got)
+	}
+	// Session b has read nothing: its reads are its own.
+	got, isErr = call(t, b, "run_code", map[string]any{"code": `print(api.everything.echo(message="b"))`})
+	if !isErr || !strings.Contains(got, "read api/everything.py lines 44-52 first") {
+		t.Fatalf("other HTTP session: %q", got)
+	}
+	// A validation error never reaches the upstream.
+	got, isErr = call(t, a, "run_code", map[string]any{"code": `print(run_tool("echo", {"message": 5}))`})
+	if want := "[1 tool call, 1 failed]\n\nTypeError: api.everything.echo: argument message: expected str, got int (5)\n"; !isErr || got != want || f.up.count("echo") != 1 {
+		t.Fatalf("validation over HTTP (%d upstream echo calls): %q", f.up.count("echo"), got)
+	}
+}
+
+func TestDirectMode(t *testing.T) {
+	f := newFixture(t, true, nil)
+	cs := f.connect(t)
+	want := []string{"echo", "get-annotated-message", "get-structured-content", "get-sum", "get-tiny-image"}
+	if got := toolNames(t, cs); !reflect.DeepEqual(got, want) {
+		t.Fatalf("direct tools = %v, want %v", got, want)
+	}
+	got, isErr := call(t, cs, "echo", map[string]any{"message": "direct"})
+	if isErr || got != "NOTE: echo calls are logged for review\n\nEcho: direct" {
+		t.Fatalf("direct echo: %q", got)
+	}
+	got, isErr = call(t, cs, "get-sum", map[string]any{"a": 99, "b": 1})
+	if isErr || got != `NOTE: WAIT: api.everything.get_sum is waiting: a=99 needs a human's approval. End your turn now.`+"\n\n"+`{"reason":"a=99 needs a human's approval","status":"waiting"}` {
+		t.Fatalf("direct wait: %q", got)
+	}
+	got, isErr = call(t, cs, "get-structured-content", map[string]any{"location": "Paris"})
+	if want := `api.everything.get_structured_content: argument location must be one of "New York", "Chicago", "Los Angeles"; got "Paris"`; !isErr || got != want || f.up.count("get-structured-content") != 0 {
+		t.Fatalf("direct validation: %q", got)
+	}
+	got, isErr = call(t, cs, "get-env", nil)
+	if !isErr || got != `"get-env" is not a tool of this server` {
+		t.Fatalf("ungranted direct call: %q", got)
+	}
+	res, err := audit.Verify(f.auditAt)
+	if err != nil || res.Events != 4 {
+		t.Fatalf("audit: %v %+v", err, res)
+	}
+}
+
+func TestPins(t *testing.T) {
+	ctx := context.Background()
+	watch := func(f *fixture) []string {
+		var refused []string
+		m := f.rt.Manifest()
+		env, err := upstream.ServerEnv(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv := f.pack.Services[0].MCPCommand
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Env = env
+		cs, err := f.pins.Watch(ctx, &m.Services[0], &mcp.CommandTransport{Command: cmd, TerminateDuration: 200 * time.Millisecond}, func(_ ir.ServiceName, r []string, err error) {
+			if err != nil {
+				t.Error(err)
+			}
+			refused = r
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs.Close()
+		return refused
+	}
+	// The live definitions match the pins the pack was compiled with.
+	f := newFixture(t, false, nil)
+	if r := watch(f); len(r) != 0 {
+		t.Fatalf("fresh pack refused: %v", r)
+	}
+	// A pin that no longer matches refuses the tool until regenerated.
+	f = newFixture(t, false, nil, tamperEcho)
+	r := watch(f)
+	if len(r) != 1 || !strings.HasPrefix(r[0], "the live definition of echo changed since the pack was generated (pinned sha256:000000000000, live sha256:") {
+		t.Fatalf("tampered pin: %q", r)
+	}
+	cs := f.connect(t)
+	call(t, cs, "read_api", map[string]any{"service": "everything"})
+	got, isErr := call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="hi"))`})
+	if !isErr || !strings.Contains(got, "PermissionError: api.everything.echo was refused by policy: the live definition of echo changed") || f.up.count("echo") != 0 {
+		t.Fatalf("call to a changed tool: %q", got)
+	}
+	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=2))`})
+	if got != "The sum of 1 and 2 is 3.\n[1 tool call]\n" {
+		t.Fatalf("unchanged tool: %q", got)
+	}
+}
