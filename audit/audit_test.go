@@ -1,0 +1,138 @@
+package audit_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/audit"
+	"github.com/codemode-dev/codemode/runtime"
+)
+
+// writeLog records n events and returns the file's lines.
+func writeLog(t *testing.T, path string, n int) []string {
+	t.Helper()
+	l, err := audit.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		ev := runtime.Event{
+			Time: time.Date(2026, 1, 2, 3, 4, i, 0, time.UTC), Kind: "call", RunID: "r1", Session: "s",
+			Tool: "api.everything.echo", Args: map[string]any{"message": "hi <&>"}, Status: "ok",
+			Result: "sha256:ab", Duration: time.Millisecond,
+		}
+		if i == n-1 {
+			ev = runtime.Event{Time: ev.Time, Kind: "run", RunID: "r1", Session: "s", Code: "print(1)\n", Status: "ok", Calls: n - 1}
+		}
+		if err := l.Record(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+}
+
+func writeLines(t *testing.T, path string, lines []string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestChain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	lines := writeLog(t, path, 4)
+	if len(lines) != 4 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	want := `{"seq":1,"prev":"","time":"2026-01-02T03:04:00Z","kind":"call","run":"r1","session":"s","tool":"api.everything.echo","args":{"message":"hi <&>"},"status":"ok","result":"sha256:ab","duration_ns":1000000,"hash":"sha256:`
+	if !strings.HasPrefix(lines[0], want) {
+		t.Fatalf("line 1:\n%s\nwant prefix\n%s", lines[0], want)
+	}
+	res, err := audit.Verify(path)
+	if err != nil || res.Events != 4 || !strings.HasSuffix(lines[3], `"hash":"`+res.Head+`"}`) {
+		t.Fatalf("Verify = %+v, %v", res, err)
+	}
+	// Reopening appends to the same chain.
+	more := writeLog(t, path, 2)
+	if len(more) != 6 {
+		t.Fatalf("%d lines after reopening", len(more))
+	}
+	if res, err := audit.Verify(path); err != nil || res.Events != 6 {
+		t.Fatalf("after reopening: %+v, %v", res, err)
+	}
+}
+
+func TestTamper(t *testing.T) {
+	dir := t.TempDir()
+	orig := writeLog(t, filepath.Join(dir, "orig.jsonl"), 5)
+	cases := []struct {
+		name  string
+		edit  func([]string) []string
+		line  int
+		cause string
+	}{
+		{"edit a value", func(l []string) []string {
+			l[2] = strings.Replace(l[2], `"status":"ok"`, `"status":"no"`, 1)
+			return l
+		}, 3, "edited: the line's content does not match its hash"},
+		{"edit an argument", func(l []string) []string {
+			l[1] = strings.Replace(l[1], `"hi <&>"`, `"hi"`, 1)
+			return l
+		}, 2, "edited: the line's content does not match its hash"},
+		{"delete a middle line", func(l []string) []string {
+			return append(l[:2:2], l[3:]...)
+		}, 3, "chain broken: prev does not match the hash of line 2 (a line before it was deleted, inserted or moved)"},
+		{"delete the first line", func(l []string) []string { return l[1:] }, 1,
+			"chain broken: the first line's prev is not empty (lines before it were deleted)"},
+		{"swap two lines", func(l []string) []string {
+			l[1], l[2] = l[2], l[1]
+			return l
+		}, 2, "chain broken: prev does not match the hash of line 1 (a line before it was deleted, inserted or moved)"},
+		{"move the last line first", func(l []string) []string {
+			return append([]string{l[4]}, l[:4]...)
+		}, 1, "chain broken: the first line's prev is not empty (lines before it were deleted)"},
+		{"duplicate a line", func(l []string) []string {
+			return append(l[:3:3], l[2:]...)
+		}, 4, "chain broken: prev does not match the hash of line 3 (a line before it was deleted, inserted or moved)"},
+		{"drop the hash", func(l []string) []string {
+			l[0] = l[0][:strings.LastIndex(l[0], `,"hash"`)] + "}"
+			return l
+		}, 1, "not an audit line: it does not end with its hash"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".jsonl")
+			writeLines(t, path, c.edit(append([]string(nil), orig...)))
+			_, err := audit.Verify(path)
+			var le *audit.LineError
+			if !errors.As(err, &le) || le.Line != c.line || le.Reason != c.cause {
+				t.Fatalf("Verify = %v, want line %d: %s", err, c.line, c.cause)
+			}
+			if _, err := audit.Open(path); err == nil || err.Error() != le.Error() {
+				t.Fatalf("Open of a broken log = %v", err)
+			}
+		})
+	}
+	// A last line cut short (no newline) is reported.
+	path := filepath.Join(dir, "cut.jsonl")
+	data := strings.Join(orig, "\n") + "\n"
+	if err := os.WriteFile(path, []byte(data[:len(data)-20]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := audit.Verify(path)
+	var le *audit.LineError
+	if !errors.As(err, &le) || le.Line != 5 || le.Reason != "the line is cut short (no newline): the file was truncated or is being written" {
+		t.Fatalf("cut line: %v", err)
+	}
+}

@@ -1,0 +1,144 @@
+package gateway_test
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// buildCodemode builds the codemode binary into a temp dir.
+func buildCodemode(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "codemode")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/codemode-dev/codemode/cmd/codemode").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestServeStdio drives the real binary over stdio with the go-sdk client.
+func TestServeStdio(t *testing.T) {
+	bin := buildCodemode(t)
+	packFile := writePack(t)
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
+	cmd := exec.Command(bin, "serve", "-c", packFile, "--audit", auditFile, "--shapes", filepath.Join(t.TempDir(), "shapes.json"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := toolNames(t, cs), []string{"find_tool", "read_api", "run_code"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("tools = %v", got)
+	}
+	got, _ := call(t, cs, "find_tool", map[string]any{"query": "echo back a message"})
+	if !strings.HasPrefix(got, "2 matches for \"echo back a message\" (best first).") || !strings.Contains(got, "\n1. api.everything.echo(message: str) -> Any\n   Echoes back the input string\n   args:\n     message: str, required — Message to echo\n") {
+		t.Fatalf("find_tool:\n%s", got)
+	}
+	got, isErr := call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="hi"))`})
+	if !isErr || !strings.Contains(got, `read api/everything.py lines 44-52 first: find_tool("everything.echo") or read_api("everything", "44-52")`) {
+		t.Fatalf("read-gate: %q", got)
+	}
+	got, _ = call(t, cs, "find_tool", map[string]any{"query": "everything.echo"})
+	if !strings.HasPrefix(got, echoDef) {
+		t.Fatalf("exact:\n%s", got)
+	}
+	got, isErr = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="hi"))
+try:
+    api.everything.get_env()
+except Exception as e:
+    print(e)
+try:
+    run_tool("get-sum", {"a": 1})
+except TypeError as e:
+    print("TypeError:", e)
+`})
+	want := `Echo: hi
+api.everything.get_env is not granted to this session; it cannot be called. Find tools with find_tool("<what you need>").
+TypeError: api.everything.get_sum: missing required argument 'b'
+[3 tool calls, 2 failed]
+`
+	if isErr || got != want {
+		t.Fatalf("run_code:\n%s\nwant:\n%s", got, want)
+	}
+	got, isErr = call(t, cs, "get-sum", map[string]any{"a": 1, "b": 2})
+	if !isErr || !strings.HasPrefix(got, `"get-sum" cannot be called directly here`) {
+		t.Fatalf("direct call: %q", got)
+	}
+	if err := cs.Close(); err != nil {
+		t.Fatalf("close: %v (stderr: %s)", err, stderr.String())
+	}
+	out, err := exec.Command(bin, "audit", "verify", auditFile).CombinedOutput()
+	if err != nil || !regexp.MustCompile(`^ok: 7 events \(head sha256:[0-9a-f]{64}\)\n$`).Match(out) {
+		t.Fatalf("audit verify: %v %q", err, out)
+	}
+	// An edited line makes verify exit 1 naming it.
+	data, _ := os.ReadFile(auditFile)
+	edited := strings.Replace(string(data), `"message":"hi"`, `"message":"bye"`, 1)
+	if err := os.WriteFile(auditFile, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = exec.Command(bin, "audit", "verify", auditFile).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || string(out) != auditFile+": line 1: edited: the line's content does not match its hash\n" {
+		t.Fatalf("verify of an edited log: %v %q", err, out)
+	}
+}
+
+// TestServeHTTP drives the real binary over streamable HTTP.
+func TestServeHTTP(t *testing.T) {
+	bin := buildCodemode(t)
+	packFile := writePack(t)
+	cmd := exec.Command(bin, "serve", "-c", packFile, "--http", "127.0.0.1:0", "--audit", "off", "--no-pins")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		_ = cmd.Wait()
+	})
+	sc := bufio.NewScanner(stderr)
+	var url string
+	for sc.Scan() {
+		if m := regexp.MustCompile(`at (http://\S+)$`).FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+			break
+		}
+	}
+	if url == "" {
+		t.Fatal("no address on stderr")
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got, want := toolNames(t, cs), []string{"find_tool", "read_api", "run_code"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("tools = %v", got)
+	}
+	call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "1-3"})
+	got, isErr := call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=20, b=22))`})
+	if isErr || got != "The sum of 20 and 22 is 42.\n[1 tool call]\n" {
+		t.Fatalf("run_code over HTTP: %q", got)
+	}
+}
