@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/runtime"
@@ -13,6 +14,21 @@ import (
 func BenchmarkTrivialProgram(b *testing.B) {
 	rt := newBenchRuntime(b, nil)
 	for b.Loop() {
+		res, err := rt.Run(context.Background(), "b", "print(1)\n")
+		if err != nil || !res.OK() {
+			b.Fatal(err, res.Error)
+		}
+	}
+}
+
+// BenchmarkTrivialProgramWarm is the latency an agent sees: the pool has
+// had time to refill between programs (the pause is not timed).
+func BenchmarkTrivialProgramWarm(b *testing.B) {
+	rt := newBenchRuntime(b, nil)
+	for b.Loop() {
+		b.StopTimer()
+		time.Sleep(60 * time.Millisecond)
+		b.StartTimer()
 		res, err := rt.Run(context.Background(), "b", "print(1)\n")
 		if err != nil || !res.OK() {
 			b.Fatal(err, res.Error)

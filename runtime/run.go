@@ -118,7 +118,9 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	if err != nil {
 		return nil, fmt.Errorf("no sandbox worker available, nothing ran: %w", err)
 	}
-	defer w.Close()
+	// The worker serves no other program; tearing it down is not the
+	// caller's wait.
+	defer func() { go w.Close() }()
 
 	used := r.servicesUsed(code)
 	if err := r.prepare(ctx, w, session, used); err != nil {
@@ -167,8 +169,11 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 }
 
 // prepare configures a fresh worker (or restores a persistent session)
-// and pre-imports json and re.
+// and pre-imports json and re, unless the pool did it already.
 func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*emit.ManifestService) error {
+	if r.warm {
+		return nil
+	}
 	if r.cfg.Persistent {
 		if state, err := os.ReadFile(r.statePath(session)); err == nil {
 			if err := w.Load(state); err == nil {
@@ -176,33 +181,17 @@ func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, 
 			}
 			// A state that cannot be loaded starts the session afresh.
 		}
-		used = r.services
 	}
-	cfg := monty.Config{
-		ScriptName: ScriptName,
-		Limits: monty.Limits{
-			MaxDuration: r.limits.Time,
-			MaxMemory:   r.limits.Memory,
-		},
-		// A persistent session's names come from earlier programs, which
-		// the checker cannot see: it checks fresh programs only.
-		TypeCheck:       !r.cfg.NoTypeCheck && !r.cfg.Persistent,
-		TypeCheckFormat: "concise",
+	stubs := ""
+	// A persistent session's names come from earlier programs, which the
+	// checker cannot see: it checks fresh programs only.
+	if !r.cfg.NoTypeCheck && !r.cfg.Persistent {
+		stubs = r.stubs(used)
 	}
-	if cfg.TypeCheck {
-		cfg.TypeCheckStubs = r.stubs(used)
-	}
-	if err := w.Configure(cfg); err != nil {
+	if err := w.Configure(r.workerConfig(stubs)); err != nil {
 		return fmt.Errorf("configuring the sandbox worker: %w", err)
 	}
-	out, err := w.Feed(ctx, "import json\nimport re\n", nil, monty.Funcs{})
-	if err != nil {
-		return fmt.Errorf("preparing the sandbox worker: %w", err)
-	}
-	if !out.OK() {
-		return fmt.Errorf("preparing the sandbox worker: %s%s", out.TypingError, excText(out.Exception))
-	}
-	return nil
+	return preImport(ctx, w)
 }
 
 func excText(e *monty.Exception) string {

@@ -97,6 +97,9 @@ type Runtime struct {
 	byWire    map[string][]*toolEntry // wire name → tools (run_tool)
 	services  []*emit.ManifestService
 	stubCache sync.Map // service set → stub source
+	// warm says pool workers come configured with every service's stubs
+	// and pre-imported: a program only feeds.
+	warm bool
 
 	sessMu   sync.Mutex
 	sessions map[string]*sync.Mutex // persistent mode: one program at a time per session
@@ -171,14 +174,63 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	// Workers are started unconfigured: each program configures its own
-	// with the stubs of the services it uses.
-	pool, err := monty.NewPool(ctx, monty.PoolConfig{Bin: r.bin, Size: cfg.Workers, Unconfigured: true})
+	pool, err := monty.NewPool(ctx, r.poolConfig())
 	if err != nil {
 		return nil, fmt.Errorf("runtime: no Monty worker could start, so nothing can run: %w", err)
 	}
 	r.pool = pool
 	return r, nil
+}
+
+// warmStubLimit is the size of all services' stubs up to which workers are
+// configured with all of them and warmed up in the pool, so a program pays
+// for neither; above it, each program configures its worker with the stubs
+// of the services it names, which keeps type checking fast on big packs.
+const warmStubLimit = 256 << 10
+
+// poolConfig chooses how workers wait in the pool: warmed up with every
+// service's stubs when they are small, else unconfigured (configured per
+// program, or restored from a persistent session's state).
+func (r *Runtime) poolConfig() monty.PoolConfig {
+	pc := monty.PoolConfig{Bin: r.bin, Size: r.cfg.Workers, Unconfigured: true}
+	if r.cfg.Persistent {
+		return pc
+	}
+	stubs := ""
+	if !r.cfg.NoTypeCheck {
+		stubs = r.stubs(r.services)
+		if len(stubs) > warmStubLimit {
+			return pc
+		}
+	}
+	r.warm = true
+	pc.Unconfigured = false
+	pc.Config = r.workerConfig(stubs)
+	pc.Prepare = preImport
+	return pc
+}
+
+// workerConfig is a fresh program's worker configuration.
+func (r *Runtime) workerConfig(stubs string) monty.Config {
+	return monty.Config{
+		ScriptName:      ScriptName,
+		Limits:          monty.Limits{MaxDuration: r.limits.Time, MaxMemory: r.limits.Memory},
+		TypeCheck:       stubs != "",
+		TypeCheckStubs:  stubs,
+		TypeCheckFormat: "concise",
+	}
+}
+
+// preImport gives a program json and re, imported before it starts.
+func preImport(ctx context.Context, w *monty.Worker) error {
+	out, err := w.Feed(ctx, "import json\nimport re\n", nil, monty.Funcs{})
+	if err != nil {
+		return fmt.Errorf("preparing the sandbox worker: %w", err)
+	}
+	if !out.OK() {
+		return fmt.Errorf("preparing the sandbox worker: %s%s", out.TypingError, excText(out.Exception))
+	}
+	return nil
 }
 
 // grantSet returns the grant test for one service's tools.

@@ -16,6 +16,11 @@ type PoolConfig struct {
 	// Unconfigured starts workers without a session: the caller sends
 	// Configure (or Load) itself, e.g. with stubs chosen per program.
 	Unconfigured bool
+	// Prepare, when set, runs on each configured worker before it is
+	// handed out (e.g. a first feed that warms the type checker up), off
+	// the path of the program that will use it. An error discards the
+	// worker like a failed start.
+	Prepare func(ctx context.Context, w *Worker) error
 	// StartTimeout bounds spawning and configuring one worker; 0 means 10s.
 	StartTimeout time.Duration
 }
@@ -104,6 +109,9 @@ func (p *Pool) startOne(ctx context.Context) (*Worker, error) {
 	}
 	stop := context.AfterFunc(ctx, w.Kill)
 	err = w.Configure(p.cfg.Config)
+	if err == nil && p.cfg.Prepare != nil {
+		err = p.cfg.Prepare(ctx, w)
+	}
 	if !stop() || err != nil {
 		w.destroy()
 		if err == nil || ctx.Err() != nil {
