@@ -352,8 +352,16 @@ func paramDoc(prm *ir.Param) []string {
 			extra = append(extra, pyLiteral(d.Value)+": "+oneLine(d.Doc))
 		}
 	}
-	if len(prm.Enriched) > 0 {
-		extra = append(extra, "From the description: "+strings.Join(prm.Enriched, ", ")+".")
+	var fromProse []string
+	for _, kw := range prm.Enriched {
+		if kw == "required" {
+			extra = append(extra, "Required here: when omitted, the upstream resolves it from state you cannot see (see the description), so pass it.")
+			continue
+		}
+		fromProse = append(fromProse, kw)
+	}
+	if len(fromProse) > 0 {
+		extra = append(extra, "From the description: "+strings.Join(fromProse, ", ")+".")
 	}
 	for _, e := range extra {
 		out = append(out, "        "+e)
