@@ -55,7 +55,7 @@ func TestCodeMode(t *testing.T) {
 
 	// Not read yet: the read-gate refuses with the lines to read.
 	got, isErr = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="hi"))`})
-	want = "[1 tool call, 1 failed]\n\n" +
+	want = "[1 tool call, 1 failed]\n\nTraceback (most recent call last):\n  File \"program.py\", line 1, in <module>\n    print(api.everything.echo(message=\"hi\"))\n" +
 		`PermissionError: api.everything.echo was refused: read api/everything.py lines 44-52 first: find_tool("everything.echo") or read_api("everything", "44-52")` + "\n"
 	if !isErr || got != want {
 		t.Fatalf("read-gate refusal:\n%s", got)
@@ -230,7 +230,7 @@ func TestHTTP(t *testing.T) {
 	}
 	// A validation error never reaches the upstream.
 	got, isErr = call(t, a, "run_code", map[string]any{"code": `print(run_tool("echo", {"message": 5}))`})
-	if want := "[1 tool call, 1 failed]\n\nTypeError: api.everything.echo: argument message: expected str, got int (5)\n"; !isErr || got != want || f.up.count("echo") != 1 {
+	if want := "[1 tool call, 1 failed]\n\nTraceback (most recent call last):\n  File \"program.py\", line 1, in <module>\n    print(run_tool(\"echo\", {\"message\": 5}))\nTypeError: api.everything.echo: argument message: expected str, got int (5)\n"; !isErr || got != want || f.up.count("echo") != 1 {
 		t.Fatalf("validation over HTTP (%d upstream echo calls): %q", f.up.count("echo"), got)
 	}
 }
