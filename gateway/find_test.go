@@ -1,0 +1,189 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/pack"
+)
+
+var corpus struct {
+	once     sync.Once
+	finder   *gateway.Finder
+	manifest *emit.Manifest
+	err      error
+}
+
+// corpusFinder compiles every MCP tools/list file of the test corpus as one
+// pack and indexes all their tools.
+func corpusFinder(tb testing.TB) *gateway.Finder {
+	tb.Helper()
+	corpus.once.Do(func() {
+		files, err := filepath.Glob("../testdata/corpus/mcp/*.json")
+		if err != nil || len(files) == 0 {
+			corpus.err = fmt.Errorf("no corpus files: %v", err)
+			return
+		}
+		p := &pack.Pack{Dir: ".", Out: "api"}
+		for _, f := range files {
+			p.Services = append(p.Services, pack.Source{MCP: f})
+		}
+		out, err := pack.Compile(context.Background(), p, pack.Options{})
+		if err != nil {
+			corpus.err = err
+			return
+		}
+		corpus.manifest = out.Manifest
+		corpus.finder = gateway.NewFinder(out.Manifest, "api", nil, nil)
+	})
+	if corpus.err != nil {
+		tb.Fatal(corpus.err)
+	}
+	return corpus.finder
+}
+
+// TestRelevance: queries with a known right answer find it in the top 3.
+func TestRelevance(t *testing.T) {
+	f := corpusFinder(t)
+	t.Logf("%d corpus tools", f.Len())
+	cases := []struct{ query, want string }{
+		{"create a github issue", "api.github_mcp_server.create_issue"},
+		{"create a pull request", "api.github_mcp_server.create_pull_request"},
+		{"search the web", "api.brave_search_mcp_server.brave_web_search"},
+		{"read a file", "api.secure_filesystem_server.read_file"},
+		{"list directory contents", "api.secure_filesystem_server.list_directory"},
+		{"add observations to entities in the knowledge graph", "api.memory_server.add_observations"},
+		{"geocode an address", "api.mcp_server_google_maps.maps_geocode"},
+		{"add two numbers", "api.mcp_servers_everything.get_sum"},
+		{"scrape a web page", "api.firecrawl_fastmcp.firecrawl_scrape"},
+		{"merge request", "api.gitlab_mcp_server.create_merge_request"},
+	}
+	for _, c := range cases {
+		ms := f.Search(c.query)
+		var top []string
+		for i, m := range ms {
+			if i == 3 {
+				break
+			}
+			top = append(top, m.Tool.Call)
+		}
+		found := false
+		for _, call := range top {
+			found = found || call == c.want
+		}
+		if !found {
+			t.Errorf("%q: top 3 = %v, want %s among them", c.query, top, c.want)
+		}
+	}
+}
+
+// BenchmarkFindTool measures find_tool's search and rendering over every
+// corpus tool, and over ~5,000 tools (the corpus's services repeated under
+// new names).
+func BenchmarkFindTool(b *testing.B) {
+	base := corpusFinder(b)
+	big := gateway.NewFinder(repeated(corpus.manifest, 5000), "api", nil, nil)
+	queries := []string{"create a github issue", "search the web", "list files in a directory", "send a message to a channel", "delete a kubernetes pod"}
+	for _, c := range []struct {
+		name string
+		f    *gateway.Finder
+	}{{fmt.Sprintf("corpus_%d_tools", base.Len()), base}, {fmt.Sprintf("repeated_%d_tools", big.Len()), big}} {
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				var sb strings.Builder
+				for j, m := range c.f.Search(queries[i%len(queries)]) {
+					c.f.Render(&sb, j+1, m)
+				}
+			}
+		})
+	}
+}
+
+// repeated copies m's services, renamed, until there are at least n tools.
+func repeated(m *emit.Manifest, n int) *emit.Manifest {
+	out := &emit.Manifest{Version: m.Version}
+	tools := 0
+	for copyN := 0; tools < n; copyN++ {
+		for _, s := range m.Services {
+			s.Name = ir.ServiceName(fmt.Sprintf("%s_%d", s.Name, copyN))
+			out.Services = append(out.Services, s)
+			tools += len(s.Tools)
+		}
+	}
+	return out
+}
+
+func TestShape(t *testing.T) {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(`{"entities":[{"name":"Ada","observations":["x"],"n":3,"w":1.5}],"ok":true,"next":null,"empty":[],"meta":{}}`))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := gateway.Shape(v), "{empty: [], entities: [{n: int, name: str, observations: [str], w: float}], meta: {}, next: None, ok: bool}"; got != want {
+		t.Errorf("Shape = %s\nwant %s", got, want)
+	}
+	s := map[string]any{
+		"type": "object", "required": []any{"items"},
+		"properties": map[string]any{
+			"items": map[string]any{"type": "array", "items": map[string]any{"type": "object", "required": []any{"id"}, "properties": map[string]any{
+				"id":    map[string]any{"type": "integer"},
+				"state": map[string]any{"enum": []any{"open", "closed"}},
+				"tags":  map[string]any{"type": []any{"array", "null"}, "items": map[string]any{"type": "string"}},
+			}}},
+			"total": map[string]any{"anyOf": []any{map[string]any{"type": "number"}, map[string]any{"type": "null"}}},
+			"extra": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "boolean"}},
+		},
+	}
+	if got, want := gateway.SchemaShape(s), `{extra?: {str: bool}, items: [{id: int, state?: Literal["open", "closed"], tags?: [str] | None}], total?: float | None}`; got != want {
+		t.Errorf("SchemaShape = %s\nwant %s", got, want)
+	}
+}
+
+func TestFirstSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"Search the web. Returns results.":                "Search the web.",
+		"Use e.g. a query.  More text":                    "Use e.g. a query.",
+		"Create a new\n   issue in a repo. Requires auth": "Create a new issue in a repo.",
+		"no period": "no period",
+	} {
+		if got := gateway.FirstSentence(in); got != want {
+			t.Errorf("FirstSentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestExampleAndArgs(t *testing.T) {
+	m := &emit.ManifestTool{
+		Call: "api.github.list_issues",
+		Params: []emit.ManifestParam{
+			{Arg: "owner", Py: "owner", Required: true},
+			{Arg: "state", Py: "state", Required: true},
+			{Arg: "per-page", Py: "per_page"},
+		},
+		Input: map[string]any{"type": "object", "properties": map[string]any{
+			"owner":    map[string]any{"type": "string", "description": "Repository owner. Case-insensitive."},
+			"state":    map[string]any{"type": "string", "enum": []any{"open", "closed"}},
+			"per-page": map[string]any{"type": "integer", "minimum": json.Number("1"), "maximum": json.Number("100"), "default": json.Number("30")},
+		}},
+	}
+	if got, want := gateway.Example(m), `api.github.list_issues(owner="owner", state="open")`; got != want {
+		t.Errorf("Example = %s", got)
+	}
+	want := []string{
+		"owner: str, required — Repository owner.",
+		`state: Literal["open", "closed"], required`,
+		`per_page: int, optional, default 30, >= 1, <= 100 (run_tool key "per-page")`,
+	}
+	if got := gateway.Args(m); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Args =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
