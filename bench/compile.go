@@ -70,17 +70,38 @@ func timeCmd(ctx context.Context, runs int, dir string, argv []string, outPath s
 	return best, true, "", dirSize(outPath)
 }
 
+// firstErrLine picks the line of a failed run that says why: a pointer
+// into the spec ("file:line -> reason"), a "not implemented", or the first
+// line mentioning an error; log lines at INFO level are skipped.
 func firstErrLine(out string, err error) string {
+	var lines []string
 	for _, l := range strings.Split(out, "\n") {
 		l = strings.TrimSpace(l)
-		if l != "" && (strings.Contains(strings.ToLower(l), "error") || strings.Contains(l, "fail")) {
-			if len(l) > 140 {
-				l = l[:140] + "…"
+		if l == "" || strings.HasPrefix(l, "INFO") || strings.Contains(l, "\tINFO\t") {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	pick := ""
+	for _, test := range []func(string) bool{
+		func(l string) bool { return strings.Contains(l, " -> ") },
+		func(l string) bool { return strings.Contains(l, "not implemented") },
+		func(l string) bool { return strings.Contains(strings.ToLower(l), "error") },
+	} {
+		for _, l := range lines {
+			if pick == "" && test(l) {
+				pick = l
 			}
-			return l
 		}
 	}
-	return err.Error()
+	if pick == "" {
+		pick = err.Error()
+	}
+	pick = strings.TrimPrefix(pick, "- ")
+	if len(pick) > 160 {
+		pick = pick[:160] + "…"
+	}
+	return pick
 }
 
 func dirSize(p string) int64 {
