@@ -14,7 +14,11 @@ const stubsHeader = `import json
 import re
 from typing import Any, Literal, NotRequired, TypedDict
 
-__all__ = ["api", "json", "re", "run_tool"]
+__all__ = ["PermissionError", "api", "json", "re", "run_tool"]
+
+
+# The checker's builtins lack PermissionError, which refusals raise.
+class PermissionError(OSError): ...
 
 
 def run_tool(name: str, arguments: dict[str, Any] | None = None) -> Any: ...

@@ -138,8 +138,8 @@ after wait: api.everything.echo was not called: an earlier call in this program 
 		t.Errorf("audit verify: %v %+v, %d lines", err, res, len(lines))
 	}
 	// Audit: the refused read-gate call and its run; echo, get_env, get_sum
-	// (invalid), get_sum (wait) and their run (the runtime does not audit
-	// the call it refused after the wait); the refused direct call.
+	// (invalid), get_sum (wait), the call refused after the wait, and their
+	// run; the refused direct call.
 	var kinds []string
 	for _, l := range lines {
 		switch {
@@ -149,7 +149,7 @@ after wait: api.everything.echo was not called: an earlier call in this program 
 			kinds = append(kinds, "call")
 		}
 	}
-	if want := []string{"call", "run", "call", "call", "call", "call", "run", "call"}; !reflect.DeepEqual(kinds, want) {
+	if want := []string{"call", "run", "call", "call", "call", "call", "call", "run", "call"}; !reflect.DeepEqual(kinds, want) {
 		t.Errorf("audit kinds = %v, want %v", kinds, want)
 	}
 }

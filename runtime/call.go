@@ -90,6 +90,7 @@ func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) 
 	args, err := bind(e, c)
 	if err != nil {
 		h.record(e.call(), "invalid", err.Error(), 0)
+		h.audit(e, nil, "invalid", err.Error(), "", 0)
 		return monty.Raise("TypeError", err.Error()), nil
 	}
 	return h.invoke(ctx, e, args)
@@ -249,33 +250,69 @@ func bind(e *toolEntry, c *monty.Call) (map[string]any, error) {
 	return args, nil
 }
 
-// invoke runs one call through every check, then the upstream.
+// outcome is how one checked call ended.
+type outcome struct {
+	status  string // ok, error, refused, invalid, wait
+	message string // why, when not ok
+	excType string // the exception a program gets, when not ok or wait
+	value   any    // the JSON result (ok) or the wait marker (wait)
+}
+
+func failed(status, excType, message string) outcome {
+	return outcome{status: status, excType: excType, message: message}
+}
+
+// invoke is do for a program: the outcome becomes the call's return value
+// or the exception the program sees.
 func (h *handler) invoke(ctx context.Context, e *toolEntry, args map[string]any) (monty.Reply, error) {
+	out, err := h.do(ctx, e, args)
+	if err != nil {
+		return monty.Reply{}, err
+	}
+	if out.excType != "" {
+		return monty.Raise(out.excType, out.message), nil
+	}
+	v, err := monty.FromJSON(out.value)
+	if err != nil {
+		msg := fmt.Sprintf("%s returned a value the sandbox cannot hold: %v", e.call(), err)
+		return monty.Raise("RuntimeError", msg), nil
+	}
+	return monty.Return(v), nil
+}
+
+// do runs one call through every check, then the upstream, and records
+// and audits it. The error stops the program where it cannot catch it (a
+// limit, a cancelled run).
+func (h *handler) do(ctx context.Context, e *toolEntry, args map[string]any) (outcome, error) {
+	out, took, digest, err := h.check(ctx, e, args)
+	if err != nil {
+		return out, err
+	}
+	h.record(e.call(), out.status, out.message, took)
+	h.audit(e, args, out.status, out.message, digest, took)
+	return out, nil
+}
+
+// check is the call path itself: wait, limits, grant, read-gate,
+// validation, hooks, upstream, notes and waits.
+func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any) (out outcome, took time.Duration, digest string, err error) {
 	call := e.call()
 	if h.waited {
-		msg := fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)
-		h.record(call, "refused", msg, 0)
-		return monty.Raise("RuntimeError", msg), nil
+		return failed("refused", "RuntimeError", fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)), 0, "", nil
 	}
 	if len(h.res.Calls) >= h.r.limits.Calls {
 		h.abort = fmt.Errorf("LimitError: call limit (%d tool calls per program) reached at %s; the program was stopped. Filter or batch inside fewer calls", h.r.limits.Calls, call)
 		h.abortLimit = "calls"
-		return monty.Reply{}, h.abort
+		return outcome{}, 0, "", h.abort
 	}
 	if ctx.Err() != nil {
-		return monty.Reply{}, ctx.Err()
+		return outcome{}, 0, "", ctx.Err()
 	}
 	if !e.granted {
-		msg := fmt.Sprintf("%s is not granted to this session; it cannot be called. %s", call, findHint)
-		h.record(call, "refused", msg, 0)
-		h.audit(e, args, "refused", msg, "", 0)
-		return monty.Raise("PermissionError", msg), nil
+		return failed("refused", "PermissionError", fmt.Sprintf("%s is not granted to this session; it cannot be called. %s", call, findHint)), 0, "", nil
 	}
 	if err := h.r.gate.Check(h.session, e.svc.Name, e.tool.Wire); err != nil {
-		msg := fmt.Sprintf("%s was refused: %v", call, err)
-		h.record(call, "refused", msg, 0)
-		h.audit(e, args, "refused", msg, "", 0)
-		return monty.Raise("PermissionError", msg), nil
+		return failed("refused", "PermissionError", fmt.Sprintf("%s was refused: %v", call, err)), 0, "", nil
 	}
 	if err := h.r.validator.Check(e.svc.Name, e.tool.Wire, args); err != nil {
 		kind := "ValueError"
@@ -283,91 +320,61 @@ func (h *handler) invoke(ctx context.Context, e *toolEntry, args map[string]any)
 		if errors.As(err, &ve) && ve.Kind != "" {
 			kind = ve.Kind
 		}
-		h.record(call, "invalid", err.Error(), 0)
-		h.audit(e, args, "invalid", err.Error(), "", 0)
-		return monty.Raise(kind, err.Error()), nil
+		return failed("invalid", kind, err.Error()), 0, "", nil
 	}
 	info := &CallInfo{Session: h.session, RunID: h.runID, Service: e.svc.Name, Tool: e.tool, Args: args}
 	for _, p := range h.r.cfg.Hooks {
 		v := p.Before(ctx, info)
 		h.notes = append(h.notes, v.Notes...)
 		if v.Deny != "" {
-			msg := fmt.Sprintf("%s was refused by policy: %s", call, v.Deny)
-			h.record(call, "refused", msg, 0)
-			h.audit(e, args, "refused", msg, "", 0)
-			return monty.Raise("PermissionError", msg), nil
+			return failed("refused", "PermissionError", fmt.Sprintf("%s was refused by policy: %s", call, v.Deny)), 0, "", nil
 		}
 		if v.Wait != "" {
-			return h.startWait(e, args, v.Wait, nil)
+			return h.startWait(e, v.Wait), 0, "", nil
 		}
 	}
 	up, ok := h.r.cfg.Upstreams[e.svc.Name]
 	if !ok {
-		msg := fmt.Sprintf("%s: service %s has no upstream configured in this runtime", call, e.svc.Name)
-		h.record(call, "error", msg, 0)
-		h.audit(e, args, "error", msg, "", 0)
-		return monty.Raise("RuntimeError", msg), nil
+		return failed("error", "RuntimeError", fmt.Sprintf("%s: service %s has no upstream configured in this runtime", call, e.svc.Name)), 0, "", nil
 	}
 	start := time.Now()
 	res, err := up.Call(ctx, e.tool, args)
-	took := time.Since(start)
+	took = time.Since(start)
 	if err != nil {
 		if ctx.Err() != nil {
-			return monty.Reply{}, ctx.Err()
+			return outcome{}, took, "", ctx.Err()
 		}
-		msg := fmt.Sprintf("%s failed: the upstream could not be reached: %v", call, err)
-		h.record(call, "error", msg, took)
-		h.audit(e, args, "error", msg, "", took)
-		return monty.Raise("ConnectionError", msg), nil
+		return failed("error", "RuntimeError", fmt.Sprintf("%s failed: the upstream could not be reached: %v", call, err)), took, "", nil
 	}
-	digest := digestOf(res.Value)
+	digest = digestOf(res.Value)
 	h.takeMeta(e, res)
 	for _, p := range h.r.cfg.Hooks {
 		v := p.After(ctx, info, res)
 		h.notes = append(h.notes, v.Notes...)
 		if v.Wait != "" {
-			return h.startWait(e, args, v.Wait, res)
+			return h.startWait(e, v.Wait), took, digest, nil
 		}
 	}
 	if w := h.metaWait(e, res); w != "" {
-		return h.startWait(e, args, w, res)
+		return h.startWait(e, w), took, digest, nil
 	}
 	if res.IsError {
-		msg := fmt.Sprintf("%s failed", call)
+		msg := call + " failed"
 		if res.Status != 0 {
 			msg += fmt.Sprintf(" (HTTP %d)", res.Status)
 		}
-		msg += ": " + res.Message
-		h.record(call, "error", msg, took)
-		h.audit(e, args, "error", msg, digest, took)
-		return monty.Raise("RuntimeError", msg), nil
+		return failed("error", "RuntimeError", msg+": "+res.Message), took, digest, nil
 	}
-	v, err := monty.FromJSON(res.Value)
-	if err != nil {
-		msg := fmt.Sprintf("%s returned a value the sandbox cannot hold: %v", call, err)
-		h.record(call, "error", msg, took)
-		return monty.Raise("RuntimeError", msg), nil
-	}
-	h.record(call, "ok", "", took)
-	h.audit(e, args, "ok", "", digest, took)
-	return monty.Return(v), nil
+	return outcome{status: "ok", value: res.Value}, took, digest, nil
 }
 
-// startWait marks the program as waiting: this call returns the wait, and
-// every later call is refused.
-func (h *handler) startWait(e *toolEntry, args map[string]any, reason string, res *upstream.Result) (monty.Reply, error) {
+// startWait marks the program as waiting: this call returns the wait
+// marker, and every later call is refused.
+func (h *handler) startWait(e *toolEntry, reason string) outcome {
 	h.waited = true
 	h.wait = reason
 	h.notes = append(h.notes, fmt.Sprintf("WAIT: %s is waiting: %s. End your turn now.", e.call(), reason))
-	h.record(e.call(), "wait", reason, 0)
-	digest := ""
-	var val any = map[string]any{"status": "waiting", "reason": reason}
-	if res != nil {
-		digest = digestOf(res.Value)
-	}
-	h.audit(e, args, "wait", reason, digest, 0)
-	v, _ := monty.FromJSON(val)
-	return monty.Return(v), nil
+	return outcome{status: "wait", message: reason, value: map[string]any{"status": "waiting", "reason": reason}}
 }
 
 // takeMeta moves the upstream's notes (the _meta key the pack names) to the

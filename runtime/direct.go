@@ -2,9 +2,6 @@ package runtime
 
 import (
 	"context"
-	"sync"
-
-	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
 // CallResult is the outcome of one direct call (Runtime.Call).
@@ -33,7 +30,6 @@ type CallResult struct {
 // or a Python name. The error is for a cancelled context only; every other
 // failure is a CallResult whose Status says what happened.
 func (r *Runtime) Call(ctx context.Context, session, name string, args map[string]any) (*CallResult, error) {
-	res := &Result{RunID: newRunID()}
 	e, err := r.lookupTool(name)
 	if err != nil {
 		return &CallResult{Call: name, Status: "refused", Message: err.Error()}, nil
@@ -41,53 +37,17 @@ func (r *Runtime) Call(ctx context.Context, session, name string, args map[strin
 	if args == nil {
 		args = map[string]any{}
 	}
-	// The handler runs against a view of the runtime whose hooks end with
-	// one that keeps the upstream's result, which the handler otherwise
-	// only hands to Monty.
-	keep := &keepResult{}
-	view := &Runtime{
-		cfg: r.cfg, limits: r.limits, bin: r.bin, pool: r.pool,
-		validator: r.validator, gate: r.gate, tools: r.tools, byWire: r.byWire,
-		services: r.services,
+	res := &Result{RunID: newRunID()}
+	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
+	out, err := h.do(ctx, e, args)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return &CallResult{Call: e.call(), Status: "error", Message: err.Error()}, nil
 	}
-	view.cfg.Hooks = append(append([]Policy(nil), r.cfg.Hooks...), keep)
-	h := &handler{r: view, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
-	if _, err := h.invoke(ctx, e, args); err != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	out := &CallResult{Call: e.call(), Status: "error", Notes: h.notes, Wait: h.waited}
-	if n := len(res.Calls); n > 0 {
-		out.Status, out.Message = res.Calls[n-1].Status, res.Calls[n-1].Message
-	}
-	switch out.Status {
-	case "ok":
-		out.Value = keep.value()
-	case "wait":
-		out.Value = map[string]any{"status": "waiting", "reason": h.wait}
-	}
-	return out, nil
-}
-
-// keepResult is the last hook of a direct call: it keeps the result.
-type keepResult struct {
-	mu  sync.Mutex
-	res *upstream.Result
-}
-
-func (k *keepResult) Before(context.Context, *CallInfo) Verdict { return Verdict{} }
-
-func (k *keepResult) After(_ context.Context, _ *CallInfo, res *upstream.Result) Verdict {
-	k.mu.Lock()
-	k.res = res
-	k.mu.Unlock()
-	return Verdict{}
-}
-
-func (k *keepResult) value() any {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.res == nil {
-		return nil
-	}
-	return k.res.Value
+	return &CallResult{
+		Call: e.call(), Status: out.status, Message: out.message, Value: out.value,
+		Notes: h.notes, Wait: out.status == "wait",
+	}, nil
 }
