@@ -127,6 +127,7 @@ func run(out, dir, work, peersDir string, seed uint64, runs int, skipCompile, sk
 		for _, gb := range []struct{ pkg, pattern, benchtime string }{
 			{"./runtime", "^(BenchmarkTrivialProgram|BenchmarkCallDirect|BenchmarkCallInProgram|Benchmark1000Calls)$", "1s"},
 			{"./findtool", "^BenchmarkSearch5000$", "1s"},
+			{"./gateway", "^BenchmarkFindTool$", "1s"},
 		} {
 			logf("go test -bench %s %s", gb.pattern, gb.pkg)
 			res, err := bench.RunGoBench(ctx, gb.pkg, gb.pattern, gb.benchtime)
