@@ -334,21 +334,7 @@ func (g *goGen) callHelper() {
 
 // goName turns a name into an exported Go identifier (see GoPackage).
 func goName(s string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range s {
-		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
-			up = true
-			continue
-		}
-		if up {
-			b.WriteRune(unicode.ToUpper(r))
-			up = false
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	out := b.String()
+	out := ir.Pascal(s)
 	if out == "" {
 		return "X"
 	}

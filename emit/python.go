@@ -3,7 +3,6 @@ package emit
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -557,50 +556,12 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// pyString quotes s as a Python string literal.
-func pyString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+// pyString and pyLiteral are the naming module's Python literals.
+func pyString(s string) string { return ir.PyString(s) }
 
-// pyLiteral prints a JSON scalar as a Python literal.
-func pyLiteral(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		return pyString(x)
-	case json.Number:
-		return x.String()
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	}
-	return pyJSON(compactJSON(v))
-}
+func pyLiteral(v any) string { return ir.PyLiteral(v) }
 
-// pyJSON prints compact JSON as the equivalent Python expression.
+// pyJSON prints compact JSON as the equal Python expression.
 func pyJSON(raw json.RawMessage) string {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.UseNumber()
@@ -608,40 +569,7 @@ func pyJSON(raw json.RawMessage) string {
 	if err := dec.Decode(&v); err != nil {
 		return string(raw)
 	}
-	var b strings.Builder
-	writePy(&b, v)
-	return b.String()
-}
-
-func writePy(b *strings.Builder, v any) {
-	switch x := v.(type) {
-	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writePy(b, e)
-		}
-		b.WriteByte(']')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(pyString(k) + ": ")
-			writePy(b, x[k])
-		}
-		b.WriteByte('}')
-	default:
-		b.WriteString(pyLiteral(x))
-	}
+	return ir.PyLiteral(v)
 }
 
 func compactJSON(v any) json.RawMessage {

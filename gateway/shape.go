@@ -246,28 +246,8 @@ func writeSchemaType(b *strings.Builder, t string, s map[string]any, depth int) 
 	}
 }
 
-// pyLiteral renders a JSON scalar as a Python literal.
-func pyLiteral(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case string:
-		j, _ := json.Marshal(x)
-		return string(j)
-	case json.Number:
-		return string(x)
-	}
-	j, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(j)
-}
+// pyLiteral renders a JSON value as a Python literal.
+func pyLiteral(v any) string { return ir.PyLiteral(v) }
 
 // Shapes is a policy hook that records, per tool, the shape of the last
 // successful result the runtime saw, and keeps the shapes in a JSON file

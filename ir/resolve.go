@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 )
 
 // Resolve derives the Python view of every schema in svc: Param.Type from
@@ -38,7 +37,7 @@ func Resolve(svc *Service) {
 		for _, p := range t.Params {
 			s, _ := props[p.Arg].(map[string]any)
 			c := &ctx{root: t.Input, busy: map[string]bool{}}
-			p.Type = r.typeOf(c, s, pascal(string(t.Py))+pascal(p.Arg))
+			p.Type = r.typeOf(c, s, Pascal(string(t.Py))+Pascal(p.Arg))
 			if p.Description == "" {
 				p.Description = p.Type.Description
 			}
@@ -46,7 +45,7 @@ func Resolve(svc *Service) {
 		t.Result = nil
 		if t.Output != nil {
 			c := &ctx{root: t.Output, busy: map[string]bool{}}
-			t.Result = r.typeOf(c, t.Output, pascal(string(t.Py))+"Result")
+			t.Result = r.typeOf(c, t.Output, Pascal(string(t.Py))+"Result")
 		}
 	}
 }
@@ -103,7 +102,7 @@ func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
 		t = &Type{Kind: KindAny}
 	default:
 		c.busy[ref] = true
-		name := pascal(ref[strings.LastIndex(ref, "/")+1:])
+		name := Pascal(ref[strings.LastIndex(ref, "/")+1:])
 		if isShape(target) {
 			t = &Type{Kind: KindObject, Shape: r.shape(c, target, name, &key)}
 		} else {
@@ -364,8 +363,8 @@ func (r *resolver) union(c *ctx, s Schema, alts []any, hint string) *Type {
 // fields are walked, so cycles refer back to it; an inline shape is built
 // first and then shared with any printed-equal shape already made.
 func (r *resolver) shape(c *ctx, s Schema, hint string, ref *refKey) *Shape {
-	if t, ok := s["title"].(string); ok && ref == nil && pascal(t) != "" {
-		hint = pascal(t)
+	if t, ok := s["title"].(string); ok && ref == nil && Pascal(t) != "" {
+		hint = Pascal(t)
 	}
 	if hint == "" {
 		hint = "Object"
@@ -395,7 +394,7 @@ func (r *resolver) shape(c *ctx, s Schema, hint string, ref *refKey) *Shape {
 	sort.Strings(keys)
 	for _, k := range keys {
 		ps, _ := props[k].(map[string]any)
-		ft := r.typeOf(c, ps, hint+pascal(k))
+		ft := r.typeOf(c, ps, hint+Pascal(k))
 		f := &Field{Wire: k, Required: req[k], Type: ft, Description: ft.Description}
 		f.ReadOnly = ps["readOnly"] == true
 		sh.Fields = append(sh.Fields, f)
@@ -682,23 +681,4 @@ func lookup(root Schema, ref string) (Schema, bool) {
 	}
 	s, ok := cur.(map[string]any)
 	return s, ok
-}
-
-// pascal turns "list_pets", "list-pets" or "listPets" into "ListPets".
-func pascal(s string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range s {
-		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
-			up = true
-			continue
-		}
-		if up {
-			b.WriteRune(unicode.ToUpper(r))
-			up = false
-		} else {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -216,7 +216,7 @@ func (p *Pack) parse(ctx context.Context, src Source) (*ir.Service, error) {
 	case src.MCP != "":
 		return parse.MCPFile(p.Path(src.MCP), opts)
 	case len(src.MCPCommand) > 0:
-		return parse.MCPCommand(ctx, p.commandArgv(src), opts)
+		return parse.MCPCommand(ctx, p.CommandArgv(src), opts)
 	case src.MCPURL != "":
 		return parse.MCPURL(ctx, src.MCPURL, opts)
 	default:
@@ -224,9 +224,10 @@ func (p *Pack) parse(ctx context.Context, src Source) (*ir.Service, error) {
 	}
 }
 
-// commandArgv resolves a pack-relative program path ("./server") against
-// the pack's directory; bare names are looked up on PATH as usual.
-func (p *Pack) commandArgv(src Source) []string {
+// CommandArgv is src's MCP command with a pack-relative program path
+// ("./server", "../bin/server") resolved against the pack's directory; bare
+// names are looked up on PATH as usual.
+func (p *Pack) CommandArgv(src Source) []string {
 	argv := append([]string(nil), src.MCPCommand...)
 	if strings.HasPrefix(argv[0], "./") || strings.HasPrefix(argv[0], "../") {
 		argv[0] = p.Path(argv[0])

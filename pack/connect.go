@@ -62,7 +62,7 @@ func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream
 			if err != nil {
 				return nil, fmt.Errorf("service %s: %w", ms.Name, err)
 			}
-			up = upstream.NewMCPCommand(p.commandArgv(src), env)
+			up = upstream.NewMCPCommand(p.CommandArgv(src), env)
 		case src.MCPURL != "":
 			up = upstream.NewMCPURL(src.MCPURL, nil, nil)
 		case src.OpenAPI != "":

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -146,10 +145,7 @@ func watchPins(ctx context.Context, p *pack.Pack, rt *runtime.Runtime, pins *gat
 				logf("service %s: %v", ms.Name, err)
 				continue
 			}
-			argv := append([]string(nil), src.MCPCommand...)
-			if strings.HasPrefix(argv[0], "./") || strings.HasPrefix(argv[0], "../") {
-				argv[0] = p.Path(argv[0])
-			}
+			argv := p.CommandArgv(src)
 			cmd := exec.Command(argv[0], argv[1:]...)
 			cmd.Env = env
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -1,0 +1,112 @@
+package ir
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// PyString quotes s as a Python string literal (double quotes).
+func PyString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// PyLiteral prints a JSON value (as decoded with UseNumber) as the equal
+// Python expression: None, True, "text", 3, [1, 2], {"k": "v"} (keys
+// sorted).
+func PyLiteral(v any) string {
+	var b strings.Builder
+	writePy(&b, v)
+	return b.String()
+}
+
+func writePy(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("None")
+	case bool:
+		if x {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case string:
+		b.WriteString(PyString(x))
+	case json.Number:
+		b.WriteString(x.String())
+	case float64:
+		b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writePy(b, e)
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(PyString(k) + ": ")
+			writePy(b, x[k])
+		}
+		b.WriteByte('}')
+	default:
+		j, err := json.Marshal(x)
+		if err != nil {
+			b.WriteString(fmt.Sprint(x))
+			return
+		}
+		b.Write(j)
+	}
+}
+
+// Pascal turns "list_pets", "list-pets" or "listPets" into "ListPets":
+// every run of characters outside [A-Za-z0-9] starts a new capitalised word.
+func Pascal(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
+			up = true
+			continue
+		}
+		if up {
+			b.WriteRune(unicode.ToUpper(r))
+			up = false
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
