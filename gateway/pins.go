@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -132,8 +134,13 @@ func ListTools(ctx context.Context, cs *mcp.ClientSession) ([]byte, error) {
 // notifications/tools/list_changed. report receives each check's refusals
 // (and errors). Close the returned session to stop watching.
 func (p *Pins) Watch(ctx context.Context, m *emit.ManifestService, t mcp.Transport, report func(service ir.ServiceName, refused []string, err error)) (*mcp.ClientSession, error) {
-	check := func(ctx context.Context, cs *mcp.ClientSession) {
+	check := func(ctx context.Context, cs *mcp.ClientSession, onChange bool) {
 		list, err := ListTools(ctx, cs)
+		// A change announced as the watch closes is not checked: the
+		// session that would list the tools is gone.
+		if onChange && err != nil && (errors.Is(err, mcp.ErrConnectionClosed) || strings.Contains(err.Error(), "connection closed")) {
+			return
+		}
 		var refused []string
 		if err == nil {
 			refused, err = p.CheckLive(m.Name, m, list)
@@ -144,13 +151,13 @@ func (p *Pins) Watch(ctx context.Context, m *emit.ManifestService, t mcp.Transpo
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-pins", Version: "0.1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
-			go check(context.WithoutCancel(ctx), req.Session)
+			go check(context.WithoutCancel(ctx), req.Session, true)
 		},
 	})
 	cs, err := client.Connect(ctx, t, nil)
 	if err != nil {
 		return nil, fmt.Errorf("service %s: checking pins: %w", m.Name, err)
 	}
-	check(ctx, cs)
+	check(ctx, cs, false)
 	return cs, nil
 }
