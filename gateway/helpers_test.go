@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"github.com/codemode-dev/codemode/internal/testpeer"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ services:
 // and returns its file.
 func writePack(t testing.TB) string {
 	t.Helper()
-	bin, err := upstream.FindNodeBin("mcp-server-everything")
+	bin, err := testpeer.NodeBin("mcp-server-everything")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,23 +114,39 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		r.auditRun(session, code, res)
 		return res, nil
 	}
-	w, err := r.pool.Get(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("no sandbox worker available, nothing ran: %w", err)
-	}
-	// The worker serves no other program; tearing it down is not the
-	// caller's wait.
-	defer func() { go w.Close() }()
-
 	used := r.servicesUsed(code)
-	if err := r.prepare(ctx, w, session, used); err != nil {
-		return nil, err
-	}
+	inputs := r.inputs(used)
 	rctx, cancel := context.WithTimeout(ctx, r.limits.Time+2*time.Second)
 	defer cancel()
-	h := &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
-	inputs := r.inputs(used)
-	out, err := w.Feed(rctx, rewritten, inputs, h)
+	var (
+		h   *handler
+		w   *monty.Worker
+		out *monty.Outcome
+	)
+	// A worker that died before the program did anything observable (no
+	// output, no tool call: nothing outside the sandbox happened) is
+	// replaced and the program started again, at most twice.
+	for attempt := 0; ; attempt++ {
+		w, err = r.pool.Get(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("no sandbox worker available, nothing ran: %w", err)
+		}
+		// The worker serves no other program; tearing it down is not the
+		// caller's wait.
+		defer func(w *monty.Worker) { go w.Close() }(w)
+		if err = r.prepare(ctx, w, session, used); err != nil {
+			if errors.Is(err, monty.ErrDead) && attempt < 2 {
+				continue
+			}
+			return nil, err
+		}
+		h = &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
+		out, err = w.Feed(rctx, rewritten, inputs, h)
+		if err != nil && errors.Is(err, monty.ErrDead) && rctx.Err() == nil && h.out.Len() == 0 && len(res.Calls) == 0 && attempt < 2 {
+			continue
+		}
+		break
+	}
 	res.Output = h.out.String()
 	res.Dropped = h.dropped
 	res.Truncated = h.dropped > 0

@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"github.com/codemode-dev/codemode/internal/testpeer"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,11 +21,11 @@ import (
 // tools/npm) into a temp dir and opens a runtime over it.
 func newRuntime(t testing.TB, mutate func(*runtime.Config)) *runtime.Runtime {
 	t.Helper()
-	everything, err := upstream.FindNodeBin("mcp-server-everything")
+	everything, err := testpeer.NodeBin("mcp-server-everything")
 	if err != nil {
 		t.Fatal(err)
 	}
-	memory, err := upstream.FindNodeBin("mcp-server-memory")
+	memory, err := testpeer.NodeBin("mcp-server-memory")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,22 +1,19 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/codemode-dev/codemode/internal/testpeer"
 	"io"
 	"mime"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -339,51 +336,7 @@ func TestHTTPMissingPathParam(t *testing.T) {
 }
 
 // startPrism mocks spec with Prism's static examples and returns its URL.
-func startPrism(t *testing.T, spec string) string {
-	t.Helper()
-	bin := nodeBin(t, "prism")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	cmd := exec.Command(bin, "mock", "-h", "127.0.0.1", "-p", fmt.Sprint(port), spec)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			t.Error("prism did not exit")
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
-		if err == nil {
-			c.Close()
-			return fmt.Sprintf("http://127.0.0.1:%d", port)
-		}
-		select {
-		case <-exited:
-			t.Fatalf("prism exited: %s", out.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("prism did not listen on %d within 60s: %s", port, out.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
+func startPrism(t *testing.T, spec string) string { return testpeer.StartPrism(t, spec) }
 
 func corpusFile(t *testing.T, rel string) string {
 	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "corpus", rel))

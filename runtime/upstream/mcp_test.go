@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/codemode-dev/codemode/internal/testpeer"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -70,7 +71,7 @@ func runTestServer() {
 // nodeBin finds an npm peer or fails the test.
 func nodeBin(t *testing.T, name string) string {
 	t.Helper()
-	p, err := FindNodeBin(name)
+	p, err := testpeer.NodeBin(name)
 	if err != nil {
 		t.Fatal(err)
 	}

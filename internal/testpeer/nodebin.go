@@ -1,4 +1,4 @@
-package upstream
+package testpeer
 
 import (
 	"errors"
@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 )
 
-// FindNodeBin locates tools/npm/node_modules/.bin/<name> by walking up from
+// NodeBin locates tools/npm/node_modules/.bin/<name> by walking up from
 // the working directory to the module root (the directory with go.mod). It is
 // meant for tests and demos that start the pinned npm peers (MCP servers,
 // Prism); the error says how to install them.
-func FindNodeBin(name string) (string, error) {
+func NodeBin(name string) (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err

@@ -1,0 +1,146 @@
+package runtime_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/internal/testpeer"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/pack"
+	"github.com/codemode-dev/codemode/readgate"
+	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/runtime/upstream"
+)
+
+// TestProgramsAgainstPrism runs programs against Petstore operations served
+// by Prism, which validates every request against the spec: a wrongly built
+// path, query, header or body fails the call.
+func TestProgramsAgainstPrism(t *testing.T) {
+	spec, err := filepath.Abs("../testdata/corpus/openapi/petstore-v3.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := testpeer.StartPrism(t, spec)
+	t.Setenv("PETSTORE_KEY", "special-key")
+	dir := t.TempDir()
+	yaml := "out: api\nservices:\n  - name: pets\n    openapi: " + spec + "\n    base_url: " + base + "\n" +
+		"    auth: {type: apiKey, in: header, name: api_key, token_env: PETSTORE_KEY}\n"
+	os.WriteFile(filepath.Join(dir, "codemode.yaml"), []byte(yaml), 0o644)
+	p, err := pack.Load(filepath.Join(dir, "codemode.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pack.Compile(context.Background(), p, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pack.WriteDir(p.Path(p.Out), out.Files); err != nil {
+		t.Fatal(err)
+	}
+	rt, err := p.OpenRuntime(context.Background(), func(c *runtime.Config) { c.ReadGate = readgate.Off })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close()
+	res, err := rt.Run(context.Background(), "s", `
+pet = api.pets.getPetById(petId=1)
+print(sorted(pet.keys()))
+order = api.pets.placeOrder(petId=7, quantity=2, status="placed")
+print(order["status"], order["complete"])
+try:
+    run_tool("getPetById", {"petId": -1.5})
+except TypeError as e:
+    print("refused before sending:", e)
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "['category', 'id', 'name', 'photoUrls', 'status', 'tags']\nplaced False\nrefused before sending: api.pets.getPetById: argument petId: expected int, got float (-1.5)\n[3 tool calls, 1 failed]\n"
+	if got := res.Text(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// hanging is an upstream that never answers until the call is cancelled.
+type hanging struct{}
+
+func (hanging) Call(ctx context.Context, _ *emit.ManifestTool, _ map[string]any) (*upstream.Result, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+func (hanging) Close() error { return nil }
+
+func TestUpstreamThatHangs(t *testing.T) {
+	rt := newRuntime(t, func(c *runtime.Config) {
+		c.Upstreams[ir.ServiceName("everything")] = hanging{}
+		c.Limits.Time = 2 * time.Second
+	})
+	res := run(t, rt, "print('before')\napi.everything.echo(message='x')\nprint('after')\n")
+	if res.Limit != "time" || res.Output != "before\n" {
+		t.Errorf("limit=%q output=%q error=%s", res.Limit, res.Output, res.Error)
+	}
+	if got := run(t, rt, "print(1)\n").Text(); got != "1\n[0 tool calls]\n" {
+		t.Errorf("after the hang: %q", got)
+	}
+}
+
+// TestWorkerKilledMidProgram kills the Monty worker running a program: the
+// program gets a clear error and the pool keeps serving.
+func TestWorkerKilledMidProgram(t *testing.T) {
+	rt := newRuntime(t, nil)
+	done := make(chan *runtime.Result)
+	go func() {
+		res, _ := rt.Run(context.Background(), "s", "print('working')\nwhile True:\n    pass\n")
+		done <- res
+	}()
+	time.Sleep(500 * time.Millisecond)
+	// Kill every worker, the busy one and the idle ones in the pool.
+	killed := 0
+	for pid := range montyChildren(t) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		killed++
+	}
+	if killed == 0 {
+		t.Fatal("found no worker to kill")
+	}
+	res := <-done
+	if !strings.HasPrefix(res.Error, "the sandbox worker failed while running the program") {
+		t.Errorf("error = %q", res.Error)
+	}
+	if got := run(t, rt, "print(2)\n").Text(); got != "2\n[0 tool calls]\n" {
+		t.Errorf("after the kill: %q", got)
+	}
+}
+
+// montyChildren lists the pids of this process's `monty subprocess`
+// children.
+func montyChildren(t *testing.T) map[int]bool {
+	t.Helper()
+	out := map[int]bool{}
+	me := strconv.Itoa(os.Getpid())
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if len(f) > 1 && f[1] == me && strings.Contains(string(cmdline), "subprocess") {
+			out[pid] = true
+		}
+	}
+	return out
+}
