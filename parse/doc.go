@@ -40,6 +40,24 @@
 // Tool.Input and Tool.Output as read-only: copy before changing. The top-level
 // Input object and its "properties" entries are each tool's own.
 //
+// # Swagger 2.0
+//
+// A 2.0 document goes through the same code as a 3.x one, which reads the
+// few places where 2.0 differs (definitions, body and formData parameters,
+// collectionFormat, consumes/produces, host/basePath/schemes, x-nullable,
+// type "file") itself, so its diagnostics point into the user's file. It is
+// not converted with kin-openapi's openapi2conv.ToV3 (v0.153), which was
+// measured and rejected: on kubernetes-swagger.json decoding into
+// openapi2.T alone takes ~260 ms, 2.7 times this package's whole compile
+// (~100 ms), and decode, convert, marshal and compile take ~550 ms and
+// 240 MB against 61 MB; ToV3 always resolves $refs with a loader and so
+// fails the whole document on one unresolved or external $ref, and it also
+// fails on two body parameters, a host with a path, an unknown OAuth2 flow,
+// or a field of the wrong JSON type; and what it does produce needs fixing
+// after (properties come back in map order, a query array without
+// collectionFormat loses its csv default, no consumes becomes "*/*", form
+// fields carry "x-formData-name"). TestOpenAPISwagger2Defaults pins these.
+//
 // # Order
 //
 // JSON objects decoded into maps lose their key order; parse recovers the

@@ -493,3 +493,63 @@ func TestOpenAPIYAMLAliases(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOpenAPIKubernetes compiles the largest Swagger 2.0 spec of the
+// corpus (4.5 MB).
+func BenchmarkOpenAPIKubernetes(b *testing.B) {
+	data, err := os.ReadFile("../testdata/corpus/openapi/kubernetes-swagger.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := OpenAPI("kubernetes-swagger.json", data, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestOpenAPISwagger2Defaults pins what Swagger 2.0 means where a 2.0 to 3
+// conversion (kin-openapi's openapi2conv in v0.153) says otherwise or gives
+// up on the whole document; see "Swagger 2.0" in doc.go.
+func TestOpenAPISwagger2Defaults(t *testing.T) {
+	const head = `{"swagger":"2.0","info":{"title":"t","version":"1"},`
+	// A query array without collectionFormat is csv: form, not exploded.
+	svc, err := OpenAPI("a.json", []byte(head+`"paths":{"/x":{"get":{"parameters":[{"name":"a","in":"query","type":"array","items":{"type":"string"}}],"responses":{}}}}}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := svc.Tools[0].Params[0]; p.Style != "form" || p.Explode == nil || *p.Explode {
+		t.Errorf("query array = %+v", p)
+	}
+	// No consumes: a form body is urlencoded and a schema body JSON (not
+	// "*/*"); properties and form fields keep their source order.
+	svc, err = OpenAPI("a.json", []byte(head+`"paths":{"/f":{"post":{"parameters":[{"name":"zeta","in":"formData","type":"string"},{"name":"alpha","in":"formData","type":"string"}],"responses":{}}},"/b":{"post":{"parameters":[{"name":"b","in":"body","schema":{"type":"object","properties":{"zeta":{"type":"string"},"alpha":{"type":"string"}}}}],"responses":{}}}}}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"application/x-www-form-urlencoded", "application/json"} {
+		tool := svc.Tools[i]
+		if tool.HTTP.BodyType != want || paramArgs(tool) != "zeta alpha" {
+			t.Errorf("%s: body %q params %q", tool.Wire, tool.HTTP.BodyType, paramArgs(tool))
+		}
+		if _, ok := tool.Input["properties"].(map[string]any)["zeta"].(map[string]any)["x-formData-name"]; ok {
+			t.Errorf("%s: conversion marker in the schema", tool.Wire)
+		}
+	}
+	// What cannot be used is a diagnostic, never the end of the document.
+	for _, doc := range []string{
+		`"paths":{"/x":{"get":{"parameters":[{"$ref":"#/parameters/nope"}],"responses":{"200":{"description":"ok","schema":{"$ref":"#/definitions/Nope"}}}}}}}`,
+		`"paths":{"/x":{"get":{"responses":{"200":{"description":"ok","schema":{"$ref":"other.json#/X"}}}}}}}`,
+		`"paths":{"/x":{"get":{"parameters":[{"name":"a","in":"query","type":5}],"responses":{}}}}}`,
+		`"paths":{"/x":{"post":{"parameters":[{"name":"a","in":"body","schema":{}},{"name":"b","in":"body","schema":{}}],"responses":{}}}}}`,
+		`"host":"a/b","paths":{"/x":{"get":{"responses":{}}}}}`,
+		`"securityDefinitions":{"o":{"type":"oauth2","flow":"weird"}},"paths":{"/x":{"get":{"responses":{}}}}}`,
+	} {
+		svc, err := OpenAPI("a.json", []byte(head+doc), Options{})
+		if err != nil || len(svc.Tools) != 1 {
+			t.Errorf("%s: err %v", doc, err)
+		}
+	}
+}
