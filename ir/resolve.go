@@ -32,6 +32,7 @@ func Resolve(svc *Service) {
 		r.names.Take(t.Py)
 	}
 	svc.Shapes = nil
+	diagnoseApproximations(svc)
 	for _, t := range svc.Tools {
 		props, _ := t.Input["properties"].(map[string]any)
 		for _, p := range t.Params {

@@ -69,7 +69,13 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		// The generated files name the source as the pack does, so they do
 		// not change with the directory codemode runs in.
 		if f := src.MCP + src.OpenAPI; f != "" {
+			resolved := svc.Source.File
 			svc.Source.File = filepath.ToSlash(f)
+			for i := range svc.Diagnostics {
+				if svc.Diagnostics[i].File == resolved {
+					svc.Diagnostics[i].File = svc.Source.File
+				}
+			}
 		}
 		if prev, dup := seen[svc.Name]; dup {
 			return nil, fmt.Errorf("%s: service name %q is already used by %s; set name: in the pack", src.Describe(), svc.Name, prev)
