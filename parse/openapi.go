@@ -420,6 +420,11 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 			fallthrough
 		case "body":
 			if o.v2 {
+				if bodyRaw != nil {
+					// Swagger 2.0 allows one body parameter per operation.
+					o.d.add("duplicate-body", rp.at, "a second body parameter %q; Swagger 2.0 allows one, the first (%q) is used", name, asString(bodyRaw.m["name"]))
+					continue
+				}
 				rp := rp
 				bodyRaw = &rp
 				continue

@@ -552,4 +552,16 @@ func TestOpenAPISwagger2Defaults(t *testing.T) {
 			t.Errorf("%s: err %v", doc, err)
 		}
 	}
+	// Two body parameters: the first is used and the second is named.
+	svc, err = OpenAPI("a.json", []byte(head+`"paths":{"/x":{"post":{"parameters":[{"name":"a","in":"body","schema":{}},{"name":"b","in":"body","schema":{}}],"responses":{}}}}}`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var diags []string
+	for _, d := range svc.Diagnostics {
+		diags = append(diags, d.String())
+	}
+	if want := `warning: a.json#/paths/~1x/post/parameters/1: a second body parameter "b"; Swagger 2.0 allows one, the first ("a") is used [duplicate-body]`; !slices.Contains(diags, want) {
+		t.Errorf("diagnostics %q lack %q", diags, want)
+	}
 }
