@@ -59,8 +59,9 @@ type Server struct {
 	direct  map[string]directTool            // direct mode: MCP tool name → tool
 	files   map[string]*emit.ManifestService // resource URI → service
 
-	mu   sync.Mutex
-	anon map[*mcp.ServerSession]string // sessions without an MCP session id
+	mu      sync.Mutex
+	anon    map[*mcp.ServerSession]string // sessions without an MCP session id
+	anonSeq int                           // how many such sessions there have been
 }
 
 type directTool struct {
@@ -108,6 +109,19 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
+		// When a session ends, its reads (and a persistent session's
+		// state) go with it.
+		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+			ss := req.Session
+			go func() {
+				ss.Wait()
+				session := s.sessionOf(ss)
+				_ = rt.ResetSession(session)
+				s.mu.Lock()
+				delete(s.anon, ss)
+				s.mu.Unlock()
+			}()
+		},
 	})
 	if cfg.Direct {
 		s.addDirect(m)
@@ -151,9 +165,10 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 	if id, ok := s.anon[ss]; ok {
 		return id
 	}
+	s.anonSeq++
 	id := StdioSession
-	if n := len(s.anon); n > 0 {
-		id = fmt.Sprintf("%s-%d", StdioSession, n+1)
+	if s.anonSeq > 1 {
+		id = fmt.Sprintf("%s-%d", StdioSession, s.anonSeq)
 	}
 	s.anon[ss] = id
 	return id
