@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-dev/codemode/audit"
+	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
@@ -308,5 +309,25 @@ func TestPins(t *testing.T) {
 	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=2))`})
 	if got != "The sum of 1 and 2 is 3.\n[1 tool call]\n" {
 		t.Fatalf("unchanged tool: %q", got)
+	}
+}
+
+// TestSessionEndForgetsReads: the reads of a session that ended do not
+// unlock anything for a later session.
+func TestSessionEndForgetsReads(t *testing.T) {
+	f := newFixture(t, false, nil)
+	cs := f.connect(t)
+	call(t, cs, "read_api", map[string]any{"service": "everything"})
+	gate := f.rt.Gate()
+	if err := gate.Check(gateway.StdioSession, "everything", "echo"); err != nil {
+		t.Fatalf("after the read: %v", err)
+	}
+	cs.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for gate.Check(gateway.StdioSession, "everything", "echo") == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("the ended session's reads were kept")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
