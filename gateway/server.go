@@ -59,9 +59,10 @@ type Server struct {
 	direct  map[string]directTool            // direct mode: MCP tool name → tool
 	files   map[string]*emit.ManifestService // resource URI → service
 
-	mu      sync.Mutex
-	anon    map[*mcp.ServerSession]string // sessions without an MCP session id
-	anonSeq int                           // how many such sessions there have been
+	mu sync.Mutex
+	// sessions maps each live MCP session to its agent session id.
+	sessions map[*mcp.ServerSession]string
+	anonSeq  int // how many sessions without an MCP session id there have been
 }
 
 type directTool struct {
@@ -101,7 +102,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	rt := cfg.Runtime
 	m := rt.Manifest()
-	s := &Server{cfg: cfg, rt: rt, offered: map[string]bool{}, direct: map[string]directTool{}, files: map[string]*emit.ManifestService{}, anon: map[*mcp.ServerSession]string{}}
+	s := &Server{cfg: cfg, rt: rt, offered: map[string]bool{}, direct: map[string]directTool{}, files: map[string]*emit.ManifestService{}, sessions: map[*mcp.ServerSession]string{}}
 	s.finder = NewFinder(m, cfg.FileDir, func(svc ir.ServiceName, t *emit.ManifestTool) bool { return rt.Granted(svc, t) }, cfg.Shapes)
 	instructions := "Call find_tool to find tools, read their definitions, then run_code to call them from a short Python program that prints only what you need."
 	if cfg.Direct {
@@ -109,19 +110,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
-		// When a session ends, its reads (and a persistent session's
-		// state) go with it.
-		InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
-			ss := req.Session
-			go func() {
-				ss.Wait()
-				session := s.sessionOf(ss)
-				_ = rt.ResetSession(session)
-				s.mu.Lock()
-				delete(s.anon, ss)
-				s.mu.Unlock()
-			}()
-		},
 	})
 	if cfg.Direct {
 		s.addDirect(m)
@@ -157,20 +145,29 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 	if ss == nil {
 		return StdioSession
 	}
-	if id := ss.ID(); id != "" {
-		return id
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if id, ok := s.anon[ss]; ok {
+	if id, ok := s.sessions[ss]; ok {
 		return id
 	}
-	s.anonSeq++
-	id := StdioSession
-	if s.anonSeq > 1 {
-		id = fmt.Sprintf("%s-%d", StdioSession, s.anonSeq)
+	id := ss.ID()
+	if id == "" {
+		s.anonSeq++
+		id = StdioSession
+		if s.anonSeq > 1 {
+			id = fmt.Sprintf("%s-%d", StdioSession, s.anonSeq)
+		}
 	}
-	s.anon[ss] = id
+	s.sessions[ss] = id
+	// When the session ends, its reads (and a persistent session's state)
+	// go with it.
+	go func() {
+		ss.Wait()
+		_ = s.rt.ResetSession(id)
+		s.mu.Lock()
+		delete(s.sessions, ss)
+		s.mu.Unlock()
+	}()
 	return id
 }
 
