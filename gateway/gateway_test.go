@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"reflect"
 	"strings"
 	"testing"
@@ -267,27 +266,37 @@ func TestDirectMode(t *testing.T) {
 
 func TestPins(t *testing.T) {
 	ctx := context.Background()
+	// watch checks the live server's tools against f's pins the way serve
+	// does: through an upstream connection that reports its tool list when
+	// its session opens.
 	watch := func(f *fixture) []string {
-		var refused []string
 		m := f.rt.Manifest()
 		env, err := upstream.ServerEnv(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		argv := f.pack.Services[0].MCPCommand
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = env
-		cs, err := f.pins.Watch(ctx, &m.Services[0], &mcp.CommandTransport{Command: cmd, TerminateDuration: 200 * time.Millisecond}, func(_ ir.ServiceName, r []string, err error) {
+		up := upstream.NewMCPCommand(f.pack.Services[0].MCPCommand, env)
+		defer up.Close()
+		got := make(chan []string, 1)
+		up.WatchTools(f.pins.Watcher(&m.Services[0], func(_ ir.ServiceName, r []string, err error) {
 			if err != nil {
 				t.Error(err)
 			}
-			refused = r
-		})
-		if err != nil {
+			select {
+			case got <- r:
+			default: // a later tools/list_changed: the first report is the one checked
+			}
+		}))
+		if err := up.Start(ctx); err != nil {
 			t.Fatal(err)
 		}
-		cs.Close()
-		return refused
+		select {
+		case r := <-got:
+			return r
+		case <-time.After(30 * time.Second):
+			t.Fatal("no tool list reported")
+		}
+		return nil
 	}
 	// The live definitions match the pins the pack was compiled with.
 	f := newFixture(t, false, nil)

@@ -1,16 +1,10 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
@@ -105,42 +99,11 @@ func (p *Pins) After(context.Context, *runtime.CallInfo, *upstream.Result) runti
 	return runtime.Verdict{}
 }
 
-// ListTools lists every page of a live MCP session's tools as a
-// {"tools": [...]} document for CheckLive.
-func ListTools(ctx context.Context, cs *mcp.ClientSession) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(`{"tools":[`)
-	n := 0
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
-		}
-		b, err := json.Marshal(t)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
-			buf.WriteByte(',')
-		}
-		buf.Write(b)
-		n++
-	}
-	buf.WriteString(`]}`)
-	return buf.Bytes(), nil
-}
-
-// Watch connects to a service's MCP server over t, checks its live tools
-// against the pins, and checks again whenever the server sends
-// notifications/tools/list_changed. report receives each check's refusals
-// (and errors). Close the returned session to stop watching.
-func (p *Pins) Watch(ctx context.Context, m *emit.ManifestService, t mcp.Transport, report func(service ir.ServiceName, refused []string, err error)) (*mcp.ClientSession, error) {
-	check := func(ctx context.Context, cs *mcp.ClientSession, onChange bool) {
-		list, err := ListTools(ctx, cs)
-		// A change announced as the watch closes is not checked: the
-		// session that would list the tools is gone.
-		if onChange && err != nil && (errors.Is(err, mcp.ErrConnectionClosed) || strings.Contains(err.Error(), "connection closed")) {
-			return
-		}
+// Watcher returns a callback for upstream.MCP.WatchTools that checks each
+// live tool list of the service against the pins; report receives the
+// refusals (and errors) of every check.
+func (p *Pins) Watcher(m *emit.ManifestService, report func(service ir.ServiceName, refused []string, err error)) func(list []byte, err error) {
+	return func(list []byte, err error) {
 		var refused []string
 		if err == nil {
 			refused, err = p.CheckLive(m.Name, m, list)
@@ -149,15 +112,4 @@ func (p *Pins) Watch(ctx context.Context, m *emit.ManifestService, t mcp.Transpo
 			report(m.Name, refused, err)
 		}
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "codemode-pins", Version: "0.1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
-			go check(context.WithoutCancel(ctx), req.Session, true)
-		},
-	})
-	cs, err := client.Connect(ctx, t, nil)
-	if err != nil {
-		return nil, fmt.Errorf("service %s: checking pins: %w", m.Name, err)
-	}
-	check(ctx, cs, false)
-	return cs, nil
 }

@@ -8,9 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -18,7 +16,6 @@ import (
 	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/ir"
-	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
@@ -72,18 +69,25 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	pins := gateway.NewPins(g.Manifest)
+	var watched []*upstream.MCP
 	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
 		c.Hooks = append(c.Hooks, pins, shapes)
 		c.Audit = auditor
+		if !*noPins {
+			watched = watchPins(c, pins, logf)
+		}
 	})
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	if !*noPins {
-		for _, cs := range watchPins(ctx, p, rt, pins, logf) {
-			defer cs.Close()
+	// Connect now, so the pins are checked before the first call.
+	for _, up := range watched {
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		if err := up.Start(sctx); err != nil {
+			logf("%v", err)
 		}
+		cancel()
 	}
 	srv, err := gateway.New(gateway.Config{
 		Runtime: rt, FileDir: p.Out, Direct: *direct, Shapes: shapes, Audit: auditor,
@@ -125,51 +129,27 @@ func mkdirFor(path string) error {
 	return os.MkdirAll(filepath.Dir(path), 0o700)
 }
 
-// watchPins connects to each MCP service of the pack once more, compares
-// its live tools with the manifest's pins and keeps listening for
-// tools/list_changed. A service that cannot be reached is reported; its
-// calls will fail at the upstream anyway.
-func watchPins(ctx context.Context, p *pack.Pack, rt *runtime.Runtime, pins *gateway.Pins, logf func(string, ...any)) []*mcp.ClientSession {
-	m := rt.Manifest()
-	var out []*mcp.ClientSession
-	for i, src := range p.Services {
-		if i >= len(m.Services) {
-			break
-		}
-		ms := &m.Services[i]
-		var t mcp.Transport
-		switch {
-		case len(src.MCPCommand) > 0:
-			env, err := upstream.ServerEnv(src.Env)
-			if err != nil {
-				logf("service %s: %v", ms.Name, err)
-				continue
-			}
-			argv := p.CommandArgv(src)
-			cmd := exec.Command(argv[0], argv[1:]...)
-			cmd.Env = env
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			t = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
-		case src.MCPURL != "":
-			t = &mcp.StreamableClientTransport{Endpoint: src.MCPURL, DisableStandaloneSSE: false}
-		default:
+// watchPins has every MCP upstream check its live tools against the
+// manifest's pins whenever a session opens (at start, after a restart) and
+// whenever the server says its tools changed. It returns the upstreams to
+// start.
+func watchPins(c *runtime.Config, pins *gateway.Pins, logf func(string, ...any)) []*upstream.MCP {
+	var out []*upstream.MCP
+	for i := range c.Manifest.Services {
+		ms := &c.Manifest.Services[i]
+		up, ok := c.Upstreams[ms.Name].(*upstream.MCP)
+		if !ok {
 			continue
 		}
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		cs, err := pins.Watch(cctx, ms, t, func(svc ir.ServiceName, refused []string, err error) {
+		up.WatchTools(pins.Watcher(ms, func(svc ir.ServiceName, refused []string, err error) {
 			if err != nil {
 				logf("service %s: checking pins: %v", svc, err)
 			}
 			for _, r := range refused {
 				logf("service %s: refusing: %s", svc, r)
 			}
-		})
-		cancel()
-		if err != nil {
-			logf("%v", err)
-			continue
-		}
-		out = append(out, cs)
+		}))
+		out = append(out, up)
 	}
 	return out
 }

@@ -39,8 +39,9 @@ type MCP struct {
 	mu      sync.Mutex
 	sess    *mcpSession
 	closed  bool
-	starts  int           // sessions opened so far
-	connect chan struct{} // a one-slot semaphore: one connect at a time
+	watch   func(list []byte, err error) // see WatchTools
+	starts  int                          // sessions opened so far
+	connect chan struct{}                // a one-slot semaphore: one connect at a time
 }
 
 // mcpSession is one live session and the process behind it, if any.
@@ -245,7 +246,16 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 		m.drop(s)
 	}
 	t, cmd, tail := m.transport()
-	cs, err := mcp.NewClient(clientInfo, nil).Connect(ctx, t, nil)
+	m.mu.Lock()
+	watch := m.watch
+	m.mu.Unlock()
+	var opts *mcp.ClientOptions
+	if watch != nil {
+		opts = &mcp.ClientOptions{ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
+			go reportTools(req.Session, watch)
+		}}
+	}
+	cs, err := mcp.NewClient(clientInfo, opts).Connect(ctx, t, nil)
 	if err != nil {
 		if cmd != nil && cmd.Process != nil {
 			_ = cmd.Process.Kill()
@@ -269,7 +279,56 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	}
 	m.sess = ns
 	m.starts++
+	if watch != nil {
+		go reportTools(cs, watch)
+	}
 	return ns, nil
+}
+
+// WatchTools has the connection report the server's tools: fn receives the
+// tools/list result (a {"tools": [...]} document, every page) each time a
+// session opens (the first one, and one after a restart) and whenever the
+// server announces notifications/tools/list_changed. Set it before the
+// first call or Start; fn runs on its own goroutine.
+func (m *MCP) WatchTools(fn func(list []byte, err error)) {
+	m.mu.Lock()
+	m.watch = fn
+	m.mu.Unlock()
+}
+
+// reportTools lists cs's tools for a WatchTools callback. A session that
+// closes meanwhile is not reported: a new session reports for itself.
+func reportTools(cs *mcp.ClientSession, fn func([]byte, error)) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	list, err := listTools(ctx, cs)
+	if err != nil && (errors.Is(err, mcp.ErrConnectionClosed) || strings.Contains(err.Error(), "connection closed")) {
+		return
+	}
+	fn(list, err)
+}
+
+// listTools lists every page of a session's tools as {"tools": [...]}.
+func listTools(ctx context.Context, cs *mcp.ClientSession) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(`{"tools":[`)
+	n := 0
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, fmt.Errorf("tools/list: %w", err)
+		}
+		b, err := json.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(b)
+		n++
+	}
+	buf.WriteString(`]}`)
+	return buf.Bytes(), nil
 }
 
 // drop forgets s (if it is still the current session) and closes it in the
