@@ -108,8 +108,12 @@ type HTTPOp struct {
 	// BodySpread is true when the body's top-level properties are Params of
 	// their own (In == InBody); false when one Param (In == InBodyWhole)
 	// carries the whole body.
-	BodySpread bool     `json:"bodySpread,omitempty"`
-	Security   []string `json:"security,omitempty"` // scheme names, any one suffices
+	BodySpread bool `json:"bodySpread,omitempty"`
+	// BodyRequired says the operation needs a body even when no body
+	// argument is given (an empty object then); otherwise a spread body is
+	// sent only when some body argument is.
+	BodyRequired bool     `json:"bodyRequired,omitempty"`
+	Security     []string `json:"security,omitempty"` // scheme names, any one suffices
 }
 
 // Location says where a parameter travels.

@@ -465,6 +465,15 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 		body, bodyType, spread = o.body3(op["requestBody"], opPtr+"/requestBody", refs)
 	}
 	tool.HTTP.BodyType, tool.HTTP.BodySpread = bodyType, spread
+	switch {
+	case o.v2 && len(formData) > 0:
+		tool.HTTP.BodyRequired = slices.ContainsFunc(body, func(b bodyParam) bool { return b.required })
+	case o.v2:
+		tool.HTTP.BodyRequired = bodyRaw != nil && asBool(bodyRaw.m["required"])
+	case op["requestBody"] != nil:
+		rb, _ := o.deref(op["requestBody"], opPtr+"/requestBody")
+		tool.HTTP.BodyRequired = asBool(rb["required"])
+	}
 	for _, b := range body {
 		p := &ir.Param{
 			Arg:         b.wire,

@@ -132,7 +132,7 @@ func TestOpenAPIPetstoreV3(t *testing.T) {
 	if add.Wire != "addPet" || add.Pointer != "/paths/~1pet/post" || add.Title != "Add a new pet to the store" {
 		t.Errorf("addPet = %+v", add)
 	}
-	if want := (&ir.HTTPOp{Method: "POST", Path: "/pet", BodyType: "application/json", BodySpread: true, Security: []string{"petstore_auth"}}); !reflect.DeepEqual(add.HTTP, want) {
+	if want := (&ir.HTTPOp{Method: "POST", Path: "/pet", BodyType: "application/json", BodySpread: true, BodyRequired: true, Security: []string{"petstore_auth"}}); !reflect.DeepEqual(add.HTTP, want) {
 		t.Errorf("addPet HTTP = %+v", add.HTTP)
 	}
 	// id is readOnly in Pet: not an input.
@@ -404,7 +404,7 @@ components:
 	if tool.Wire != "patchItem" || tool.Title != "Patch an item." || tool.Description != "Patch an item. Fields not sent are kept." {
 		t.Errorf("tool = %+v", tool)
 	}
-	if want := (&ir.HTTPOp{Method: "PATCH", Path: "/items/{id}", BodyType: "application/merge-patch+json", BodySpread: true, Security: []string{"key"}}); !reflect.DeepEqual(tool.HTTP, want) {
+	if want := (&ir.HTTPOp{Method: "PATCH", Path: "/items/{id}", BodyType: "application/merge-patch+json", BodySpread: true, BodyRequired: true, Security: []string{"key"}}); !reflect.DeepEqual(tool.HTTP, want) {
 		t.Errorf("HTTP = %+v", tool.HTTP)
 	}
 	if got := paramArgs(tool); got != "id q name zeta alpha" {

@@ -360,7 +360,7 @@ func (h *HTTP) Request(ctx context.Context, tool *emit.ManifestTool, args map[st
 			return nil, err
 		}
 		body, contentType = bytes.NewReader(b), ct
-	case op.BodySpread || len(bodyOrder) > 0:
+	case len(bodyOrder) > 0 || op.BodySpread && op.BodyRequired:
 		b, ct, err := encodeBody(op.BodyType, bodyFields, bodyOrder, tool)
 		if err != nil {
 			return nil, err

@@ -70,6 +70,12 @@ func httpTool(method, path, bodyType string, spread bool, params ...pdef) *emit.
 	return t
 }
 
+// requiredBody marks t's request body as required.
+func requiredBody(t *emit.ManifestTool) *emit.ManifestTool {
+	t.HTTP.BodyRequired = true
+	return t
+}
+
 func TestHTTPRequestShapes(t *testing.T) {
 	rec := newRecorder(t)
 	h, err := NewHTTP(HTTPConfig{BaseURL: rec.srv.URL + "/api/", Client: &http.Client{Timeout: 10 * time.Second}})
@@ -127,7 +133,9 @@ func TestHTTPRequestShapes(t *testing.T) {
 		{name: "json body spread", tool: httpTool("POST", "/pets", "application/json", true, pdef{"name", ir.InBody, "", nil}, pdef{"tags", ir.InBody, "", nil}, pdef{"age", ir.InBody, "", nil}, pdef{"dry", ir.InQuery, "", nil}),
 			args: map[string]any{"name": "Rex <1>", "tags": []any{"a"}, "dry": false}, uri: "/api/pets?dry=false",
 			body: `{"name":"Rex <1>","tags":["a"]}`, ctype: "application/json"},
-		{name: "json body spread empty", tool: httpTool("POST", "/pets", "application/json", true, pdef{"name", ir.InBody, "", nil}),
+		{name: "json body spread empty, body optional", tool: httpTool("POST", "/pets", "application/json", true, pdef{"name", ir.InBody, "", nil}),
+			args: map[string]any{}, uri: "/api/pets", body: ``, ctype: ""},
+		{name: "json body spread empty, body required", tool: requiredBody(httpTool("POST", "/pets", "application/json", true, pdef{"name", ir.InBody, "", nil})),
 			args: map[string]any{}, uri: "/api/pets", body: `{}`, ctype: "application/json"},
 		{name: "json body whole", tool: httpTool("PUT", "/pets", "application/merge-patch+json", false, pdef{"body", ir.InBodyWhole, "", nil}),
 			args: map[string]any{"body": []any{json.Number("1.50"), "x"}}, uri: "/api/pets",
