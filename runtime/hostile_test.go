@@ -144,3 +144,38 @@ func montyChildren(t *testing.T) map[int]bool {
 	}
 	return out
 }
+
+// TestBindingErrors: without the type checker, the runtime's own binding
+// refuses a bad call with the signature, and files and the environment are
+// refused with the way that works here.
+func TestBindingErrors(t *testing.T) {
+	rt := newRuntime(t, func(c *runtime.Config) { c.NoTypeCheck = true })
+	for _, c := range []struct{ code, want string }{
+		{"api.everything.echo(mesage='x')",
+			"TypeError: api.everything.echo() got an unexpected keyword argument 'mesage'. Did you mean 'message'? Signature: api.everything.echo(message: str) -> Any"},
+		{"api.everything.get_sum(1)",
+			"TypeError: api.everything.get_sum() missing required argument: 'b'. Signature: api.everything.get_sum(a: float, b: float) -> Any"},
+		{"api.everything.get_sum(1, 2, 3)",
+			"TypeError: api.everything.get_sum() takes 2 positional arguments but 3 were given; pass optional arguments by keyword. Signature: api.everything.get_sum(a: float, b: float) -> Any"},
+		{"api.everything.get_sum(1, a=2, b=3)",
+			"TypeError: api.everything.get_sum() got multiple values for argument 'a'. Signature: api.everything.get_sum(a: float, b: float) -> Any"},
+		{"import os\nos.getenv('HOME')",
+			"PermissionError: this sandbox has no environment variables, network or processes. Call tools as api.<service>.<tool>(...) or run_tool(\"<name>\", {...}); find them with find_tool(\"<what you need>\")."},
+		{"from pathlib import Path\nPath('/etc/passwd').read_text()",
+			"PermissionError: this sandbox has no files, network or processes. Call tools as api.<service>.<tool>(...) or run_tool(\"<name>\", {...}); find them with find_tool(\"<what you need>\")."},
+		{"print(api.everything.echoo)",
+			"AttributeError: '_svc_everything' object has no attribute 'echoo'\nHint: api.everything has no tool echoo; did you mean api.everything.echo? Find tools with find_tool(\"<what you need>\")."},
+	} {
+		res := run(t, rt, c.code)
+		lines := strings.Split(strings.TrimRight(res.Error, "\n"), "\n")
+		// The last line (two with a hint) is the exception; the ones before
+		// are the traceback.
+		got := lines[len(lines)-1]
+		if strings.HasPrefix(got, "Hint: ") {
+			got = lines[len(lines)-2] + "\n" + got
+		}
+		if got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.code, got, c.want)
+		}
+	}
+}
