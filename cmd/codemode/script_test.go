@@ -4,12 +4,15 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/codemode-dev/codemode/golden"
+	"github.com/codemode-dev/codemode/internal/testpeer"
+	"github.com/codemode-dev/codemode/runtime/monty"
 )
 
 func TestMain(m *testing.M) {
@@ -21,9 +24,26 @@ func TestMain(m *testing.M) {
 // TestScripts runs the CLI flows in testdata/script/*.txtar. With -update,
 // a failing cmp against a file of the archive rewrites that file.
 func TestScripts(t *testing.T) {
+	everything, err := testpeer.NodeBin("mcp-server-everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	montyBin, err := monty.FindBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *golden.Update,
+		// Scripts reach the real peers: the npm binaries (the reference
+		// MCP server) on PATH, and the pinned Monty binary (a script's work
+		// directory is outside this module, where codemode would not find
+		// tools/npm by itself).
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("PATH", filepath.Dir(everything)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("CODEMODE_MONTY", montyBin)
+			return nil
+		},
 		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exit": cmdExit},
 	})
 }
