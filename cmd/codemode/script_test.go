@@ -44,7 +44,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CODEMODE_MONTY", montyBin)
 			return nil
 		},
-		Cmds:          map[string]func(*testscript.TestScript, bool, []string){"exit": cmdExit},
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exit": cmdExit},
 	})
 }
 
