@@ -6,7 +6,11 @@
 // by the rules in naming.go: the emitter never invents an identifier.
 package ir
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+)
 
 // ServiceName is a service's Python module name: api/<ServiceName>.py.
 type ServiceName string
@@ -49,12 +53,39 @@ type Service struct {
 	Description string // server instructions, spec info.description
 	Version     string // server or spec version, informational
 	Source      Source
-	Servers     []string          // OpenAPI server URLs, variables substituted with defaults
-	Security    []SecurityScheme  // OpenAPI security schemes the operations use
-	Tools       []*Tool           // in source order
-	Shapes      []*Shape          // named object shapes, filled by Resolve
-	Diagnostics []Diagnostic      // what could not be represented
-	Extra       map[string]string // free-form facts for the module docstring, sorted on output
+	Servers     []string         // OpenAPI server URLs, variables substituted with defaults
+	Security    []SecurityScheme // OpenAPI security schemes the operations use
+	Tools       []*Tool          // in source order
+	Shapes      []*Shape         // named object shapes, filled by Resolve
+	Diagnostics []Diagnostic     // what could not be represented
+	// KeyOrder is the source order of the keys of the schemas' "properties"
+	// objects (which decode into maps), so shapes print fields as the
+	// source wrote them.
+	KeyOrder KeyOrder
+	Extra    map[string]string // free-form facts for the module docstring, sorted on output
+}
+
+// KeyOrder maps a "properties" object, by the identity of its map, to its
+// keys in source order. Maps are shared, never copied, between parse and
+// Resolve, so identity is enough; a map it does not know is sorted.
+type KeyOrder map[uintptr][]string
+
+// Keys returns m's keys in source order when known, else sorted.
+func (k KeyOrder) Keys(m map[string]any) []string {
+	if ks, ok := k[reflect.ValueOf(m).Pointer()]; ok && len(ks) == len(m) {
+		return ks
+	}
+	keys := make([]string, 0, len(m))
+	for key := range m {
+		keys = append(keys, key)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Set records the order of m's keys.
+func (k KeyOrder) Set(m map[string]any, keys []string) {
+	k[reflect.ValueOf(m).Pointer()] = keys
 }
 
 // SecurityScheme is an OpenAPI security scheme reduced to what a client injects.

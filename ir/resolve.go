@@ -17,6 +17,9 @@ import (
 // and fields are visited, and structurally equal object schemas share one
 // shape.
 func Resolve(svc *Service) {
+	if svc.KeyOrder == nil {
+		svc.KeyOrder = KeyOrder{}
+	}
 	r := &resolver{
 		svc:   svc,
 		names: NewNamer(),
@@ -37,7 +40,7 @@ func Resolve(svc *Service) {
 		props, _ := t.Input["properties"].(map[string]any)
 		for _, p := range t.Params {
 			s, _ := props[p.Arg].(map[string]any)
-			c := &ctx{root: t.Input, busy: map[string]bool{}}
+			c := &ctx{root: t.Input, order: svc.KeyOrder, busy: map[string]bool{}}
 			p.Type = r.typeOf(c, s, Pascal(string(t.Py))+Pascal(p.Arg))
 			if p.Description == "" {
 				p.Description = p.Type.Description
@@ -45,7 +48,7 @@ func Resolve(svc *Service) {
 		}
 		t.Result = nil
 		if t.Output != nil {
-			c := &ctx{root: t.Output, busy: map[string]bool{}}
+			c := &ctx{root: t.Output, order: svc.KeyOrder, busy: map[string]bool{}}
 			t.Result = r.typeOf(c, t.Output, Pascal(string(t.Py))+"Result")
 		}
 	}
@@ -62,8 +65,9 @@ type resolver struct {
 
 // ctx is the state of one walk over one root schema.
 type ctx struct {
-	root Schema
-	busy map[string]bool // $refs being expanded (cycle guard)
+	root  Schema
+	order KeyOrder        // the service's, shared
+	busy  map[string]bool // $refs being expanded (cycle guard)
 }
 
 func (r *resolver) typeOf(c *ctx, s Schema, hint string) *Type {
@@ -239,10 +243,12 @@ func flattenAllOf(c *ctx, s Schema, parts []any, depth int) (Schema, bool) {
 		}
 	}
 	props := map[string]any{}
+	var order []string // the merged keys in source order, part by part
 	var required []any
 	if p, ok := s["properties"].(map[string]any); ok {
-		for k, v := range p {
-			props[k] = v
+		for _, k := range c.order.Keys(p) {
+			props[k] = p[k]
+			order = append(order, k)
 		}
 	}
 	if req, ok := s["required"].([]any); ok {
@@ -273,9 +279,10 @@ func flattenAllOf(c *ctx, s Schema, parts []any, depth int) (Schema, bool) {
 			}
 			continue
 		}
-		for k, v := range pp {
+		for _, k := range c.order.Keys(pp) {
 			if _, dup := props[k]; !dup {
-				props[k] = v
+				props[k] = pp[k]
+				order = append(order, k)
 			}
 		}
 		if req, ok := ps["required"].([]any); ok {
@@ -302,6 +309,7 @@ func flattenAllOf(c *ctx, s Schema, parts []any, depth int) (Schema, bool) {
 	}
 	merged["type"] = "object"
 	merged["properties"] = props
+	c.order.Set(props, order)
 	if len(required) > 0 {
 		merged["required"] = required
 	}
@@ -388,20 +396,19 @@ func (r *resolver) shape(c *ctx, s Schema, hint string, ref *refKey) *Shape {
 		}
 	}
 	props, _ := s["properties"].(map[string]any)
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	_, ordered := r.svc.KeyOrder[reflect.ValueOf(props).Pointer()]
+	for _, k := range r.svc.KeyOrder.Keys(props) {
 		ps, _ := props[k].(map[string]any)
 		ft := r.typeOf(c, ps, hint+Pascal(k))
 		f := &Field{Wire: k, Required: req[k], Type: ft, Description: ft.Description}
 		f.ReadOnly = ps["readOnly"] == true
 		sh.Fields = append(sh.Fields, f)
 	}
-	// Required fields first, each group in name order.
-	sort.SliceStable(sh.Fields, func(i, j int) bool { return sh.Fields[i].Required && !sh.Fields[j].Required })
+	// Fields in source order; where that is unknown, required ones first,
+	// each group in name order.
+	if !ordered {
+		sort.SliceStable(sh.Fields, func(i, j int) bool { return sh.Fields[i].Required && !sh.Fields[j].Required })
+	}
 	if ap, ok := s["additionalProperties"].(map[string]any); ok && len(ap) > 0 {
 		sh.Extra = r.typeOf(c, ap, hint+"Value")
 	}

@@ -110,6 +110,7 @@ func mcpService(file string, doc any, ord order, opts Options) (*ir.Service, err
 		svc.Tools = append(svc.Tools, mcpTool(tm, wire, ptr, ord, names, d))
 	}
 	svc.Diagnostics = d.list
+	svc.KeyOrder = keyOrder(doc, ord)
 	return svc, nil
 }
 

@@ -77,6 +77,7 @@ func OpenAPI(name string, data []byte, opts Options) (*ir.Service, error) {
 	}
 	svc := o.service(opts)
 	svc.Source = ir.Source{Kind: ir.SourceOpenAPI, File: name, Digest: digest(data)}
+	svc.KeyOrder = keyOrder(doc, ord)
 	return svc, nil
 }
 

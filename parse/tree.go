@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/codemode-dev/codemode/ir"
 )
 
 // order records the source order of the keys of some objects, by the JSON
@@ -199,4 +201,37 @@ func scanOrder(data []byte) order {
 		}
 	}
 	return out
+}
+
+// keyOrder resolves every recorded "properties" object in the decoded
+// document and keys the source order by the object's map, which the IR's
+// schemas share.
+func keyOrder(root any, o order) ir.KeyOrder {
+	ko := ir.KeyOrder{}
+	for ptr := range o {
+		if !strings.HasSuffix(ptr, "/properties") {
+			continue
+		}
+		var cur any = root
+		for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			switch node := cur.(type) {
+			case map[string]any:
+				cur = node[tok]
+			case []any:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(node) {
+					cur = nil
+				} else {
+					cur = node[i]
+				}
+			default:
+				cur = nil
+			}
+		}
+		if m, ok := cur.(map[string]any); ok && len(m) > 1 {
+			ko.Set(m, o.keys(ptr, m))
+		}
+	}
+	return ko
 }

@@ -56,36 +56,17 @@ def PUT_nestedTest(
 ContentDisposition = TypedDict(
     "ContentDisposition",
     {
-        # Format: date-time.
-        "creationDate": NotRequired[str],
+        "type": NotRequired[str],
+        "parameters": NotRequired[dict[str, str]],
         "fileName": NotRequired[str],
         # Format: date-time.
+        "creationDate": NotRequired[str],
+        # Format: date-time.
         "modificationDate": NotRequired[str],
-        "parameters": NotRequired[dict[str, str]],
         # Format: date-time.
         "readDate": NotRequired[str],
         # Format: int64.
         "size": NotRequired[int],
-        "type": NotRequired[str],
-    },
-)
-
-
-FormDataContentDisposition = TypedDict(
-    "FormDataContentDisposition",
-    {
-        # Format: date-time.
-        "creationDate": NotRequired[str],
-        "fileName": NotRequired[str],
-        # Format: date-time.
-        "modificationDate": NotRequired[str],
-        "name": NotRequired[str],
-        "parameters": NotRequired[dict[str, str]],
-        # Format: date-time.
-        "readDate": NotRequired[str],
-        # Format: int64.
-        "size": NotRequired[int],
-        "type": NotRequired[str],
     },
 )
 
@@ -97,21 +78,21 @@ class FormDataBodyPartHeaders(TypedDict):
 FormDataBodyPartMediaType = TypedDict(
     "FormDataBodyPartMediaType",
     {
-        "parameters": NotRequired[dict[str, str]],
-        "subtype": NotRequired[str],
         "type": NotRequired[str],
-        "wildcardSubtype": NotRequired[bool],
+        "subtype": NotRequired[str],
+        "parameters": NotRequired[dict[str, str]],
         "wildcardType": NotRequired[bool],
+        "wildcardSubtype": NotRequired[bool],
     },
 )
 
 
 class ParameterizedHeader(TypedDict):
-    parameters: NotRequired[dict[str, str]]
     value: NotRequired[str]
+    parameters: NotRequired[dict[str, str]]
 
 
-class FormDataBodyPartParameterizedHeaders(TypedDict):
+class BodyPartParameterizedHeaders(TypedDict):
     empty: NotRequired[bool]
 
 
@@ -121,21 +102,40 @@ class BodyPart(TypedDict):
     headers: NotRequired[FormDataBodyPartHeaders]
     mediaType: NotRequired[FormDataBodyPartMediaType]
     messageBodyWorkers: NotRequired[dict[str, Any]]
-    parameterizedHeaders: NotRequired[FormDataBodyPartParameterizedHeaders]
     parent: NotRequired["MultiPart"]
     providers: NotRequired[dict[str, Any]]
+    parameterizedHeaders: NotRequired[BodyPartParameterizedHeaders]
 
 
 class MultiPart(TypedDict):
-    bodyParts: NotRequired[list[BodyPart]]
     contentDisposition: NotRequired[ContentDisposition]
     entity: NotRequired[dict[str, Any]]
     headers: NotRequired[FormDataBodyPartHeaders]
     mediaType: NotRequired[FormDataBodyPartMediaType]
     messageBodyWorkers: NotRequired[dict[str, Any]]
-    parameterizedHeaders: NotRequired[FormDataBodyPartParameterizedHeaders]
     parent: NotRequired[MultiPart]
     providers: NotRequired[dict[str, Any]]
+    bodyParts: NotRequired[list[BodyPart]]
+    parameterizedHeaders: NotRequired[BodyPartParameterizedHeaders]
+
+
+FormDataContentDisposition = TypedDict(
+    "FormDataContentDisposition",
+    {
+        "type": NotRequired[str],
+        "parameters": NotRequired[dict[str, str]],
+        "fileName": NotRequired[str],
+        # Format: date-time.
+        "creationDate": NotRequired[str],
+        # Format: date-time.
+        "modificationDate": NotRequired[str],
+        # Format: date-time.
+        "readDate": NotRequired[str],
+        # Format: int64.
+        "size": NotRequired[int],
+        "name": NotRequired[str],
+    },
+)
 
 
 class FormDataBodyPart(TypedDict):
@@ -144,16 +144,16 @@ class FormDataBodyPart(TypedDict):
 
     contentDisposition: NotRequired[ContentDisposition]
     entity: NotRequired[dict[str, Any]]
-    formDataContentDisposition: NotRequired[FormDataContentDisposition]
     headers: NotRequired[FormDataBodyPartHeaders]
     mediaType: NotRequired[FormDataBodyPartMediaType]
     messageBodyWorkers: NotRequired[dict[str, Any]]
-    name: NotRequired[str]
-    parameterizedHeaders: NotRequired[FormDataBodyPartParameterizedHeaders]
     parent: NotRequired[MultiPart]
     providers: NotRequired[dict[str, Any]]
-    simple: NotRequired[bool]
+    name: NotRequired[str]
     value: NotRequired[str]
+    formDataContentDisposition: NotRequired[FormDataContentDisposition]
+    simple: NotRequired[bool]
+    parameterizedHeaders: NotRequired[BodyPartParameterizedHeaders]
 
 
 def PUT_circular(
@@ -180,12 +180,12 @@ class ZoneOffset(TypedDict):
 
 
 class ZoneOffsetTransition(TypedDict):
+    offsetBefore: NotRequired[ZoneOffset]
+    offsetAfter: NotRequired[ZoneOffset]
     # Format: date-time.
     dateTimeAfter: NotRequired[str]
     # Format: date-time.
     dateTimeBefore: NotRequired[str]
-    offsetAfter: NotRequired[ZoneOffset]
-    offsetBefore: NotRequired[ZoneOffset]
 
 
 class ZoneRules(TypedDict):

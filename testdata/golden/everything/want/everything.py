@@ -109,12 +109,12 @@ def get_resource_reference(
 
 
 class GetStructuredContentResult(TypedDict):
+    # Temperature in celsius
+    temperature: float
     # Weather conditions description
     conditions: str
     # Humidity percentage
     humidity: float
-    # Temperature in celsius
-    temperature: float
 
 
 def get_structured_content(

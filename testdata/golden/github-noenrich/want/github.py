@@ -89,8 +89,8 @@ def get_file_contents(
 
 
 class PushFilesFilesItem(TypedDict):
-    content: str
     path: str
+    content: str
 
 
 def push_files(
@@ -394,21 +394,21 @@ def list_pull_requests(
 
 
 class CreatePullRequestReviewCommentsItemVariant1(TypedDict):
-    # Text of the review comment
-    body: str
     # The relative path to the file being commented on
     path: str
     # The position in the diff where you want to add a review comment
     position: float
+    # Text of the review comment
+    body: str
 
 
 class CreatePullRequestReviewCommentsItemVariant2(TypedDict):
-    # Text of the review comment
-    body: str
-    # The line number in the file where you want to add a review comment
-    line: float
     # The relative path to the file being commented on
     path: str
+    # The line number in the file where you want to add a review comment
+    line: float
+    # Text of the review comment
+    body: str
 
 
 def create_pull_request_review(

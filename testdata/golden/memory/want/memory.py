@@ -13,10 +13,10 @@ from typing import Any, Literal, NotRequired, TypedDict
 
 
 class CreateEntitiesEntitiesItem(TypedDict):
-    # The type of the entity
-    entityType: str
     # The name of the entity
     name: str
+    # The type of the entity
+    entityType: str
     # An array of observation contents associated with the entity
     observations: list[str]
 
@@ -42,10 +42,10 @@ CreateRelationsRelationsItem = TypedDict(
     {
         # The name of the entity where the relation starts
         "from": str,
-        # The type of the relation
-        "relationType": str,
         # The name of the entity where the relation ends
         "to": str,
+        # The type of the relation
+        "relationType": str,
     },
 )
 
@@ -69,15 +69,15 @@ def create_relations(
 
 
 class AddObservationsObservationsItem(TypedDict):
-    # An array of observation contents to add
-    contents: list[str]
     # The name of the entity to add the observations to
     entityName: str
+    # An array of observation contents to add
+    contents: list[str]
 
 
 class AddObservationsResultResultsItem(TypedDict):
-    addedObservations: list[str]
     entityName: str
+    addedObservations: list[str]
 
 
 class AddObservationsResult(TypedDict):
@@ -99,8 +99,8 @@ def add_observations(
 
 
 class DeleteEntitiesResult(TypedDict):
-    message: str
     success: bool
+    message: str
 
 
 def delete_entities(entityNames: list[str]) -> DeleteEntitiesResult:

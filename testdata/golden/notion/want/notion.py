@@ -71,10 +71,10 @@ class APIPostSearchFilterVariant1(TypedDict):
     """A set of criteria, `value` and `property` keys, that limits the results to either only pages or only data sources. Possible `value` values are `"page"` or `"data_source"`. The only supported `property` value is `"object"`.
     """
 
-    # The name of the property to filter by. Currently the only property you can filter by is the object type. Possible values include `object`. Limitation: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)
-    property: NotRequired[str]
     # The value of the property to filter the results by. Possible values for object type include `page` or `data_source`. **Limitation**: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)
     value: NotRequired[Literal["page", "data_source"]]
+    # The name of the property to filter by. Currently the only property you can filter by is the object type. Possible values include `object`. Limitation: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)
+    property: NotRequired[str]
 
 
 def API_post_search(
@@ -303,9 +303,9 @@ class PageIdParentRequest(TypedDict):
 DataSourceIdParentRequest = TypedDict(
     "DataSourceIdParentRequest",
     {
+        "type": NotRequired[Literal["database_id"]],
         # Format: uuid.
         "database_id": str,
-        "type": NotRequired[Literal["database_id"]],
     },
 )
 
@@ -426,8 +426,8 @@ def API_create_a_comment(
 
 
 class SortObject(TypedDict):
-    direction: Literal["ascending", "descending"]
     property: str
+    direction: Literal["ascending", "descending"]
 
 
 def API_query_data_source(
@@ -576,9 +576,9 @@ def API_retrieve_a_database(database_id: str) -> Any:
 MovePageParentRequestVariant1 = TypedDict(
     "MovePageParentRequestVariant1",
     {
+        "type": Literal["page_id"],
         # Format: uuid.
         "page_id": str,
-        "type": Literal["page_id"],
     },
 )
 
@@ -586,9 +586,9 @@ MovePageParentRequestVariant1 = TypedDict(
 MovePageParentRequestVariant2 = TypedDict(
     "MovePageParentRequestVariant2",
     {
+        "type": Literal["database_id"],
         # Format: uuid.
         "database_id": str,
-        "type": Literal["database_id"],
     },
 )
 
@@ -644,10 +644,10 @@ class APIUpdatePageMarkdownReplaceContentVariant1(TypedDict):
 
 
 class APIUpdatePageMarkdownUpdateContentVariant1ContentUpdatesItem(TypedDict):
-    # Replacement Markdown text.
-    new_str: str
     # Exact existing Markdown text to find.
     old_str: str
+    # Replacement Markdown text.
+    new_str: str
     # Replace every occurrence of old_str instead of just the first (default false). Default: False.
     replace_all_matches: NotRequired[bool]
 

@@ -89,14 +89,14 @@ def updatePet(
 
 
 class Pet(TypedDict):
-    name: str
-    photoUrls: list[str]
-    category: NotRequired[Category]
     # Format: int64.
     id: NotRequired[int]
+    category: NotRequired[Category]
+    name: str
+    photoUrls: list[str]
+    tags: NotRequired[list[Tag]]
     # pet status in the store
     status: NotRequired[Literal["available", "pending", "sold"]]
-    tags: NotRequired[list[Tag]]
 
 
 def findPetsByStatus(
@@ -196,8 +196,8 @@ ApiResponse = TypedDict(
     {
         # Format: int32.
         "code": NotRequired[int],
-        "message": NotRequired[str],
         "type": NotRequired[str],
+        "message": NotRequired[str],
     },
 )
 
@@ -242,8 +242,6 @@ def getInventory() -> dict[str, int]:
 
 
 class Order(TypedDict):
-    # Default: False.
-    complete: NotRequired[bool]
     # Format: int64.
     id: NotRequired[int]
     # Format: int64.
@@ -254,6 +252,8 @@ class Order(TypedDict):
     shipDate: NotRequired[str]
     # Order Status
     status: NotRequired[Literal["placed", "approved", "delivered"]]
+    # Default: False.
+    complete: NotRequired[bool]
 
 
 def placeOrder(
@@ -370,16 +370,16 @@ def createUser(
 
 
 class User(TypedDict):
-    email: NotRequired[str]
-    firstName: NotRequired[str]
     # Format: int64.
     id: NotRequired[int]
+    username: NotRequired[str]
+    firstName: NotRequired[str]
     lastName: NotRequired[str]
+    email: NotRequired[str]
     password: NotRequired[str]
     phone: NotRequired[str]
     # User Status Format: int32.
     userStatus: NotRequired[int]
-    username: NotRequired[str]
 
 
 def createUsersWithArrayInput(body: list[User]) -> Any:

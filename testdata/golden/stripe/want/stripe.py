@@ -285,14 +285,14 @@ def cancel_subscription(subscription: str) -> Any:
 
 
 class UpdateSubscriptionItemsItem(TypedDict):
-    # Whether to delete this item.
-    deleted: NotRequired[bool]
     # The ID of the subscription item to modify.
     id: NotRequired[str]
     # The ID of the price to switch to.
     price: NotRequired[str]
     # The quantity of the plan to subscribe to. Value >= 1.
     quantity: NotRequired[int]
+    # Whether to delete this item.
+    deleted: NotRequired[bool]
 
 
 def update_subscription(

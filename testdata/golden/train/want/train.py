@@ -95,17 +95,17 @@ class LinksSelf(TypedDict):
 
 
 class CreateBookingResult(TypedDict):
+    # Unique identifier for the booking Read-only. Format: uuid.
+    id: NotRequired[str]
+    # Identifier of the booked trip Format: uuid.
+    trip_id: NotRequired[str]
+    # Name of the passenger
+    passenger_name: NotRequired[str]
     # Indicates whether the passenger has a bicycle.
     has_bicycle: NotRequired[bool]
     # Indicates whether the passenger has a dog.
     has_dog: NotRequired[bool]
-    # Unique identifier for the booking Read-only. Format: uuid.
-    id: NotRequired[str]
     links: NotRequired[LinksSelf]
-    # Name of the passenger
-    passenger_name: NotRequired[str]
-    # Identifier of the booked trip Format: uuid.
-    trip_id: NotRequired[str]
 
 
 def create_booking(
@@ -174,40 +174,40 @@ def delete_booking(bookingId: str) -> Any:
 class Card(TypedDict):
     """A card (debit or credit) to take payment from."""
 
-    address_country: str
+    object: NotRequired[Literal["card"]]
+    # Cardholder's full name as it appears on the card.
+    name: str
+    # The card number, as a string without any separators. On read all but the last four digits will be masked for security.
+    number: str
     # Card security code, 3 or 4 digits usually found on the back of the card. Length 3 to 4.
     cvc: int
     # Two-digit number representing the card's expiration month. Format: int64.
     exp_month: int
     # Four-digit number representing the card's expiration year. Format: int64.
     exp_year: int
-    # Cardholder's full name as it appears on the card.
-    name: str
-    # The card number, as a string without any separators. On read all but the last four digits will be masked for security.
-    number: str
-    address_city: NotRequired[str]
     address_line1: NotRequired[str]
     address_line2: NotRequired[str]
+    address_city: NotRequired[str]
+    address_country: str
     address_post_code: NotRequired[str]
-    object: NotRequired[Literal["card"]]
 
 
 class BankAccount(TypedDict):
     """A bank account to take payment from. Must be able to make payments in the currency specified in the payment.
     """
 
+    object: NotRequired[Literal["bank_account"]]
+    name: str
+    # The account number for the bank account, in string form. Must be a current account.
+    number: str
+    # The sort code for the bank account, in string form. Must be a six-digit number.
+    sort_code: NotRequired[str]
     # The type of entity that holds the account. This can be either `individual` or `company`.
     account_type: Literal["individual", "company"]
     # The name of the bank associated with the routing number.
     bank_name: str
     # Two-letter country code (ISO 3166-1 alpha-2).
     country: str
-    name: str
-    # The account number for the bank account, in string form. Must be a current account.
-    number: str
-    object: NotRequired[Literal["bank_account"]]
-    # The sort code for the bank account, in string form. Must be a six-digit number.
-    sort_code: NotRequired[str]
 
 
 class LinksBooking(TypedDict):
@@ -216,17 +216,17 @@ class LinksBooking(TypedDict):
 
 
 class CreateBookingPaymentResult(TypedDict):
+    # Unique identifier for the payment. This will be a unique identifier for the payment, and is used to reference the payment in other objects. Read-only. Format: uuid.
+    id: NotRequired[str]
     # Amount intended to be collected by this payment. A positive decimal figure describing the amount to be collected. Value > 0.
     amount: NotRequired[float]
     # Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase.
     currency: NotRequired[Literal["bam", "bgn", "chf", "eur", "gbp", "nok", "sek", "try"]]
-    # Unique identifier for the payment. This will be a unique identifier for the payment, and is used to reference the payment in other objects. Read-only. Format: uuid.
-    id: NotRequired[str]
-    links: NotRequired[LinksBooking]
     # The payment source to take the payment from. This can be a card or a bank account. Some of these properties will be hidden on read to protect PII leaking.
     source: NotRequired[Card | BankAccount]
     # The status of the payment, one of `pending`, `succeeded`, or `failed`. Read-only.
     status: NotRequired[Literal["pending", "succeeded", "failed"]]
+    links: NotRequired[LinksBooking]
 
 
 def create_booking_payment(
