@@ -98,6 +98,7 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		out.Decisions = append(out.Decisions, decisions...)
 		out.Diagnostics = append(out.Diagnostics, svc.Diagnostics...)
 	}
+	out.Diagnostics = p.filter(out.Diagnostics)
 	m, err := emit.MarshalManifest(out.Manifest)
 	if err != nil {
 		return nil, err
@@ -350,4 +351,33 @@ func WriteDir(dir string, files map[string][]byte) error {
 		return os.RemoveAll(old)
 	}
 	return nil
+}
+
+// filter drops the diagnostics the pack's ignore rules match and adds one
+// for every rule that matched none.
+func (p *Pack) filter(ds []ir.Diagnostic) []ir.Diagnostic {
+	if len(p.Ignore) == 0 {
+		return ds
+	}
+	used := make([]bool, len(p.Ignore))
+	var out []ir.Diagnostic
+	for _, d := range ds {
+		ignored := false
+		for i, rule := range p.Ignore {
+			code, where, _ := strings.Cut(strings.TrimSpace(rule), " ")
+			if code == d.Code && strings.HasPrefix(d.File+"#"+d.Pointer, strings.TrimSpace(where)) {
+				used[i], ignored = true, true
+			}
+		}
+		if !ignored {
+			out = append(out, d)
+		}
+	}
+	for i, rule := range p.Ignore {
+		if !used[i] {
+			out = append(out, ir.Diagnostic{Code: "unused-ignore", File: "codemode.yaml", Pointer: fmt.Sprintf("/ignore/%d", i),
+				Message: fmt.Sprintf("ignore rule %q matches no diagnostic; remove it", rule)})
+		}
+	}
+	return out
 }

@@ -28,6 +28,12 @@ type Pack struct {
 	Enrich    Enrich   `yaml:"enrich"`
 	Services  []Source `yaml:"services"`
 	Runtime   Runtime  `yaml:"runtime"`
+	// Ignore silences diagnostics a pack author has reviewed, by code
+	// ("webhook-skipped") or by code and source ("webhook-skipped
+	// train-travel.json#/webhooks/newBooking", matching as a prefix). The
+	// manifest still lists them; a rule that matches nothing is itself
+	// reported, so stale rules do not pile up.
+	Ignore []string `yaml:"ignore"`
 }
 
 // Enrich configures the enrichment pass.

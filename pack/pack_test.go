@@ -151,3 +151,32 @@ func TestBadSources(t *testing.T) {
 		}
 	}
 }
+
+// TestIgnoreRules: reviewed diagnostics are silenced by code or by code and
+// source, and a rule that silences nothing is reported.
+func TestIgnoreRules(t *testing.T) {
+	p, err := pack.Parse([]byte(`out: api
+services:
+  - openapi: ../testdata/golden/train/train-travel.json
+ignore:
+  - webhook-skipped ../testdata/golden/train/train-travel.json#/webhooks/
+  - approximated-keyword
+  - body-content-type
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Dir = "."
+	out, err := pack.Compile(context.Background(), p, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range out.Diagnostics {
+		got = append(got, d.String())
+	}
+	want := []string{`warning: codemode.yaml#/ignore/2: ignore rule "body-content-type" matches no diagnostic; remove it [unused-ignore]`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
