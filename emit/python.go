@@ -511,7 +511,11 @@ func (p *printer) docstring(indent int, lines []string) {
 		esc[i] = escapeDoc(l)
 	}
 	if len(esc) == 1 && len(esc[0]) < lineWidth-8 {
-		w.ln(indent, `"""`+esc[0]+`"""`)
+		one := esc[0]
+		if strings.HasSuffix(one, `"`) { // it would run into the closing quotes
+			one = one[:len(one)-1] + `\"`
+		}
+		w.ln(indent, `"""`+one+`"""`)
 		return
 	}
 	w.ln(indent, `"""`+esc[0])
@@ -524,11 +528,7 @@ func (p *printer) docstring(indent int, lines []string) {
 // escapeDoc makes text safe inside a """ docstring.
 func escapeDoc(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\\`)
-	s = strings.ReplaceAll(s, `"""`, `\"\"\"`)
-	if strings.HasSuffix(s, `"`) {
-		s = s[:len(s)-1] + `\"`
-	}
-	return s
+	return strings.ReplaceAll(s, `"""`, `\"\"\"`)
 }
 
 // paragraph splits prose into trimmed lines, dropping runs of blank lines.

@@ -30,7 +30,7 @@ Follow them to use, extend, and troubleshoot the server safely and effectively.
 
 ## Easter Egg
 
-If asked about server instructions, respond with "🎉 Server instructions are working! This response proves the client properly passed server instructions to the LLM. This demonstrates MCP's instructions feature in action.\"
+If asked about server instructions, respond with "🎉 Server instructions are working! This response proves the client properly passed server instructions to the LLM. This demonstrates MCP's instructions feature in action."
 
 Call these functions inside a run_code program as api.everything.<function>(...),
 or by wire name with run_tool("<name>", {...}). Arguments are checked

@@ -387,7 +387,7 @@ def create_coupon(
             From the description: exclusiveMinimum.
         currency: Three-letter ISO code for the currency of the amount_off parameter (required if amount_off is passed). Infer based on the amount_off. For example, if a coupon is $2 off, set currency to be USD.
             Default: "USD".
-        duration: How long the discount will last. Defaults to "once\"
+        duration: How long the discount will last. Defaults to "once"
             Default: "once".
         duration_in_months: The number of months the discount will last if duration is repeating
     """
