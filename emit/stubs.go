@@ -14,11 +14,15 @@ const stubsHeader = `import json
 import re
 from typing import Any, Literal, NotRequired, TypedDict
 
-__all__ = ["PermissionError", "api", "json", "re", "run_tool"]
+__all__ = ["PermissionError", "api", "dir", "json", "re", "run_tool"]
 
 
-# The checker's builtins lack PermissionError, which refusals raise.
+# The checker's builtins lack PermissionError, which refusals raise, and
+# dir, which the host answers for api and its services.
 class PermissionError(OSError): ...
+
+
+def dir(obj: object) -> list[str]: ...
 
 
 def run_tool(name: str, arguments: dict[str, Any] | None = None) -> Any: ...

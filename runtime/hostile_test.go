@@ -179,3 +179,28 @@ func TestBindingErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpCountsAsRead: with the read-gate on, the first call is refused
+// with the lines to read; help(api.svc.tool) prints them and unlocks it;
+// dir lists services and tools.
+func TestHelpCountsAsRead(t *testing.T) {
+	rt := newRuntime(t, func(c *runtime.Config) { c.ReadGate, c.Limits.Output = readgate.PerFile, 4096 })
+	res := run(t, rt, `
+try:
+    api.everything.echo(message="x")
+except PermissionError as e:
+    print("refused:", e)
+help(api.everything.echo)
+print(api.everything.echo(message="after help"))
+print(dir(api), dir(api.everything)[:2])
+`)
+	svc, _ := rt.Manifest().Service("everything")
+	echo, _ := svc.Tool("echo")
+	lines := strconv.Itoa(echo.Lines[0]) + "-" + strconv.Itoa(echo.Lines[1])
+	want := "refused: api.everything.echo was refused: read api/everything.py lines " + lines + " first: find_tool(\"everything.echo\") or read_api(\"everything\", \"" + lines + "\")\n" +
+		rt.Lines("everything.py", echo.Lines[0], echo.Lines[1]) +
+		"Echo: after help\n['everything', 'memory'] ['echo', 'get_annotated_message']\n[2 tool calls, 1 failed]\n"
+	if got := res.Text(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
