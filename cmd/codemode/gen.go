@@ -113,8 +113,9 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	for _, s := range res.Services {
 		tools += len(s.Tools)
 	}
-	fmt.Fprintf(stdout, "wrote %s: %d services, %d tools, %d enrichments accepted of %d proposed, %d warnings\n",
-		p.Path(p.Out), len(res.Services), tools, accepted, len(res.Decisions), len(res.Diagnostics))
+	fmt.Fprintf(stdout, "wrote %s: %s, %s, %d of %s accepted, %s\n", p.Path(p.Out),
+		count(len(res.Services), "service"), count(tools, "tool"), accepted,
+		count(len(res.Decisions), "enrichment proposal"), count(len(res.Diagnostics), "warning"))
 	for i, t := range res.Trees {
 		if i > 0 {
 			fmt.Fprintf(stdout, "wrote %s:\n", t.Dir)
@@ -129,4 +130,12 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	return nil
+}
+
+// count says "1 tool", "2 tools".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
