@@ -14,6 +14,7 @@ import (
 	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
@@ -338,5 +339,33 @@ func TestSessionEndForgetsReads(t *testing.T) {
 			t.Fatal("the ended session's reads were kept")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestPersistentSessions: with persistent sessions, run_code says so, a
+// session's variables survive between its programs, and another session
+// does not see them.
+func TestPersistentSessions(t *testing.T) {
+	state := t.TempDir()
+	f := newFixture(t, false, func(c *runtime.Config) { c.Persistent, c.StateDir = true, state })
+	cs := f.connect(t)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools.Tools {
+		if tool.Name == "run_code" && !strings.Contains(tool.Description, "Variables, functions and imports of earlier programs in this session are kept") {
+			t.Errorf("run_code description: %s", tool.Description)
+		}
+	}
+	if got, _ := call(t, cs, "run_code", map[string]any{"code": "x = 41"}); got != "[0 tool calls]\n" {
+		t.Fatalf("first program: %q", got)
+	}
+	if got, _ := call(t, cs, "run_code", map[string]any{"code": "print(x + 1)"}); got != "42\n[0 tool calls]\n" {
+		t.Errorf("second program: %q", got)
+	}
+	other := f.connect(t)
+	if got, isErr := call(t, other, "run_code", map[string]any{"code": "print(x)"}); !isErr || !strings.Contains(got, "NameError: name 'x' is not defined") {
+		t.Errorf("another session saw x: %q", got)
 	}
 }

@@ -148,7 +148,13 @@ func newFixture(t testing.TB, direct bool, mutate func(*runtime.Config), pinned 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.rt.Close(); f.audit.Close() })
-	f.srv, err = gateway.New(gateway.Config{Runtime: f.rt, FileDir: p.Out, Direct: direct, Shapes: shapes, Audit: f.audit})
+	persistent := false
+	if mutate != nil {
+		var c runtime.Config
+		mutate(&c)
+		persistent = c.Persistent
+	}
+	f.srv, err = gateway.New(gateway.Config{Runtime: f.rt, FileDir: p.Out, Direct: direct, Shapes: shapes, Audit: f.audit, Persistent: persistent})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,9 @@ type Config struct {
 	// Audit records refused calls the runtime never sees (in code mode, a
 	// tools/call for a tool's own name); use the runtime's auditor.
 	Audit runtime.Auditor
+	// Persistent says the runtime keeps each session's variables across
+	// programs; run_code's description says so instead of "starts clean".
+	Persistent bool
 	// Name and Version introduce the server; defaults "codemode", "0.1".
 	Name, Version string
 }
@@ -79,6 +82,17 @@ const RunCodeDescription = `Run a Python program (Monty, a sandboxed Python subs
 - Errors raised by tools (TypeError, ValueError, PermissionError, RuntimeError) can be caught with try/except.
 - The response lists notes first (read them), then what the program printed, then the calls made and any error. If it says WAIT, end your turn.
 - No files, network or processes: only the tools.`
+
+// runCodeDescription is RunCodeDescription, or its persistent-session
+// variant.
+func runCodeDescription(persistent bool) string {
+	if !persistent {
+		return RunCodeDescription
+	}
+	return strings.Replace(RunCodeDescription,
+		"- Each program starts clean: no variables survive from earlier programs. json and re are already imported.",
+		"- Variables, functions and imports of earlier programs in this session are kept (the session is saved after each program). json and re are already imported.", 1)
+}
 
 // FindToolDescription is find_tool's description.
 const FindToolDescription = `Search the tools you can call from run_code. Give a few words about what you need ("create a github issue"): returns up to 8 matches, each with its call form (api.<service>.<tool>), first sentence, arguments with types and allowed values, what it returns, and an example call. Give an exact name ("github.create_issue") to get its whole definition with line numbers; reading a definition is required before a program's first call to that service's tools.`
@@ -221,7 +235,7 @@ func (s *Server) addCodeMode() {
 		return textResult(s.Find(s.sessionOf(req.Session), args["query"]), false), nil
 	})
 	s.srv.AddTool(&mcp.Tool{
-		Name: RunCode, Description: RunCodeDescription,
+		Name: RunCode, Description: runCodeDescription(s.cfg.Persistent),
 		InputSchema: schemaOf(map[string]any{
 			"code": map[string]any{"type": "string", "description": "The Python program."},
 		}, "code"),

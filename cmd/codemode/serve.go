@@ -30,6 +30,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none)")
 	shapesPath := fs.String("shapes", "", "keep the result-shape cache in `FILE` (default .codemode/shapes.json beside the pack)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
+	state := fs.String("state", "", "keep each session's variables across programs, saved in `DIR` (persistent mode)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -73,6 +74,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
 		c.Hooks = append(c.Hooks, pins, shapes)
 		c.Audit = auditor
+		if *state != "" {
+			c.Persistent, c.StateDir = true, *state
+		}
 		if !*noPins {
 			watched = watchPins(c, pins, logf)
 		}
@@ -90,7 +94,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		cancel()
 	}
 	srv, err := gateway.New(gateway.Config{
-		Runtime: rt, FileDir: p.Out, Direct: *direct, Shapes: shapes, Audit: auditor,
+		Runtime: rt, FileDir: p.Out, Direct: *direct, Shapes: shapes, Audit: auditor, Persistent: *state != "",
 		Version: version(),
 	})
 	if err != nil {
