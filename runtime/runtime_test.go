@@ -5,6 +5,7 @@ import (
 	"github.com/codemode-dev/codemode/internal/testpeer"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -234,5 +235,36 @@ func TestPersistentSession(t *testing.T) {
 	}
 	if got := run(t, rt, "print(x + 1)\n").Text(); got != "42\n[0 tool calls]\n" {
 		t.Errorf("second: %q", got)
+	}
+}
+
+// TestConcurrentPrograms: programs run side by side on one runtime, each in
+// its own worker, and none sees another's calls or output.
+func TestConcurrentPrograms(t *testing.T) {
+	rt := newRuntime(t, nil)
+	var wg sync.WaitGroup
+	got := make([]string, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := rt.Run(context.Background(), "s", "for j in range(3):\n    print(api.everything.echo(message='p"+strconv.Itoa(i)+"-' + str(j)))\n")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got[i] = res.Text()
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		want := ""
+		for j := range 3 {
+			want += "Echo: p" + strconv.Itoa(i) + "-" + strconv.Itoa(j) + "\n"
+		}
+		want += "[3 tool calls]\n"
+		if g != want {
+			t.Errorf("program %d:\n%s\nwant:\n%s", i, g, want)
+		}
 	}
 }
