@@ -17,7 +17,9 @@
 // boundaries ("listIssues", "list_issues", "list-issues", "github/issues"
 // all give "list", "issue"), lower-cased, stripped of English stop words and
 // lightly stemmed (plurals: "issues" → "issue", "entities" → "entity").
-// Ties are broken by service, then tool wire name, so results are
+// A query verb also matches the verb API names use for it, at 0.6 of its
+// weight ("open a pull request" finds create_pull_request; remove → delete,
+// fetch → get, find → search, edit → update). Ties are broken by service, then tool wire name, so results are
 // deterministic.
 //
 // [Index.Exact] resolves an exact name: "service.tool" (Python or wire

@@ -157,19 +157,32 @@ func (x *Index) Len() int { return len(x.docs) }
 // every match. Only tools sharing at least one term with the query match.
 func (x *Index) Search(query string, k int) []Hit {
 	terms := tokenize(query)
+	weight := map[string]float64{}
+	var order []string
+	for _, w := range terms {
+		if _, ok := weight[w]; !ok {
+			weight[w] = 1
+			order = append(order, w)
+		}
+	}
+	// A query verb also finds the verb API names use for it ("open a pull
+	// request" → create), at a lower weight than the word itself.
+	for _, w := range terms {
+		for _, alt := range synonyms[w] {
+			if _, ok := weight[alt]; !ok {
+				weight[alt] = synonymWeight
+				order = append(order, alt)
+			}
+		}
+	}
 	acc := make([]float64, len(x.docs))
 	var touched []int32
-	seen := map[string]bool{}
-	for _, w := range terms {
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
+	for _, w := range order {
 		for _, p := range x.postings[w] {
 			if acc[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
-			acc[p.doc] += p.score
+			acc[p.doc] += p.score * weight[w]
 		}
 	}
 	hits := make([]Hit, 0, len(touched))

@@ -201,6 +201,10 @@ func TestCorpusRelevance(t *testing.T) {
 		{"read a text file", []string{"filesystem.read_text_file", "filesystem.read_file"}},
 		{"list files in a directory", []string{"filesystem.list_directory", "filesystem.list_directory_with_sizes"}},
 		{"crawl a website", []string{"firecrawl.firecrawl_crawl"}},
+		// Verbs people say that API names spell otherwise.
+		{"open a pull request", []string{"github.create_pull_request"}},
+		{"remove an entity from the knowledge graph", []string{"memory.delete_entities"}},
+		{"fetch a stripe customer", []string{"stripe.list_customers"}},
 	} {
 		hits := x.Search(tc.q, 3)
 		got := names(hits)

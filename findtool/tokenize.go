@@ -86,3 +86,16 @@ func stem(w string) string {
 	}
 	return w
 }
+
+// synonyms maps a verb people say to the verbs API names use for it.
+var synonyms = map[string][]string{
+	"open": {"create"}, "make": {"create"}, "new": {"create"}, "add": {"create"},
+	"remove": {"delete"}, "destroy": {"delete"}, "erase": {"delete"}, "drop": {"delete"},
+	"fetch": {"get"}, "retrieve": {"get"}, "read": {"get"}, "show": {"get", "list"}, "view": {"get"},
+	"find": {"search"}, "lookup": {"search", "get"}, "query": {"search"},
+	"edit": {"update"}, "change": {"update"}, "modify": {"update"}, "rename": {"update"},
+	"enumerate": {"list"}, "browse": {"list"},
+}
+
+// synonymWeight is how much a synonym counts against the word itself.
+const synonymWeight = 0.6
