@@ -204,3 +204,15 @@ print(dir(api), dir(api.everything)[:2])
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestFailsClosed: without a sandbox nothing runs; the runtime does not
+// start.
+func TestFailsClosed(t *testing.T) {
+	_, err := runtime.New(context.Background(), runtime.Config{
+		Manifest: &emit.Manifest{Version: emit.ManifestVersion},
+		MontyBin: "/nonexistent/monty",
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "runtime: no Monty worker could start, so nothing can run: ") {
+		t.Fatalf("err = %v", err)
+	}
+}
