@@ -115,7 +115,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		return res, nil
 	}
 	used := r.servicesUsed(code)
-	inputs := r.inputs(used)
+	inputs := r.apiInputs
 	rctx, cancel := context.WithTimeout(ctx, r.limits.Time+2*time.Second)
 	defer cancel()
 	var (
@@ -163,9 +163,6 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Error = "the sandbox worker failed while running the program (" + err.Error() + "); it was replaced, run the program again"
 	case out.TypingError != "":
 		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, r)
-	case out.Limit == "" && out.Exception != nil && out.Exception.Type == "MemoryError" && strings.HasPrefix(out.Exception.Message, "memory limit exceeded"):
-		res.Limit = "memory"
-		res.Error = limitMessage(&monty.Outcome{Limit: monty.LimitMemory}, r.limits)
 	case out.Limit != "":
 		res.Limit = string(out.Limit)
 		res.Error = limitMessage(out, r.limits)
@@ -260,7 +257,7 @@ func (r *Runtime) servicesUsed(code string) []*emit.ManifestService {
 
 // inputs binds api (every service, even ones the stubs leave out, so a
 // misspelt service gets the runtime's own error) and run_tool.
-func (r *Runtime) inputs(_ []*emit.ManifestService) []monty.NamedValue {
+func (r *Runtime) inputs() []monty.NamedValue {
 	var attrs []monty.Attr
 	for _, s := range r.services {
 		var fns []monty.Attr

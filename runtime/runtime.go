@@ -100,6 +100,8 @@ type Runtime struct {
 	// warm says pool workers come configured with every service's stubs
 	// and pre-imported: a program only feeds.
 	warm bool
+	// apiInputs binds api and run_tool in every program (built once).
+	apiInputs []monty.NamedValue
 
 	sessMu   sync.Mutex
 	sessions map[string]*sync.Mutex // persistent mode: one program at a time per session
@@ -160,6 +162,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	r.validator = v
 	r.gate = readgate.New(cfg.ReadGate, defs)
+	r.apiInputs = r.inputs()
 	r.bin = cfg.MontyBin
 	if r.bin == "" {
 		if r.bin, err = monty.FindBinary(); err != nil {

@@ -521,12 +521,13 @@ func resumeCall(id uint32, r Reply) ([]byte, error) {
 // They carry no traceback and a fixed message prefix, which tells them
 // apart from a program raising TimeoutError or MemoryError itself.
 func limitOf(e *Exception) Limit {
-	if len(e.Traceback) != 0 {
-		return ""
-	}
 	switch {
-	case e.Type == "TimeoutError" && strings.HasPrefix(e.Message, "time limit exceeded"):
+	// The child raises a time limit with no traceback; a program raising
+	// TimeoutError itself always has one.
+	case e.Type == "TimeoutError" && strings.HasPrefix(e.Message, "time limit exceeded") && len(e.Traceback) == 0:
 		return LimitTime
+	// A memory limit can surface inside the allocation that crossed it,
+	// with that frame's traceback.
 	case e.Type == "MemoryError" && strings.HasPrefix(e.Message, "memory limit exceeded"):
 		return LimitMemory
 	}
