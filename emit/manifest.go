@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/codemode-dev/codemode/ir"
 )
@@ -149,21 +150,52 @@ func sameMap(a, b any) bool {
 	return ok1 && ok2 && reflect.ValueOf(am).Pointer() == reflect.ValueOf(bm).Pointer()
 }
 
-// unhoist gives a schema that uses $refs its service's shared definitions
-// back, so every tool schema is self-contained again after loading.
+// unhoist gives a schema back the shared definitions it reaches (through
+// "#/$defs/..." references, transitively), so every tool schema is
+// self-contained again after loading and carries no more than it uses.
 func unhoist(defs map[string]any, schema ir.Schema) ir.Schema {
 	if schema == nil || len(defs) == 0 {
 		return schema
 	}
 	own, _ := schema["$defs"].(map[string]any)
-	merged := make(map[string]any, len(defs)+len(own))
-	for k, v := range defs {
-		merged[k] = v
-	}
+	merged := make(map[string]any, len(own))
 	for k, v := range own {
 		merged[k] = v
 	}
-	schema["$defs"] = merged
+	var visit func(v any)
+	visit = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok {
+				if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
+					name, _, _ = strings.Cut(name, "/")
+					name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
+					if _, have := merged[name]; !have {
+						if d, ok := defs[name]; ok {
+							merged[name] = d
+							visit(d)
+						}
+					}
+				}
+			}
+			for k, e := range x {
+				if k != "$defs" {
+					visit(e)
+				}
+			}
+		case []any:
+			for _, e := range x {
+				visit(e)
+			}
+		}
+	}
+	visit(schema)
+	for _, d := range own {
+		visit(d)
+	}
+	if len(merged) > 0 {
+		schema["$defs"] = merged
+	}
 	return schema
 }
 

@@ -11,6 +11,8 @@ import (
 
 	"github.com/codemode-dev/codemode/golden"
 	"github.com/codemode-dev/codemode/pack"
+	"github.com/codemode-dev/codemode/readgate"
+	"github.com/codemode-dev/codemode/runtime"
 )
 
 // TestGolden compiles each case under testdata/golden/<case>/ (a pack file
@@ -179,4 +181,45 @@ ignore:
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// BenchmarkOpenRuntimeGitHub opens a runtime over the compiled GitHub REST
+// pack (1,223 operations): read the manifest, prepare validation, start the
+// pool, then run one checked call that fails at the (absent) upstream.
+func BenchmarkOpenRuntimeGitHub(b *testing.B) {
+	dir := b.TempDir()
+	p := &pack.Pack{Dir: dir, Out: "api", Services: []pack.Source{{
+		OpenAPI: mustAbs(b, "../testdata/corpus/openapi/github-rest.json"), BaseURL: "http://127.0.0.1:9",
+	}}}
+	out, err := pack.Compile(context.Background(), p, pack.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pack.WriteDir(p.Path(p.Out), out.Files); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		rt, err := p.OpenRuntime(context.Background(), func(c *runtime.Config) { c.ReadGate = readgate.Off })
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := rt.Run(context.Background(), "b", `
+try:
+    api.github_rest.issues_create(owner="o", repo="r", title="t")
+except RuntimeError:
+    pass
+`)
+		if err != nil || !res.OK() {
+			b.Fatal(err, res.Error)
+		}
+		rt.Close()
+	}
+}
+
+func mustAbs(b *testing.B, p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a
 }

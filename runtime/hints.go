@@ -83,6 +83,8 @@ func (r *Runtime) attrHint(typ, attr string) string {
 		msg := "Hint: there is no service api." + attr
 		if best := closest(attr, names); best != "" {
 			msg += "; did you mean api." + best + "?"
+		} else {
+			msg += "."
 		}
 		return msg + " The services are: api." + strings.Join(names, ", api.") + ". " + findHint
 	}
@@ -98,6 +100,8 @@ func (r *Runtime) attrHint(typ, attr string) string {
 	msg := fmt.Sprintf("Hint: api.%s has no tool %s", svc, attr)
 	if best := closest(attr, names); best != "" {
 		msg += fmt.Sprintf("; did you mean api.%s.%s?", svc, best)
+	} else {
+		msg += "."
 	}
 	return msg + " " + findHint
 }
@@ -157,10 +161,21 @@ func closest(s string, candidates []string) string {
 		}
 	}
 	limit := max(2, len(s)/3)
-	if bestD > limit {
-		return ""
+	if bestD <= limit {
+		return best
 	}
-	return best
+	// A name that is the start of exactly one candidate ("github" for
+	// "github_rest") is a likely shorthand.
+	prefixed := ""
+	for _, c := range candidates {
+		if strings.HasPrefix(strings.ToLower(c), strings.ToLower(s)) {
+			if prefixed != "" {
+				return ""
+			}
+			prefixed = c
+		}
+	}
+	return prefixed
 }
 
 func editDistance(a, b string) int {

@@ -2,9 +2,11 @@
 // before the request leaves, and words every refusal for the model that
 // wrote the call.
 //
-// [New] compiles each tool's schemas once, with
-// github.com/santhosh-tekuri/jsonschema/v6: the enriched Input schema and,
-// when it is set and differs, the Original one. [Validator.Check] validates
+// Each tool's schemas are compiled once, with
+// github.com/santhosh-tekuri/jsonschema/v6, on the tool's first call: the
+// enriched Input schema and, when it is set and differs, the Original one.
+// [New] itself compiles nothing, so a pack of a thousand operations (GitHub's
+// REST API) starts at once instead of compiling schemas no program calls. [Validator.Check] validates
 // the bound arguments object against Input and then Original, so a value
 // enrichment let through but the upstream's own schema forbids is still
 // refused. On failure it returns an [*Error]; the runtime raises it in the
@@ -51,6 +53,6 @@
 // A schema the compiler rejects does not make New fail and does not block
 // calls: it is recorded as a [Diagnostic] (see [Validator.Diagnostics]) and
 // calls to that tool are not checked against it. The upstream still checks
-// the request, and a compiler bug must not take a tool away from the agent;
-// the gateway should print the diagnostics at load.
+// the request, and a compiler bug must not take a tool away from the agent.
+// Diagnostics compiles whatever is not compiled yet, to list them all.
 package validate

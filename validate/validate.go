@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -63,18 +64,27 @@ type entry struct {
 	input  *jsonschema.Schema
 	orig   *jsonschema.Schema
 	docs   map[string]any // resource URL -> the schema document, for pointer lookups
+
+	// The schemas are compiled on the tool's first Check (a pack of
+	// thousands of operations starts at once and pays only for what runs).
+	once                  sync.Once
+	service               ir.ServiceName
+	tool                  ir.WireName
+	index                 int
+	srcInput, srcOriginal ir.Schema
+	diags                 []Diagnostic
 }
 
 // Validator checks arguments against compiled schemas. It is immutable
 // after New and safe for concurrent use.
 type Validator struct {
 	tools map[key]*entry
-	diags []Diagnostic
 }
 
-// New compiles every tool's Input schema and, when it is set and differs
-// from Input, its Original schema. A schema that does not compile does not
-// fail New: it is recorded as a Diagnostic and calls to that tool skip it.
+// New takes every tool's Input schema and, when it is set and differs from
+// Input, its Original schema; each is compiled on the tool's first Check. A
+// schema that does not compile is recorded as a Diagnostic and calls to that
+// tool skip it.
 // New fails only on a tool given twice or a nil tool.
 func New(tools []Tool) (*Validator, error) {
 	v := &Validator{tools: make(map[key]*entry, len(tools))}
@@ -96,33 +106,52 @@ func New(tools []Tool) (*Validator, error) {
 			e.params = append(e.params, string(p.Py))
 			e.args = append(e.args, p.Arg)
 		}
-		var err error
-		url := fmt.Sprintf("mem:///tools/%d/input.json", i)
-		e.input, err = e.compile(url, t.Tool.Input)
-		if err != nil {
-			v.diags = append(v.diags, Diagnostic{t.Service, t.Tool.Wire, "input", err})
-		}
+		e.service, e.tool, e.index, e.srcInput = t.Service, t.Tool.Wire, i, t.Tool.Input
 		if t.Tool.Original != nil && !reflect.DeepEqual(t.Tool.Original, t.Tool.Input) {
-			url := fmt.Sprintf("mem:///tools/%d/original.json", i)
-			e.orig, err = e.compile(url, t.Tool.Original)
-			if err != nil {
-				v.diags = append(v.diags, Diagnostic{t.Service, t.Tool.Wire, "original", err})
-			}
+			e.srcOriginal = t.Tool.Original
 		}
 		v.tools[k] = e
 	}
-	sort.SliceStable(v.diags, func(i, j int) bool {
-		a, b := v.diags[i], v.diags[j]
-		if a.Service != b.Service {
-			return a.Service < b.Service
-		}
-		return a.Tool < b.Tool
-	})
 	return v, nil
 }
 
-// Diagnostics lists the schemas New could not compile, by service and tool.
-func (v *Validator) Diagnostics() []Diagnostic { return v.diags }
+// ensure compiles e's schemas once.
+func (e *entry) ensure() {
+	e.once.Do(func() {
+		var err error
+		e.input, err = e.compile(fmt.Sprintf("mem:///tools/%d/input.json", e.index), e.srcInput)
+		if err != nil {
+			e.diags = append(e.diags, Diagnostic{e.service, e.tool, "input", err})
+		}
+		if e.srcOriginal != nil {
+			e.orig, err = e.compile(fmt.Sprintf("mem:///tools/%d/original.json", e.index), e.srcOriginal)
+			if err != nil {
+				e.diags = append(e.diags, Diagnostic{e.service, e.tool, "original", err})
+			}
+		}
+	})
+}
+
+// Diagnostics compiles every schema not compiled yet and lists those that
+// could not be, by service and tool.
+func (v *Validator) Diagnostics() []Diagnostic {
+	var out []Diagnostic
+	for _, e := range v.tools {
+		e.ensure()
+		out = append(out, e.diags...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Service != b.Service {
+			return a.Service < b.Service
+		}
+		if a.Tool != b.Tool {
+			return a.Tool < b.Tool
+		}
+		return a.Schema < b.Schema
+	})
+	return out
+}
 
 // compile compiles one schema document under url. A nil schema checks
 // nothing. The document is copied through encoding/json first, so the
@@ -163,6 +192,7 @@ func (v *Validator) Check(service ir.ServiceName, tool ir.WireName, args map[str
 	if e == nil {
 		return fmt.Errorf("validate: %w %s.%s", ErrUnknownTool, service, tool)
 	}
+	e.ensure()
 	var inst any = args
 	if args == nil {
 		inst = map[string]any{}
