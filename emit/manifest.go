@@ -43,8 +43,9 @@ type ManifestService struct {
 type ManifestTool struct {
 	Wire        ir.WireName     `json:"wire"`
 	Py          ir.PyIdent      `json:"py"`
-	Call        string          `json:"call"`      // api.<service>.<py>
-	Signature   string          `json:"signature"` // the Python signature, one line
+	Call        string          `json:"call"`            // api.<service>.<py>
+	Signature   string          `json:"signature"`       // the Python signature, one line
+	Title       string          `json:"title,omitempty"` // MCP title, OpenAPI summary
 	Description string          `json:"description,omitempty"`
 	Deprecated  bool            `json:"deprecated,omitempty"`
 	Lines       [2]int          `json:"lines"` // 1-based inclusive span in File
@@ -92,8 +93,8 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 		sp := spans[t.Wire]
 		mt := ManifestTool{
 			Wire: t.Wire, Py: t.Py, Call: "api." + string(svc.Name) + "." + string(t.Py),
-			Signature:   Signature(svc, t),
-			Description: t.Description, Deprecated: t.Deprecated,
+			Signature: Signature(svc, t),
+			Title:     t.Title, Description: t.Description, Deprecated: t.Deprecated,
 			Lines: [2]int{sp.Start, sp.End}, Params: []ManifestParam{},
 			Input: t.Input, Output: t.Output, Annotations: t.Annotations, HTTP: t.HTTP,
 			Enrichment: decisions[t.Wire], Pin: Pin(t),

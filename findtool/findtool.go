@@ -42,14 +42,25 @@ var (
 // k1 is BM25's term-frequency saturation.
 const k1 = 1.2
 
+// nameCover is the bonus for a tool whose name is all the query's words
+// (scaled by the share of its name the query covers and the share of the
+// query its name covers, in units of the query words' mean IDF), so a name
+// that says what the query says is not outweighed by a description that
+// repeats one of its words.
+const nameCover = 2.0
+
 type posting struct {
 	doc   int32
-	score float64 // this term's whole contribution to doc's score
+	score float64 // this term's BM25F contribution to doc's score
+	// named is 1 when the term is in the tool's name.
+	named float64
 }
 
 // Index is a BM25F index over tools.
 type Index struct {
 	docs     []Doc
+	nameLen  []int              // distinct terms in each tool's name
+	idf      map[string]float64 // per term
 	postings map[string][]posting
 	byName   map[string]int   // "service.py" and "service.wire"
 	bare     map[string][]int // "py" and "wire", every service
@@ -57,7 +68,7 @@ type Index struct {
 
 // New indexes docs. Docs with a nil Tool are skipped.
 func New(docs []Doc) *Index {
-	x := &Index{postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}}
+	x := &Index{postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}, idf: map[string]float64{}}
 	type fieldTerms [numFields]map[string]int
 	var tfs []fieldTerms
 	var lens [][numFields]int
@@ -88,6 +99,7 @@ func New(docs []Doc) *Index {
 			text[fParamName] = append(text[fParamName], union(tokenize(p.Arg), tokenize(string(p.Py)))...)
 			text[fParamDesc] = append(text[fParamDesc], tokenize(p.Description)...)
 		}
+		x.nameLen = append(x.nameLen, len(text[fName]))
 		var ft fieldTerms
 		var ln [numFields]int
 		for f := range numFields {
@@ -117,15 +129,19 @@ func New(docs []Doc) *Index {
 			}
 		}
 		for w, tf := range seen {
-			wtf[w] = append(wtf[w], posting{int32(i), tf})
+			wtf[w] = append(wtf[w], posting{doc: int32(i), score: tf})
 		}
 	}
 	for w, ps := range wtf {
 		df := float64(len(ps))
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		x.idf[w] = idf
 		for j := range ps {
 			tf := ps[j].score
 			ps[j].score = idf * tf * (k1 + 1) / (k1 + tf)
+			if ft := tfs[ps[j].doc]; ft[fName][w] > 0 {
+				ps[j].named = 1
+			}
 		}
 		sort.Slice(ps, func(a, b int) bool { return ps[a].doc < ps[b].doc })
 		x.postings[w] = ps
@@ -175,7 +191,13 @@ func (x *Index) Search(query string, k int) []Hit {
 			}
 		}
 	}
+	queryIDF := 0.0 // what the query's words weigh together
+	for _, w := range terms {
+		queryIDF += x.idf[w]
+	}
+	queryIDF /= float64(max(len(terms), 1))
 	acc := make([]float64, len(x.docs))
+	named := make([]float64, len(x.docs)) // name terms matched, weighted
 	var touched []int32
 	for _, w := range order {
 		for _, p := range x.postings[w] {
@@ -183,12 +205,22 @@ func (x *Index) Search(query string, k int) []Hit {
 				touched = append(touched, p.doc)
 			}
 			acc[p.doc] += p.score * weight[w]
+			if p.named > 0 {
+				named[p.doc] += weight[w]
+			}
 		}
 	}
 	hits := make([]Hit, 0, len(touched))
 	for _, i := range touched {
 		d := x.docs[i]
-		hits = append(hits, Hit{Service: d.Service, Tool: d.Tool, Score: acc[i]})
+		// A name made mostly of the query's words is what the query asks
+		// for: issues_create over reactions_create_for_issue.
+		score := acc[i]
+		if x.nameLen[i] > 0 && len(terms) > 0 {
+			m := min(named[i], float64(x.nameLen[i]))
+			score += nameCover * queryIDF * m / float64(x.nameLen[i]) * min(m/float64(len(terms)), 1)
+		}
+		hits = append(hits, Hit{Service: d.Service, Tool: d.Tool, Score: score})
 	}
 	if k <= 0 || k > len(hits) {
 		k = len(hits)

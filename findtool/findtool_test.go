@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/parse"
 )
 
 func TestTokenize(t *testing.T) {
@@ -240,5 +241,41 @@ func BenchmarkSearch5000(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestGitHubRESTRelevance: over GitHub's 1,223 REST operations, where many
+// names share the same words, plain requests find the operation that does
+// it in the top 3.
+func TestGitHubRESTRelevance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the 13 MB GitHub spec")
+	}
+	svc, err := parse.OpenAPIFile("../testdata/corpus/openapi/github-rest.json", parse.Options{Service: "github"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []Doc
+	for _, tool := range svc.Tools {
+		docs = append(docs, Doc{Service: svc.Name, Tool: tool})
+	}
+	x := New(docs)
+	for _, tc := range []struct{ q, want string }{
+		{"create an issue", "github.issues/create"},
+		{"open an issue", "github.issues/create"},
+		{"merge a pull request", "github.pulls/merge"},
+		{"get the contents of a file in a repo", "github.repos/get-content"},
+		{"add a label to an issue", "github.issues/add-labels"},
+		{"list commits of a repository", "github.repos/list-commits"},
+		{"star a repository", "github.activity/star-repo-for-authenticated-user"},
+	} {
+		got := names(x.Search(tc.q, 3))
+		found := false
+		for _, g := range got {
+			found = found || g == tc.want
+		}
+		if !found {
+			t.Errorf("Search(%q) top 3 = %q, want %s among them", tc.q, got, tc.want)
+		}
 	}
 }

@@ -89,7 +89,7 @@ func stem(w string) string {
 
 // synonyms maps a verb people say to the verbs API names use for it.
 var synonyms = map[string][]string{
-	"open": {"create"}, "make": {"create"}, "new": {"create"}, "add": {"create"},
+	"open": {"create"}, "make": {"create"}, "new": {"create"},
 	"remove": {"delete"}, "destroy": {"delete"}, "erase": {"delete"}, "drop": {"delete"},
 	"fetch": {"get"}, "retrieve": {"get"}, "read": {"get"}, "show": {"get", "list"}, "view": {"get"},
 	"find": {"search"}, "lookup": {"search", "get"}, "query": {"search"},

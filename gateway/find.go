@@ -56,7 +56,7 @@ func NewFinder(m *emit.Manifest, fileDir string, keep func(ir.ServiceName, *emit
 // searchTool is the part of a tool the index searches: names, description,
 // parameter names and descriptions (from the input schema).
 func searchTool(t *emit.ManifestTool) *ir.Tool {
-	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Description: t.Description}
+	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Title: t.Title, Description: t.Description}
 	props, _ := t.Input["properties"].(map[string]any)
 	for _, p := range t.Params {
 		ps, _ := props[p.Arg].(map[string]any)
