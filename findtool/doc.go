@@ -13,6 +13,12 @@
 //	description             1.0
 //	parameter descriptions  0.5
 //
+// On top of BM25F, a tool whose name is made of the query's words gets a
+// bonus (the share of its name the query covers times the share of the
+// query its name covers, in units of the query words' mean IDF), so among
+// hundreds of operations that mention "issue", "create an issue" finds
+// issues/create rather than one whose description repeats the word.
+//
 // Text is split on anything but letters and digits and at camelCase
 // boundaries ("listIssues", "list_issues", "list-issues", "github/issues"
 // all give "list", "issue"), lower-cased, stripped of English stop words and
