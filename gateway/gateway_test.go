@@ -369,3 +369,20 @@ func TestPersistentSessions(t *testing.T) {
 		t.Errorf("another session saw x: %q", got)
 	}
 }
+
+// TestReadIsCut: one read_api call returns at most maxReadLines lines and
+// says how to read on; only the lines shown count as read.
+func TestReadIsCut(t *testing.T) {
+	old := gateway.SetMaxReadLines(5)
+	defer gateway.SetMaxReadLines(old)
+	f := newFixture(t, false, nil)
+	text, err := f.srv.Read("s", "everything", "10-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if !strings.HasPrefix(lines[0], "api/everything.py lines 10-14 of ") || len(lines) != 7 ||
+		lines[6] != `[cut at 5 lines: read on with read_api("everything", "15-"), or ask find_tool for the tool you need]` {
+		t.Errorf("read:\n%s", text)
+	}
+}

@@ -353,15 +353,28 @@ func (s *Server) Read(session, service, lines string) (string, error) {
 	if start > total {
 		return "", fmt.Errorf("%s/%s has %d lines; line %d is past its end", s.cfg.FileDir, sv.File, total, start)
 	}
+	start = max(start, 1)
+	if end == 0 || end > total {
+		end = total
+	}
+	// One read shows at most maxReadLines: a big service's file (GitHub's
+	// is 50,000 lines) would otherwise flood the agent's context.
+	cut := end - start + 1 > maxReadLines
+	if cut {
+		end = start + maxReadLines - 1
+	}
 	text := s.rt.Lines(sv.File, start, end)
 	path := s.cfg.FileDir + "/" + sv.File
 	s.rt.Gate().Read(session, path, start, end)
-	shownEnd := end
-	if shownEnd == 0 || shownEnd > total {
-		shownEnd = total
+	out := fmt.Sprintf("%s lines %d-%d of %d:\n%s", path, start, end, total, text)
+	if cut {
+		out += fmt.Sprintf("[cut at %d lines: read on with read_api(%q, \"%d-\"), or ask find_tool for the tool you need]\n", maxReadLines, service, end+1)
 	}
-	return fmt.Sprintf("%s lines %d-%d of %d:\n%s", path, max(start, 1), shownEnd, total, text), nil
+	return out, nil
 }
+
+// maxReadLines is the most lines one read_api call returns.
+var maxReadLines = 400
 
 // parseLines reads "41-63", "41", "41-" or "" (whole file: 0, 0).
 func parseLines(s string) (int, int, error) {
