@@ -359,7 +359,7 @@ func (s *Server) Read(session, service, lines string) (string, error) {
 	}
 	// One read shows at most maxReadLines: a big service's file (GitHub's
 	// is 50,000 lines) would otherwise flood the agent's context.
-	cut := end - start + 1 > maxReadLines
+	cut := end-start+1 > maxReadLines
 	if cut {
 		end = start + maxReadLines - 1
 	}
