@@ -92,7 +92,7 @@ var synonyms = map[string][]string{
 	"open": {"create"}, "make": {"create"}, "new": {"create"},
 	"remove": {"delete"}, "destroy": {"delete"}, "erase": {"delete"}, "drop": {"delete"},
 	"fetch": {"get"}, "retrieve": {"get"}, "read": {"get"}, "show": {"get", "list"}, "view": {"get"},
-	"find": {"search"}, "lookup": {"search", "get"}, "query": {"search"},
+	"find": {"search"}, "lookup": {"search", "get"},
 	"edit": {"update"}, "change": {"update"}, "modify": {"update"}, "rename": {"update"},
 	"enumerate": {"list"}, "browse": {"list"},
 }
