@@ -24,9 +24,9 @@ demo: build
 
 test: tools
 	go vet ./...
-	go test -count=1 ./...
 	go test -run '^$$' -fuzz '^FuzzMCP$$' -fuzztime 10s ./parse
 	go test -run '^$$' -fuzz '^FuzzOpenAPI$$' -fuzztime 10s ./parse
+	go test -count=1 ./...
 
 # make bench: token economy on the ops lab, compile speed beside peers and
 # runtime numbers, written to BENCHMARKS.md and benchmarks/ (cmd/bench).
