@@ -152,7 +152,44 @@ func GoPackage(opts GoOptions, m *Manifest, svcs []*ir.Service) ([]byte, error) 
 	if err := f.Render(&buf); err != nil {
 		return nil, fmt.Errorf("go package: %w", err)
 	}
-	return buf.Bytes(), nil
+	return groupImports(buf.Bytes()), nil
+}
+
+// groupImports puts the standard library's imports before the others, with
+// a blank line between, as goimports would (jennifer writes one sorted
+// block).
+func groupImports(src []byte) []byte {
+	start := bytes.Index(src, []byte("\nimport (\n"))
+	if start < 0 {
+		return src
+	}
+	start += len("\nimport (\n")
+	end := bytes.Index(src[start:], []byte("\n)\n"))
+	if end < 0 {
+		return src
+	}
+	end += start
+	var std, other [][]byte
+	for _, line := range bytes.Split(src[start:end], []byte("\n")) {
+		path := bytes.Trim(bytes.TrimSpace(line), `"`)
+		if i := bytes.LastIndexByte(path, ' '); i >= 0 { // a named import
+			path = bytes.Trim(path[i+1:], `"`)
+		}
+		first, _, _ := bytes.Cut(path, []byte("/"))
+		if bytes.Contains(first, []byte(".")) {
+			other = append(other, line)
+		} else {
+			std = append(std, line)
+		}
+	}
+	if len(std) == 0 || len(other) == 0 {
+		return src
+	}
+	block := append(bytes.Join(std, []byte("\n")), '\n', '\n')
+	block = append(block, bytes.Join(other, []byte("\n"))...)
+	out := append([]byte(nil), src[:start]...)
+	out = append(out, block...)
+	return append(out, src[end:]...)
 }
 
 type goGen struct {

@@ -9,9 +9,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
+
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/runtime"
-	"sync"
 )
 
 //go:embed api/everything.py api/manifest.json
