@@ -223,3 +223,24 @@ func mustAbs(b *testing.B, p string) string {
 	}
 	return a
 }
+
+// TestREADMEPackExample keeps the README's pack file example valid.
+func TestREADMEPackExample(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "### The pack file")
+	if !ok {
+		t.Fatal("README has no pack file section")
+	}
+	_, rest, _ = strings.Cut(rest, "```yaml\n")
+	example, _, _ := strings.Cut(rest, "```")
+	p, err := pack.Parse([]byte(example))
+	if err != nil {
+		t.Fatalf("the README's pack example: %v", err)
+	}
+	if len(p.Services) != 2 || p.Services[0].Wait != "acme/wait" || p.Services[1].Auth.TokenEnv != "PETS_KEY" || len(p.Ignore) != 1 {
+		t.Errorf("parsed %+v", p)
+	}
+}
