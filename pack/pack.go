@@ -7,9 +7,11 @@ package pack
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -171,7 +173,7 @@ func Parse(data []byte) (*Pack, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(&p); err != nil {
-		return nil, fmt.Errorf("bad pack file: %v", err)
+		return nil, packError(err)
 	}
 	if err := p.check(); err != nil {
 		return nil, err
@@ -231,4 +233,23 @@ func (s Source) Describe() string {
 		return s.MCPURL
 	}
 	return s.OpenAPI
+}
+
+var unknownField = regexp.MustCompile(`^line (\d+): field (\S+) not found in type \S+$`)
+
+// packError words a YAML error on one line, without Go type names:
+// "line 2: unknown key \"servce\"".
+func packError(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return fmt.Errorf("bad pack file: %s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	var msgs []string
+	for _, e := range te.Errors {
+		if m := unknownField.FindStringSubmatch(e); m != nil {
+			e = fmt.Sprintf("line %s: unknown key %q", m[1], m[2])
+		}
+		msgs = append(msgs, e)
+	}
+	return fmt.Errorf("bad pack file: %s", strings.Join(msgs, "; "))
 }

@@ -244,3 +244,20 @@ func TestREADMEPackExample(t *testing.T) {
 		t.Errorf("parsed %+v", p)
 	}
 }
+
+func TestBadPackFiles(t *testing.T) {
+	for _, c := range []struct{ yaml, want string }{
+		{"out: api\nservce:\n  - mcp: a.json\n", `bad pack file: line 2: unknown key "servce"`},
+		{"out: [\n", "bad pack file: line 1: did not find expected node content"},
+		{"services: []\n", "pack has no services"},
+		{"services:\n  - mcp: a.json\n    openapi: b.json\n", "services[0]: set exactly one of mcp, mcp_command, mcp_url, openapi"},
+		{"services:\n  - mcp: a.json\n    auth: {type: oauth}\n", `services[0].auth.type: "oauth" is not bearer, basic or apiKey`},
+		{"services:\n  - mcp: a.json\nruntime:\n  read_gate: sometimes\n", `runtime.read_gate: "sometimes" is not file, tool or off`},
+		{"services:\n  - mcp_command: \"a 'b\"\n", `unterminated quote in command "a 'b"`},
+	} {
+		_, err := pack.Parse([]byte(c.yaml))
+		if err == nil || !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("%q: err = %v, want %s", c.yaml, err, c.want)
+		}
+	}
+}
