@@ -295,36 +295,26 @@ func Tools() []*Tool {
 			Description: "Get one job template by id, with every field.",
 			InputSchema: schema(map[string]any{"id": prop("integer", "The job template's id.")}, "id")},
 			call: func(l *Lab, a args) (any, error) {
-				id, err := a.int("id")
+				it, err := byID(a, "job template", l.templates, func(x *template) int { return x.ID })
 				if err != nil {
 					return nil, err
 				}
-				for _, t := range l.templates {
-					if t.ID == id {
-						return l.templateRecord(t), nil
-					}
-				}
-				return nil, fmt.Errorf(`{"detail": "Not found."} (job template %d)`, id)
+				return l.templateRecord(it), nil
 			}},
 		{Service: "controller", Def: &mcp.Tool{Name: "job_template_launch", Annotations: &mcp.ToolAnnotations{DestructiveHint: &t, OpenWorldHint: &f},
 			Description: "Launch a job template against the hosts named in limit (comma-separated host names of the template's inventory), with extra_vars as a JSON or YAML string. Returns the job.",
 			InputSchema: schema(map[string]any{"id": prop("integer", "The job template's id."), "limit": prop("string", "Host names, comma-separated."),
 				"extra_vars": prop("string", "Variables for the playbook, a JSON or YAML string.")}, "id", "limit")},
 			call: func(l *Lab, a args) (any, error) {
-				id, err := a.int("id")
+				t, err := byID(a, "job template", l.templates, func(x *template) int { return x.ID })
 				if err != nil {
 					return nil, err
 				}
-				for _, t := range l.templates {
-					if t.ID == id {
-						j, err := l.launch(t, a.str("limit"), a.str("extra_vars"))
-						if err != nil {
-							return nil, err
-						}
-						return l.jobRecord(j), nil
-					}
+				j, err := l.launch(t, a.str("limit"), a.str("extra_vars"))
+				if err != nil {
+					return nil, err
 				}
-				return nil, fmt.Errorf(`{"detail": "Not found."} (job template %d)`, id)
+				return l.jobRecord(j), nil
 			}},
 		{Service: "controller", Def: &mcp.Tool{Name: "inventories_list", Annotations: readOnly,
 			Description: "List inventories, with every field. search matches name and description.",
@@ -346,16 +336,11 @@ func Tools() []*Tool {
 			Description: "Get one inventory by id, with every field.",
 			InputSchema: schema(map[string]any{"id": prop("integer", "The inventory's id.")}, "id")},
 			call: func(l *Lab, a args) (any, error) {
-				id, err := a.int("id")
+				it, err := byID(a, "inventory", l.inventory, func(x *inventory) int { return x.ID })
 				if err != nil {
 					return nil, err
 				}
-				for _, inv := range l.inventory {
-					if inv.ID == id {
-						return l.inventoryRecord(inv), nil
-					}
-				}
-				return nil, fmt.Errorf(`{"detail": "Not found."} (inventory %d)`, id)
+				return l.inventoryRecord(it), nil
 			}},
 		{Service: "controller", Def: &mcp.Tool{Name: "hosts_list", Annotations: readOnly,
 			Description: "List hosts, ordered by name, with every field including variables. search matches name and description; inventory limits to one inventory id.",
@@ -386,16 +371,11 @@ func Tools() []*Tool {
 			Description: "Get one host by id, with every field including variables.",
 			InputSchema: schema(map[string]any{"id": prop("integer", "The host's id.")}, "id")},
 			call: func(l *Lab, a args) (any, error) {
-				id, err := a.int("id")
+				it, err := byID(a, "host", l.hosts, func(x *host) int { return x.ID })
 				if err != nil {
 					return nil, err
 				}
-				for _, h := range l.hosts {
-					if h.ID == id {
-						return l.hostRecord(h), nil
-					}
-				}
-				return nil, fmt.Errorf(`{"detail": "Not found."} (host %d)`, id)
+				return l.hostRecord(it), nil
 			}},
 		{Service: "controller", Def: &mcp.Tool{Name: "jobs_list", Annotations: readOnly,
 			Description: "List jobs launched in this session, newest first, with every field.",
@@ -415,16 +395,11 @@ func Tools() []*Tool {
 			Description: "Get one job by id: its status, the hosts it ran on and its output.",
 			InputSchema: schema(map[string]any{"id": prop("integer", "The job's id.")}, "id")},
 			call: func(l *Lab, a args) (any, error) {
-				id, err := a.int("id")
+				it, err := byID(a, "job", l.jobs, func(x *job) int { return x.ID })
 				if err != nil {
 					return nil, err
 				}
-				for _, j := range l.jobs {
-					if j.ID == id {
-						return l.jobRecord(j), nil
-					}
-				}
-				return nil, fmt.Errorf(`{"detail": "Not found."} (job %d)`, id)
+				return l.jobRecord(it), nil
 			}},
 	}
 }
@@ -505,4 +480,20 @@ func NewServer(l *Lab, services ...string) (*mcp.Server, error) {
 		})
 	}
 	return srv, nil
+}
+
+// byID finds the item whose id is the call's "id" argument, or answers as
+// the controller does for an unknown id.
+func byID[T any](a args, what string, items []T, id func(T) int) (T, error) {
+	var zero T
+	want, err := a.int("id")
+	if err != nil {
+		return zero, err
+	}
+	for _, it := range items {
+		if id(it) == want {
+			return it, nil
+		}
+	}
+	return zero, fmt.Errorf(`{"detail": "Not found."} (%s %d)`, what, want)
 }
