@@ -96,7 +96,7 @@ refused: api.everything.get_env is not granted to this session; it cannot be cal
 TypeError api.everything.get_sum: argument a: expected float, got str ("x")
 {'reason': "a=99 needs a human's approval", 'status': 'waiting'}
 after wait: api.everything.echo was not called: an earlier call in this program is waiting (a=99 needs a human's approval). End your turn now; the session resumes when the wait is over.
-[5 tool calls, 4 failed]
+[5 tool calls, 3 failed]
 `
 	if isErr || got != want {
 		t.Fatalf("run_code:\n%s\nwant:\n%s", got, want)

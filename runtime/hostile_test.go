@@ -216,3 +216,37 @@ func TestFailsClosed(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// metaUpstream answers every call with _meta entries.
+type metaUpstream struct{ meta map[string]any }
+
+func (m metaUpstream) Call(context.Context, *emit.ManifestTool, map[string]any) (*upstream.Result, error) {
+	return &upstream.Result{Value: "done", Meta: m.meta}, nil
+}
+func (metaUpstream) Close() error { return nil }
+
+// TestNotesAndWaitsFromMeta: the _meta keys the pack names become notes at
+// the top of the response (out of the program's reach) and a wait that
+// refuses the program's later calls.
+func TestNotesAndWaitsFromMeta(t *testing.T) {
+	rt := newRuntime(t, func(c *runtime.Config) {
+		c.Upstreams["everything"] = metaUpstream{meta: map[string]any{"acme/notes": "templates 7 and 9 are read-only", "acme/wait": "change CHG-12 needs approval"}}
+		c.NotesMeta = map[ir.ServiceName]string{"everything": "acme/notes"}
+		c.WaitMeta = map[ir.ServiceName]string{"everything": "acme/wait"}
+	})
+	res := run(t, rt, `
+print(api.everything.echo(message="launch"))
+try:
+    api.everything.echo(message="again")
+except RuntimeError as e:
+    print("refused:", str(e)[:60])
+`)
+	want := "NOTE: api.everything.echo: templates 7 and 9 are read-only\n" +
+		"NOTE: WAIT: api.everything.echo is waiting: change CHG-12 needs approval. End your turn now.\n\n" +
+		"{'reason': 'change CHG-12 needs approval', 'status': 'waiting'}\n" +
+		"refused: api.everything.echo was not called: an earlier call in this \n" +
+		"[2 tool calls, 1 failed]\n"
+	if got := res.Text(); got != want || !res.Wait {
+		t.Errorf("wait=%v got:\n%s\nwant:\n%s", res.Wait, got, want)
+	}
+}
