@@ -85,8 +85,8 @@ func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream
 func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstream) (runtime.Config, error) {
 	cfg := runtime.Config{
 		Manifest: g.Manifest, Files: g.Files, FileDir: p.Out, Upstreams: ups,
-		Workers: p.Runtime.Workers,
-		Limits:  runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
+		Workers: p.Runtime.Workers, MontyBin: p.Path(p.Runtime.Monty),
+		Limits: runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
 	}
 	mode, err := readgate.ParseMode(p.Runtime.ReadGate)
 	if err != nil {

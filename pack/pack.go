@@ -74,6 +74,9 @@ type Auth = upstream.Auth
 
 // Runtime holds the run-time settings of a pack.
 type Runtime struct {
+	// Monty is the monty binary, relative to the pack; empty finds it as
+	// monty.FindBinary does ($CODEMODE_MONTY, tools/npm, PATH).
+	Monty    string `yaml:"monty"`
 	ReadGate string `yaml:"read_gate"` // file (default), tool, off
 	Workers  int    `yaml:"workers"`
 	Timeout  string `yaml:"timeout"`   // per program, e.g. "30s"
