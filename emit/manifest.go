@@ -170,7 +170,7 @@ func unhoist(defs map[string]any, schema ir.Schema) ir.Schema {
 			if ref, ok := x["$ref"].(string); ok {
 				if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
 					name, _, _ = strings.Cut(name, "/")
-					name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
+					name = ir.UnescapeToken(name)
 					if _, have := merged[name]; !have {
 						if d, ok := defs[name]; ok {
 							merged[name] = d

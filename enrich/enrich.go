@@ -194,7 +194,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo) ([]De
 		}
 		ptr := p.Pointer
 		if ptr == "" {
-			ptr = "/properties/" + escapePointer(p.Arg)
+			ptr = "/properties/" + ir.EscapeToken(p.Arg)
 		}
 		targets = append(targets, target{
 			pointer: ptr, description: desc, holder: ps, view: view, required: p.Required,
@@ -381,7 +381,7 @@ func walkNested(root, node ir.Schema, ptr string, required bool, seen map[string
 			name := k
 			cview := resolveRef(root, child, 0)
 			creq := required && isRequired(node, k)
-			cptr := ptr + "/properties/" + escapePointer(k)
+			cptr := ptr + "/properties/" + ir.EscapeToken(k)
 			desc, _ := cview["description"].(string)
 			cs := seen
 			if ref, ok := child["$ref"].(string); ok {
@@ -430,7 +430,7 @@ func resolveRef(root, s ir.Schema, depth int) ir.Schema {
 	}
 	var cur any = root
 	for _, part := range strings.Split(ref[2:], "/") {
-		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
+		part = ir.UnescapeToken(part)
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return s
@@ -452,10 +452,6 @@ func resolveRef(root, s ir.Schema, depth int) ir.Schema {
 		}
 	}
 	return merged
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 func sortedKeys(m map[string]any) []string {

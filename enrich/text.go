@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/codemode-dev/codemode/ir"
 )
 
 // span is a byte range of the description.
@@ -199,7 +201,7 @@ func skipSpaces(s string, i int) int {
 func lastSegment(ptr string) string {
 	i := strings.LastIndex(ptr, "/")
 	seg := ptr[i+1:]
-	return strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")
+	return ir.UnescapeToken(seg)
 }
 
 // wordsAfter returns up to n lower-cased words starting at s.

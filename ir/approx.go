@@ -43,18 +43,18 @@ func diagnoseApproximations(svc *Service) {
 			for _, k := range keys {
 				if approximated[k] {
 					out = append(out, Diagnostic{
-						Code: "approximated-keyword", File: sourceName(svc.Source), Pointer: ptr + "/" + escape(k),
+						Code: "approximated-keyword", File: sourceName(svc.Source), Pointer: ptr + "/" + EscapeToken(k),
 						Message: "the Python type cannot express " + k + "; the schema in the manifest keeps it (and validates arguments with it)",
 					})
 				}
 				if k == "const" || k == "enum" || k == "default" || k == "examples" || k == "example" || strings.HasPrefix(k, "x-") {
 					continue
 				}
-				walk(x[k], ptr+"/"+escape(k))
+				walk(x[k], ptr+"/"+EscapeToken(k))
 			}
 		case []any:
 			for i, e := range x {
-				walk(e, ptr+"/"+itoa(i))
+				walk(e, ptr+"/"+strconv.Itoa(i))
 			}
 		}
 	}
@@ -81,7 +81,7 @@ func walkSchemas(svc *Service, t *Tool, walk func(v any, ptr string)) {
 				if openapi {
 					base = "/components/schemas/"
 				}
-				walk(defs[n], base+escape(n))
+				walk(defs[n], base+EscapeToken(n))
 			}
 		}
 	}
@@ -126,9 +126,3 @@ func sourceName(s Source) string {
 	}
 	return s.URL
 }
-
-func escape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }

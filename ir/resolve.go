@@ -662,31 +662,16 @@ func compact(v any) json.RawMessage {
 	return json.RawMessage(bytes.TrimSpace(buf.Bytes()))
 }
 
-// lookup resolves a local JSON pointer reference ("#/$defs/X") in root.
+// lookup resolves a local reference ("#/$defs/X") in root.
 func lookup(root Schema, ref string) (Schema, bool) {
-	if !strings.HasPrefix(ref, "#") {
+	p, ok := strings.CutPrefix(ref, "#")
+	if !ok {
 		return nil, false
 	}
-	var cur any = root
-	p := strings.TrimPrefix(ref, "#")
-	if p == "" {
-		return root, true
+	v, ok := Lookup(map[string]any(root), p)
+	if !ok {
+		return nil, false
 	}
-	for _, tok := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch node := cur.(type) {
-		case map[string]any:
-			cur = node[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(node) {
-				return nil, false
-			}
-			cur = node[i]
-		default:
-			return nil, false
-		}
-	}
-	s, ok := cur.(map[string]any)
+	s, ok := v.(map[string]any)
 	return s, ok
 }

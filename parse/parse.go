@@ -77,20 +77,10 @@ func (d *diags) add(code, pointer, format string, args ...any) {
 }
 
 // esc escapes one JSON pointer segment (RFC 6901).
-func esc(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
+func esc(s string) string { return ir.EscapeToken(s) }
 
 // unesc undoes esc.
-func unesc(s string) string {
-	if !strings.Contains(s, "~") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-}
+func unesc(s string) string { return ir.UnescapeToken(s) }
 
 // Helpers over JSON values decoded into any.
 
@@ -130,41 +120,4 @@ func stringSet(v any) map[string]bool {
 }
 
 // lookup resolves a local JSON pointer ("/a/b", without "#") in doc.
-func lookup(doc any, ptr string) (any, bool) {
-	if ptr == "" {
-		return doc, true
-	}
-	if ptr[0] != '/' {
-		return nil, false
-	}
-	cur := doc
-	for _, seg := range strings.Split(ptr[1:], "/") {
-		seg = unesc(seg)
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[seg]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i := 0
-			if seg == "" || len(seg) > 9 {
-				return nil, false
-			}
-			for _, r := range seg {
-				if r < '0' || r > '9' {
-					return nil, false
-				}
-				i = i*10 + int(r-'0')
-			}
-			if i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
+func lookup(doc any, ptr string) (any, bool) { return ir.Lookup(doc, ptr) }

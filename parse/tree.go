@@ -212,23 +212,7 @@ func keyOrder(root any, o order) ir.KeyOrder {
 		if !strings.HasSuffix(ptr, "/properties") {
 			continue
 		}
-		var cur any = root
-		for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
-			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-			switch node := cur.(type) {
-			case map[string]any:
-				cur = node[tok]
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(node) {
-					cur = nil
-				} else {
-					cur = node[i]
-				}
-			default:
-				cur = nil
-			}
-		}
+		cur, _ := lookup(root, ptr)
 		if m, ok := cur.(map[string]any); ok && len(m) > 1 {
 			ko.Set(m, o.keys(ptr, m))
 		}

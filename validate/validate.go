@@ -280,7 +280,7 @@ func (e *entry) schemaAt(loc string) map[string]any {
 			if u, err := url.PathUnescape(tok); err == nil {
 				tok = u
 			}
-			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			tok = ir.UnescapeToken(tok)
 			switch c := cur.(type) {
 			case map[string]any:
 				cur = c[tok]
