@@ -3,8 +3,8 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"github.com/codemode-dev/codemode/internal/testpack"
 	"github.com/codemode-dev/codemode/internal/testpeer"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -38,22 +38,8 @@ func writePack(t testing.TB) string {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	file := filepath.Join(dir, "codemode.yaml")
-	if err := os.WriteFile(file, fmt.Appendf(nil, packYAML, bin), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pack.Load(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := pack.Compile(context.Background(), p, pack.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pack.WriteDir(p.Path(p.Out), out.Files); err != nil {
-		t.Fatal(err)
-	}
-	return file
+	testpack.Build(t, dir, fmt.Sprintf(packYAML, bin))
+	return filepath.Join(dir, "codemode.yaml")
 }
 
 // counting wraps an upstream and counts calls per wire name.

@@ -3,6 +3,7 @@ package pack_test
 import (
 	"bytes"
 	"context"
+	"github.com/codemode-dev/codemode/internal/testpack"
 	"os"
 	"path/filepath"
 	"sort"
@@ -267,19 +268,8 @@ func TestBadPackFiles(t *testing.T) {
 func TestRuntimeMontyFromPack(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "tools.json"), []byte(`{"tools": [{"name": "ping", "inputSchema": {"type": "object"}}]}`), 0o644)
-	os.WriteFile(filepath.Join(dir, "codemode.yaml"), []byte("services:\n  - mcp: tools.json\nruntime:\n  monty: bin/monty\n"), 0o644)
-	p, err := pack.Load(filepath.Join(dir, "codemode.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := pack.Compile(context.Background(), p, pack.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pack.WriteDir(p.Path(p.Out), out.Files); err != nil {
-		t.Fatal(err)
-	}
-	_, err = p.OpenRuntime(context.Background(), nil)
+	p := testpack.Build(t, dir, "services:\n  - mcp: tools.json\nruntime:\n  monty: bin/monty\n")
+	_, err := p.OpenRuntime(context.Background(), nil)
 	want := filepath.Join(dir, "bin", "monty")
 	if err == nil || !strings.Contains(err.Error(), "no Monty worker could start") || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want it to name %s", err, want)

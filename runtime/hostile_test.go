@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"github.com/codemode-dev/codemode/internal/testpack"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,7 +14,6 @@ import (
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/internal/testpeer"
 	"github.com/codemode-dev/codemode/ir"
-	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
@@ -32,18 +32,7 @@ func TestProgramsAgainstPrism(t *testing.T) {
 	dir := t.TempDir()
 	yaml := "out: api\nservices:\n  - name: pets\n    openapi: " + spec + "\n    base_url: " + base + "\n" +
 		"    auth: {type: apiKey, in: header, name: api_key, token_env: PETSTORE_KEY}\n"
-	os.WriteFile(filepath.Join(dir, "codemode.yaml"), []byte(yaml), 0o644)
-	p, err := pack.Load(filepath.Join(dir, "codemode.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := pack.Compile(context.Background(), p, pack.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pack.WriteDir(p.Path(p.Out), out.Files); err != nil {
-		t.Fatal(err)
-	}
+	p := testpack.Build(t, dir, yaml)
 	rt, err := p.OpenRuntime(context.Background(), func(c *runtime.Config) { c.ReadGate = readgate.Off })
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,8 @@ package runtime_test
 
 import (
 	"context"
+	"github.com/codemode-dev/codemode/internal/testpack"
 	"github.com/codemode-dev/codemode/internal/testpeer"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/ir"
-	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
@@ -34,22 +33,8 @@ func newRuntime(t testing.TB, mutate func(*runtime.Config)) *runtime.Runtime {
 	yaml := "out: api\nservices:\n" +
 		"  - name: everything\n    mcp_command: " + everything + " stdio\n" +
 		"  - name: memory\n    mcp_command: " + memory + "\n    env:\n      MEMORY_FILE_PATH: " + filepath.Join(dir, "memory.jsonl") + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "codemode.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := pack.Load(filepath.Join(dir, "codemode.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	out, err := pack.Compile(ctx, p, pack.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := pack.WriteDir(p.Path(p.Out), out.Files); err != nil {
-		t.Fatal(err)
-	}
-	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
+	p := testpack.Build(t, dir, yaml)
+	rt, err := p.OpenRuntime(context.Background(), func(c *runtime.Config) {
 		benchUpstreams = c.Upstreams
 		c.ReadGate = readgate.Off
 		c.Limits.Time = 5 * time.Second
