@@ -100,7 +100,8 @@ TypeError: api.everything.get_sum: missing required argument 'b'
 func TestServeHTTP(t *testing.T) {
 	bin := buildCodemode(t)
 	packFile := writePack(t)
-	cmd := exec.Command(bin, "serve", "-c", packFile, "--http", "127.0.0.1:0", "--audit", "off", "--no-pins")
+	tokens := writeTokens(t, tokenA)
+	cmd := exec.Command(bin, "serve", "-c", packFile, "--http", "127.0.0.1:0", "--audit", "off", "--no-pins", "--token-file", tokens)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -127,12 +128,15 @@ func TestServeHTTP(t *testing.T) {
 		for sc.Scan() {
 		}
 	}()
-	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	// Without the token: 401, naming the metadata.
+	resp, _ := post(t, url, "", "", initBody)
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+strings.TrimSuffix(url, "/")+`/.well-known/oauth-protected-resource"` {
+		t.Fatalf("no token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	cs, err := connectHTTP(t, url, tokenA)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
 	if got, want := toolNames(t, cs), []string{"find_tool", "read_api", "run_code"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("tools = %v", got)
 	}
