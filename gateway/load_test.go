@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	goruntime "runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -235,4 +236,43 @@ func benchSessions(b *testing.B, n int) {
 	b.ReportMetric(float64(rounds*n*(echoCalls+1))/elapsed.Seconds(), "calls/s")
 	b.StopTimer()
 	rig.checkAudit(b, sessions, sent)
+}
+
+// BenchmarkHTTPUnclosedSessionsMemory opens 5,000 sessions that are never
+// closed (an initialize each, then the client goes away) and reports the
+// heap they hold while live and after their idle TTL has closed them.
+// Run it with -benchtime=1x.
+func BenchmarkHTTPUnclosedSessionsMemory(b *testing.B) {
+	const n, ttl = 5000, 10 * time.Second
+	f := newFixture(b, false, nil)
+	hs := serveHTTP(b, f, gateway.HTTPOptions{Tokens: tokensFile(b, writeTokens(b, tokenA)), IdleTTL: ttl})
+	heap := func() float64 {
+		goruntime.GC()
+		var ms goruntime.MemStats
+		goruntime.ReadMemStats(&ms)
+		return float64(ms.HeapAlloc) / (1 << 20)
+	}
+	for b.Loop() {
+		base := heap()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for w := range 8 {
+			wg.Go(func() {
+				for i := w; i < n; i += 8 {
+					if resp, body := post(b, hs.URL, tokenA, "", initBody); resp.StatusCode != 200 {
+						b.Errorf("initialize: %d %q", resp.StatusCode, body)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		live := heap()
+		if m, _ := f.srv.LiveSessions(); time.Since(start) < ttl && m != n {
+			b.Fatalf("%d sessions live, want %d", m, n)
+		}
+		waitSessions(b, f.srv)
+		b.ReportMetric(live-base, "MB-live")
+		b.ReportMetric(heap()-base, "MB-after-expiry")
+	}
 }
