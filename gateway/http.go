@@ -201,6 +201,9 @@ func TokensFromFile(path string, logf func(string, ...any)) (*Tokens, error) {
 	if err := t.reload(); err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 && logf != nil {
+		logf("bearer tokens: %s can be read by other users (mode %04o); chmod 600 it", path, fi.Mode().Perm())
+	}
 	return t, nil
 }
 

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -381,5 +382,41 @@ func TestServeHTTPUnclosedSessionsFreed(t *testing.T) {
 		if err := f.rt.Gate().Check(id, "everything", "echo"); err == nil {
 			t.Fatalf("session %s: reads still held", id)
 		}
+	}
+}
+
+func TestServeHTTPMetadataPublicURL(t *testing.T) {
+	f := newFixture(t, false, nil)
+	hs := serveHTTP(t, f, gateway.HTTPOptions{
+		Tokens:               tokensFile(t, writeTokens(t, tokenA)),
+		PublicURL:            "https://mcp.example.com/",
+		AuthorizationServers: []string{"https://auth.example.com"},
+	})
+	resp, _ := post(t, hs.URL, "", "", initBody)
+	if h := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 401 || h != `Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource"` {
+		t.Fatalf("no token: %d %q", resp.StatusCode, h)
+	}
+	mresp, err := http.Get(hs.URL + gateway.MetadataPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := io.ReadAll(mresp.Body)
+	mresp.Body.Close()
+	if want := `{"resource":"https://mcp.example.com/","authorization_servers":["https://auth.example.com"],"bearer_methods_supported":["header"],"resource_name":"codemode"}` + "\n"; string(data) != want {
+		t.Fatalf("metadata:\n%s", data)
+	}
+}
+
+func TestTokensFileReadableByOthersWarned(t *testing.T) {
+	path := writeTokens(t, tokenA)
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logged []string
+	if _, err := gateway.TokensFromFile(path, func(format string, a ...any) { logged = append(logged, fmt.Sprintf(format, a...)) }); err != nil {
+		t.Fatal(err)
+	}
+	if want := "bearer tokens: " + path + " can be read by other users (mode 0644); chmod 600 it"; len(logged) != 1 || logged[0] != want {
+		t.Fatalf("logged %q", logged)
 	}
 }
