@@ -327,7 +327,7 @@ func waitSessions(t testing.TB, srv *gateway.Server) {
 
 func TestServeHTTPIdleSessionExpires(t *testing.T) {
 	f := newFixture(t, false, nil)
-	hs := serveHTTP(t, f, gateway.HTTPOptions{Tokens: tokensFile(t, writeTokens(t, tokenA)), IdleTTL: 500 * time.Millisecond})
+	hs := serveHTTP(t, f, gateway.HTTPOptions{Tokens: tokensFile(t, writeTokens(t, tokenA)), IdleTTL: time.Second})
 	cs, err := connectHTTP(t, hs.URL, tokenA)
 	if err != nil {
 		t.Fatal(err)
