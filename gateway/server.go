@@ -3,10 +3,10 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,6 +124,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
+		// HTTP session ids are agent session ids (reads, audit, saved
+		// state): 130 random bits, so one cannot be guessed.
+		GetSessionID: rand.Text,
 	})
 	if cfg.Direct {
 		s.addDirect(m)
@@ -144,12 +147,6 @@ func (s *Server) Finder() *Finder { return s.finder }
 // RunStdio serves one session over stdin/stdout until it ends.
 func (s *Server) RunStdio(ctx context.Context) error {
 	return s.srv.Run(ctx, &mcp.StdioTransport{})
-}
-
-// HTTPHandler serves streamable HTTP; every HTTP session is its own agent
-// session (its read-gate reads, its audit events).
-func (s *Server) HTTPHandler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
 }
 
 // sessionOf is the agent session of an MCP session: its MCP session id
