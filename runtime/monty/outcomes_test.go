@@ -288,3 +288,13 @@ func gone(pid int) bool {
 	}
 	return false
 }
+
+// Some allocations over the memory limit end the child instead of raising
+// MemoryError; Feed says so with ErrMemoryLimit.
+func TestMemoryLimitDeathIsTheMemoryLimit(t *testing.T) {
+	w := newWorker(t, Config{Limits: Limits{MaxMemory: 20 << 20}})
+	out, err := w.Feed(context.Background(), "x = {i: i for i in range(10**8)}\n", nil, &recorder{})
+	if out != nil || !errors.Is(err, ErrDead) || !errors.Is(err, ErrMemoryLimit) {
+		t.Fatalf("Feed = %+v, %v; want a dead worker with ErrMemoryLimit", out, err)
+	}
+}

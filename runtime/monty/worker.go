@@ -131,6 +131,13 @@ type Worker struct {
 // used (exited, killed, protocol desync).
 var ErrDead = errors.New("monty worker is dead")
 
+// ErrMemoryLimit is wrapped (with ErrDead) when the child exited because an
+// allocation would have crossed its memory limit: the memory limit, ending
+// the worker rather than raising MemoryError.
+var ErrMemoryLimit = errors.New("the program exceeded the memory limit")
+
+var allocOverLimit = regexp.MustCompile(`(?m)^monty worker: allocation of \d+ bytes exceeds the memory limit$`)
+
 // Start spawns `bin subprocess` with an empty environment and no extra file
 // descriptors. The worker has no session until Configure or Load. ctx only
 // bounds the start; it does not bound the worker's life.
@@ -202,6 +209,9 @@ func (w *Worker) kill() {
 // process to be reaped.
 func (w *Worker) Close() error {
 	if w.alive() == nil {
+		// A child that does not answer the shutdown is killed.
+		stuck := time.AfterFunc(time.Second, w.kill)
+		defer stuck.Stop()
 		if ev, err := w.request(msg(nil).bytes(reqShutdown, nil)); err == nil && ev.kind == evOk {
 			select {
 			case <-w.exited:
@@ -266,8 +276,14 @@ func (w *Worker) exitError(readErr error) error {
 	default:
 	}
 	msg := fmt.Sprintf("monty worker exited: %s (read: %v)", status, readErr)
-	if tail := strings.TrimSpace(w.stderr.String()); tail != "" {
+	tail := strings.TrimSpace(w.stderr.String())
+	if tail != "" {
 		msg += "; stderr: " + tail
+	}
+	// The program cannot write to the child's stderr (its prints are
+	// Print events): this line is the child's own.
+	if allocOverLimit.MatchString(tail) {
+		return w.fail(fmt.Errorf("%w: %w: %s", ErrDead, ErrMemoryLimit, msg))
 	}
 	return w.fail(fmt.Errorf("%w: %s", ErrDead, msg))
 }
