@@ -100,7 +100,7 @@ func TestWorkerKilledMidProgram(t *testing.T) {
 		t.Fatal("found no worker to kill")
 	}
 	res := <-done
-	if !strings.HasPrefix(res.Error, "the sandbox worker failed while running the program") {
+	if !strings.HasPrefix(res.Error, "the sandbox worker died while running the program") || !res.WorkerDied || !strings.HasSuffix(res.Error, "No tool call was made before the worker died, so nothing outside the sandbox changed.") {
 		t.Errorf("error = %q", res.Error)
 	}
 	if got := run(t, rt, "print(2)\n").Text(); got != "2\n[0 tool calls]\n" {
