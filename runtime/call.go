@@ -80,8 +80,14 @@ const toolHint = `Call tools as api.<service>.<tool>(...) or run_tool("<name>", 
 
 func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) {
 	if c.Oversize > 0 {
-		msg := fmt.Sprintf("%s(...) was not called: its arguments are %d bytes, over the limit of %d bytes for one call; pass less data per call", shortName(c.Name), c.Oversize, h.r.limits.CallBytes)
-		h.record(shortName(c.Name), "refused", msg, 0)
+		name := shortName(c.Name)
+		if svc, tool, ok := strings.Cut(c.Name, "."); ok {
+			if e, ok := h.r.tools[toolKey{ir.ServiceName(svc), tool}]; ok {
+				name = e.call()
+			}
+		}
+		msg := fmt.Sprintf("%s(...) was not called: its arguments are %d bytes, over the limit of %d bytes for one call; pass less data per call", name, c.Oversize, h.r.limits.CallBytes)
+		h.record(name, "refused", msg, 0)
 		return monty.Raise("ValueError", msg), nil
 	}
 	switch c.Name {

@@ -190,7 +190,10 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	inputs := r.apiInputs
 	// Programs running at once may together claim no more sandbox memory
 	// than the budget: a program waits for room rather than overcommit.
-	if err := r.budget.Acquire(ctx, int64(r.limits.Memory)); err != nil {
+	r.queued.Add(1)
+	err = r.budget.Acquire(ctx, int64(r.limits.Memory))
+	r.queued.Add(-1)
+	if err != nil {
 		return nil, fmt.Errorf("no room in the sandbox memory budget before the run ended, nothing ran: %w", err)
 	}
 	defer r.budget.Release(int64(r.limits.Memory))

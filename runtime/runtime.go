@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemode-dev/codemode/emit"
@@ -127,9 +128,14 @@ type Runtime struct {
 	sessMu   sync.Mutex
 	sessions map[string]*sync.Mutex // persistent mode: one program at a time per session
 
-	// budget holds, per running program, its memory limit's bytes.
+	// budget holds, per running program, its memory limit's bytes;
+	// queued counts the programs waiting for room in it.
 	budget *semaphore.Weighted
+	queued atomic.Int64
 }
+
+// Queued is the number of programs waiting for room in the memory budget.
+func (r *Runtime) Queued() int { return int(r.queued.Load()) }
 
 type toolKey struct {
 	service ir.ServiceName
