@@ -31,8 +31,9 @@ type handler struct {
 	dropped int
 
 	notes  []string
-	waited bool
-	wait   string
+	waited   bool
+	wait     string
+	waitTool string
 
 	// abort is set when the program must stop where it cannot catch it.
 	abort      error
@@ -408,6 +409,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any) 
 func (h *handler) startWait(e *toolEntry, reason string) outcome {
 	h.waited = true
 	h.wait = reason
+	h.waitTool = e.call()
 	h.notes = append(h.notes, fmt.Sprintf("WAIT: %s is waiting: %s. End your turn now.", e.call(), reason))
 	return outcome{status: "wait", message: reason, value: map[string]any{"status": "waiting", "reason": reason}}
 }

@@ -47,8 +47,10 @@ type Result struct {
 	// completed.
 	WorkerDied bool
 	// Wait is set when a call came back as a wait: the agent should end its
-	// turn.
-	Wait bool
+	// turn. WaitTool is the call that waits, WaitReason why.
+	Wait       bool
+	WaitTool   string
+	WaitReason string
 	// RunID identifies this run in the audit log.
 	RunID    string
 	Duration time.Duration
@@ -129,8 +131,14 @@ func utf8Prefix(s string, n int) int {
 func (r *Result) OK() bool { return r.Error == "" }
 
 // Text renders the result for an agent: notes first, then the output, then
-// the calls and any error.
+// the calls and any error (NotesText + OutputText + SummaryText).
 func (r *Result) Text() string {
+	return r.NotesText() + r.OutputText() + r.SummaryText()
+}
+
+// NotesText is the notes, one "NOTE: " line each, and a blank line; "" when
+// there are none.
+func (r *Result) NotesText() string {
 	var b strings.Builder
 	for _, n := range r.Notes {
 		b.WriteString("NOTE: " + n + "\n")
@@ -138,10 +146,40 @@ func (r *Result) Text() string {
 	if len(r.Notes) > 0 {
 		b.WriteString("\n")
 	}
-	b.WriteString(r.Output)
-	if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
+	return b.String()
+}
+
+// OutputText is what the program printed, ending in a newline. A printed
+// line that looks like the runtime's own notes (starting NOTE: or WAIT:,
+// in any case) is prefixed "(printed) ", so a program cannot pass its
+// output off as notes.
+func (r *Result) OutputText() string {
+	if r.Output == "" {
+		return ""
+	}
+	var b strings.Builder
+	for line := range strings.SplitAfterSeq(r.Output, "\n") {
+		if looksLikeMarker(line) {
+			b.WriteString(printedPrefix)
+		}
+		b.WriteString(line)
+	}
+	if !strings.HasSuffix(r.Output, "\n") {
 		b.WriteString("\n")
 	}
+	return b.String()
+}
+
+const printedPrefix = "(printed) "
+
+func looksLikeMarker(line string) bool {
+	l := strings.ToUpper(strings.TrimLeft(line, " \t"))
+	return strings.HasPrefix(l, "NOTE:") || strings.HasPrefix(l, "WAIT:")
+}
+
+// SummaryText is the output cut notice, the call count and the error.
+func (r *Result) SummaryText() string {
+	var b strings.Builder
 	if r.Truncated {
 		fmt.Fprintf(&b, "[output cut at the limit: %d more bytes were printed and not kept; print less]\n", r.Dropped)
 	}
@@ -256,6 +294,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	}
 	res.Notes = append(res.Notes, h.notes...)
 	res.Wait = h.waited
+	res.WaitTool, res.WaitReason = h.waitTool, h.wait
 	res.Duration = time.Since(start)
 	r.auditRun(session, code, res)
 	return res, nil
