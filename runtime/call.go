@@ -30,7 +30,7 @@ type handler struct {
 	maxOut  int
 	dropped int
 
-	notes  []string
+	notes    []string
 	waited   bool
 	wait     string
 	waitTool string
