@@ -237,10 +237,15 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	defer r.budget.Release(int64(r.limits.Memory))
 	rctx, cancel := context.WithTimeout(ctx, r.limits.Time+2*time.Second)
 	defer cancel()
-	var w *monty.Worker
-	// A worker that dies while it is being prepared has run nothing of the
-	// program: it is replaced, at most twice. Once the program is fed, a
-	// dead worker is reported, never silently run again.
+	var (
+		w   *monty.Worker
+		h   *handler
+		out *monty.Outcome
+	)
+	// A worker that dies before it has the program (while it is prepared,
+	// or dead when the program is sent) has run nothing of it: it is
+	// replaced, at most twice. Once the worker has the program, a dead
+	// worker is reported, never silently run again.
 	for attempt := 0; ; attempt++ {
 		w, err = r.pool.Get(ctx)
 		if err != nil {
@@ -255,10 +260,13 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 			}
 			return nil, err
 		}
+		h = &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
+		out, err = w.Feed(rctx, rewritten, inputs, h)
+		if errors.Is(err, monty.ErrNotStarted) && attempt < 2 && rctx.Err() == nil {
+			continue
+		}
 		break
 	}
-	h := &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
-	out, err := w.Feed(rctx, rewritten, inputs, h)
 	res.Output = h.out.String()
 	res.Dropped = h.dropped
 	res.Truncated = h.dropped > 0

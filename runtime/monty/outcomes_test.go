@@ -298,3 +298,26 @@ func TestMemoryLimitDeathIsTheMemoryLimit(t *testing.T) {
 		t.Fatalf("Feed = %+v, %v; want a dead worker with ErrMemoryLimit", out, err)
 	}
 }
+
+// A worker that died before it was sent a snippet reports ErrNotStarted:
+// nothing of the snippet ran, so it may be given to another worker.
+func TestFeedToExitedWorkerNotStarted(t *testing.T) {
+	w := newWorker(t, Config{})
+	syscall.Kill(w.Pid(), syscall.SIGKILL)
+	<-w.Exited()
+	_, err := w.Feed(context.Background(), "print(1)", nil, &recorder{})
+	if !errors.Is(err, ErrNotStarted) || !errors.Is(err, ErrDead) {
+		t.Fatalf("err = %v", err)
+	}
+	// A worker that dies while it runs the snippet has started it.
+	w = newWorker(t, Config{})
+	h := &recorder{answer: func(c *Call) (Reply, error) {
+		syscall.Kill(w.Pid(), syscall.SIGKILL)
+		<-w.Exited()
+		return Return(nil), nil
+	}}
+	_, err = w.Feed(context.Background(), "f()\n", []NamedValue{{Name: "f", Value: Function{Name: "f"}}}, h)
+	if errors.Is(err, ErrNotStarted) || !errors.Is(err, ErrDead) {
+		t.Fatalf("err = %v", err)
+	}
+}

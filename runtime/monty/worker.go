@@ -131,6 +131,10 @@ type Worker struct {
 // used (exited, killed, protocol desync).
 var ErrDead = errors.New("monty worker is dead")
 
+// ErrNotStarted is wrapped (with ErrDead) by Feed's error when the worker
+// was dead before it received the snippet: nothing of it ran.
+var ErrNotStarted = errors.New("the worker ended before it received the program")
+
 // ErrMemoryLimit is wrapped (with ErrDead) when the child exited because an
 // allocation would have crossed its memory limit: the memory limit, ending
 // the worker rather than raising MemoryError.
@@ -437,8 +441,11 @@ func (w *Worker) Feed(ctx context.Context, code string, inputs []NamedValue, h H
 
 func (w *Worker) feed(ctx context.Context, req []byte, h Handler) (*Outcome, error) {
 	var abortErr error
-	for {
+	for first := true; ; first = false {
 		if err := w.send(req); err != nil {
+			if first {
+				return nil, fmt.Errorf("%w: %w", ErrNotStarted, err)
+			}
 			return nil, err
 		}
 		ev, err := w.recv()
