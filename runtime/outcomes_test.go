@@ -25,8 +25,8 @@ func TestMemoryLimitDeathReportedAsLimitNotRerun(t *testing.T) {
 	rt := newRuntime(t, func(c *runtime.Config) { c.Limits.Memory = 20 << 20 })
 	res := run(t, rt, "x = {i: i for i in range(10**8)}\n")
 	var le *runtime.LimitError
-	if res.Limit != "memory" || !errors.As(res.Err, &le) || le.Limit != "memory" || res.WorkerDied {
-		t.Fatalf("limit=%q err=%v died=%v error=%s", res.Limit, res.Err, res.WorkerDied, res.Error)
+	if res.Limit != "memory" || !errors.As(res.Err, &le) || le.Limit != "memory" || res.WorkerDied || res.Attempts != 1 {
+		t.Fatalf("limit=%q err=%v died=%v attempts=%d error=%s", res.Limit, res.Err, res.WorkerDied, res.Attempts, res.Error)
 	}
 	if want := "LimitError: memory limit (20 MiB) exceeded; the program was stopped. Keep less data in variables."; res.Error != want {
 		t.Errorf("error = %q, want %q", res.Error, want)
@@ -73,7 +73,7 @@ func TestWorkerDeathAfterWriteListsCompletedCalls(t *testing.T) {
 	res := <-done
 	want := "the sandbox worker died while running the program"
 	tail := "; it was replaced. 2 calls completed before the worker died: api.memory.create_entities (ok), api.everything.echo (ok); check their effects before running the program again."
-	if !res.WorkerDied || !strings.HasPrefix(res.Error, want) || !strings.HasSuffix(res.Error, tail) || res.Output != "Echo: written\n" {
+	if !res.WorkerDied || res.Attempts != 1 || !strings.HasPrefix(res.Error, want) || !strings.HasSuffix(res.Error, tail) || res.Output != "Echo: written\n" {
 		t.Errorf("died=%v output=%q error=%q", res.WorkerDied, res.Output, res.Error)
 	}
 }

@@ -51,6 +51,9 @@ type Result struct {
 	Wait       bool
 	WaitTool   string
 	WaitReason string
+	// Attempts is how many workers the program was given: more than one
+	// only when a worker died before it had the program.
+	Attempts int
 	// RunID identifies this run in the audit log.
 	RunID    string
 	Duration time.Duration
@@ -247,6 +250,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	// replaced, at most twice. Once the worker has the program, a dead
 	// worker is reported, never silently run again.
 	for attempt := 0; ; attempt++ {
+		res.Attempts = attempt + 1
 		w, err = r.pool.Get(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("no sandbox worker available, nothing ran: %w", err)
