@@ -232,12 +232,12 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	// Programs running at once may together claim no more sandbox memory
 	// than the budget: a program waits for room rather than overcommit.
 	r.queued.Add(1)
-	err = r.budget.Acquire(ctx, int64(r.limits.Memory))
+	err = r.budget.Acquire(ctx, r.weight)
 	r.queued.Add(-1)
 	if err != nil {
 		return nil, fmt.Errorf("no room in the sandbox memory budget before the run ended, nothing ran: %w", err)
 	}
-	defer r.budget.Release(int64(r.limits.Memory))
+	defer r.budget.Release(r.weight)
 	rctx, cancel := context.WithTimeout(ctx, r.limits.Time+2*time.Second)
 	defer cancel()
 	var (

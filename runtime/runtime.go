@@ -131,6 +131,7 @@ type Runtime struct {
 	// budget holds, per running program, its memory limit's bytes;
 	// queued counts the programs waiting for room in it.
 	budget *semaphore.Weighted
+	weight int64 // one program's share: its memory limit
 	queued atomic.Int64
 }
 
@@ -175,7 +176,10 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime: the memory budget (%d MiB) is below one program's memory limit (%d MiB): no program could run", cfg.MemoryBudget>>20, r.limits.Memory>>20)
 	}
 	r.cfg.MemoryBudget = cfg.MemoryBudget
+	// Weights are clamped to the semaphore's size: a program never asks
+	// for more than all of it, which would wait forever.
 	r.budget = semaphore.NewWeighted(int64(min(cfg.MemoryBudget, 1<<62)))
+	r.weight = int64(min(r.limits.Memory, 1<<62))
 	var vtools []validate.Tool
 	var defs []readgate.Def
 	for i := range cfg.Manifest.Services {
