@@ -86,6 +86,10 @@ type Runtime struct {
 	Memory   string `yaml:"memory"`    // per program, e.g. "256MB"
 	MaxCalls int    `yaml:"max_calls"` // per program
 	MaxOut   int    `yaml:"max_output"`
+	// MemoryBudget bounds the sum of the memory limits of the programs
+	// running at once, e.g. "1GB" (default 1 GiB); programs beyond it
+	// wait for room.
+	MemoryBudget string `yaml:"memory_budget"`
 }
 
 // Serve holds the settings of codemode serve --http.
