@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,11 +23,11 @@ func writeLog(t *testing.T, path string, n int) []string {
 	for i := range n {
 		ev := runtime.Event{
 			Time: time.Date(2026, 1, 2, 3, 4, i, 0, time.UTC), Kind: "call", RunID: "r1", Session: "s",
-			Tool: "api.everything.echo", Args: map[string]any{"message": "hi <&>"}, Status: "ok",
-			Result: "sha256:ab", Duration: time.Millisecond,
+			Tool: "api.everything.echo", Args: runtime.ValuePayload(map[string]any{"message": "hi <&>"}), Status: "ok",
+			Result: runtime.ValuePayload("Echo: hi"), Duration: time.Millisecond,
 		}
 		if i == n-1 {
-			ev = runtime.Event{Time: ev.Time, Kind: "run", RunID: "r1", Session: "s", Code: "print(1)\n", Status: "ok", Calls: n - 1}
+			ev = runtime.Event{Time: ev.Time, Kind: "run", RunID: "r1", Session: "s", Code: runtime.CodePayload("print(1)\n"), Status: "ok", Calls: n - 1}
 		}
 		if err := l.Record(ev); err != nil {
 			t.Fatal(err)
@@ -55,7 +56,7 @@ func TestChain(t *testing.T) {
 	if len(lines) != 4 {
 		t.Fatalf("%d lines", len(lines))
 	}
-	want := `{"seq":1,"prev":"","time":"2026-01-02T03:04:00Z","kind":"call","run":"r1","session":"s","tool":"api.everything.echo","args":{"message":"hi <&>"},"status":"ok","result":"sha256:ab","duration_ns":1000000,"hash":"sha256:`
+	want := `{"seq":1,"prev":"","time":"2026-01-02T03:04:00Z","kind":"call","run":"r1","session":"s","tool":"api.everything.echo","args":{"value":{"message":"hi <&>"},"bytes":20,"sha256":"sha256:43085d1b5741581bac4712a7d8f7820f0c4a9ec1e0a001fd4ec7177b249eb0dc"},"status":"ok","result":{"value":"Echo: hi","bytes":10,"sha256":"sha256:b94bef64238c16d34d6c69c0677eb1ee93eec8de869ba46a625b7989a2c5cbb0"},"duration_ns":1000000,"hash":"sha256:`
 	if !strings.HasPrefix(lines[0], want) {
 		t.Fatalf("line 1:\n%s\nwant prefix\n%s", lines[0], want)
 	}
@@ -81,34 +82,35 @@ func TestTamper(t *testing.T) {
 		edit  func([]string) []string
 		line  int
 		cause string
+		more  int // problems after the first
 	}{
 		{"edit a value", func(l []string) []string {
 			l[2] = strings.Replace(l[2], `"status":"ok"`, `"status":"no"`, 1)
 			return l
-		}, 3, "edited: the line's content does not match its hash"},
+		}, 3, "edited: the line's content does not match its hash", 0},
 		{"edit an argument", func(l []string) []string {
 			l[1] = strings.Replace(l[1], `"hi <&>"`, `"hi"`, 1)
 			return l
-		}, 2, "edited: the line's content does not match its hash"},
+		}, 2, "edited: the line's content does not match its hash", 0},
 		{"delete a middle line", func(l []string) []string {
 			return append(l[:2:2], l[3:]...)
-		}, 3, "chain broken: prev does not match the hash of line 2 (a line before it was deleted, inserted or moved)"},
+		}, 3, "chain broken: prev does not match the hash of line 2 (a line before it was deleted, inserted or moved)", 0},
 		{"delete the first line", func(l []string) []string { return l[1:] }, 1,
-			"chain broken: the first line's prev is not empty (lines before it were deleted)"},
+			"chain broken: the first line's prev is not empty (lines before it were deleted)", 0},
 		{"swap two lines", func(l []string) []string {
 			l[1], l[2] = l[2], l[1]
 			return l
-		}, 2, "chain broken: prev does not match the hash of line 1 (a line before it was deleted, inserted or moved)"},
+		}, 2, "chain broken: prev does not match the hash of line 1 (a line before it was deleted, inserted or moved)", 2},
 		{"move the last line first", func(l []string) []string {
 			return append([]string{l[4]}, l[:4]...)
-		}, 1, "chain broken: the first line's prev is not empty (lines before it were deleted)"},
+		}, 1, "chain broken: the first line's prev is not empty (lines before it were deleted)", 1},
 		{"duplicate a line", func(l []string) []string {
 			return append(l[:3:3], l[2:]...)
-		}, 4, "chain broken: prev does not match the hash of line 3 (a line before it was deleted, inserted or moved)"},
+		}, 4, "chain broken: prev does not match the hash of line 3 (a line before it was deleted, inserted or moved)", 0},
 		{"drop the hash", func(l []string) []string {
 			l[0] = l[0][:strings.LastIndex(l[0], `,"hash"`)] + "}"
 			return l
-		}, 1, "not an audit line: it does not end with its hash"},
+		}, 1, "not an audit line: it does not end with its hash", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -119,9 +121,31 @@ func TestTamper(t *testing.T) {
 			if !errors.As(err, &le) || le.Line != c.line || le.Reason != c.cause {
 				t.Fatalf("Verify = %v, want line %d: %s", err, c.line, c.cause)
 			}
-			if _, err := audit.Open(path); err == nil || err.Error() != le.Error() {
+			// A broken log still opens: the break is reported once and
+			// recorded, and verify still names the broken line.
+			var warned []string
+			l, err := audit.OpenWith(path, audit.Options{Warn: func(m string) { warned = append(warned, m) }})
+			if err != nil {
 				t.Fatalf("Open of a broken log = %v", err)
 			}
+			l.Close()
+			want := path + ": the chain is broken at 1 line, first " + le.Error() + "; the log goes on after it"
+			if c.more > 0 {
+				want = fmt.Sprintf("%s: the chain is broken at %d lines, first %s; the log goes on after them", path, c.more+1, le.Error())
+			}
+			if len(warned) != 1 || warned[0] != want {
+				t.Fatalf("warned %q, want %q", warned, want)
+			}
+			res, err := audit.Verify(path)
+			if !errors.As(err, &le) || le.Line != c.line || le.Reason != c.cause || len(res.Problems) != c.more+1 || res.Breaks != 1 {
+				t.Fatalf("Verify after open = %v %+v", err, res)
+			}
+			warned = nil
+			l, err = audit.OpenWith(path, audit.Options{Warn: func(m string) { warned = append(warned, m) }})
+			if err != nil || len(warned) != 0 {
+				t.Fatalf("second open: %v, warned %q", err, warned)
+			}
+			l.Close()
 		})
 	}
 	// A last line cut short (no newline) is reported.

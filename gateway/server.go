@@ -446,12 +446,13 @@ func (s *Server) refuseOthers(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		if s.cfg.Audit != nil {
-			var args map[string]any
-			_ = json.Unmarshal(cr.Params.Arguments, &args)
-			_ = s.cfg.Audit.Record(runtime.Event{
+			err := s.cfg.Audit.Record(runtime.Event{
 				Time: time.Now().UTC(), Kind: "call", Session: s.sessionOf(cr.Session), Tool: name,
-				Args: args, Status: "refused", Message: msg,
+				Args: runtime.RawPayload(cr.Params.Arguments), Status: "refused", Message: msg,
 			})
+			if err != nil {
+				msg += " (and the audit log could not record this refusal: " + strings.SplitN(err.Error(), "\n", 2)[0] + ")"
+			}
 		}
 		return textResult(msg, true), nil
 	}

@@ -108,10 +108,13 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		unlock := r.lockSession(session)
 		defer unlock()
 	}
+	if err := r.auditStart(session, code, res); err != nil {
+		return nil, err
+	}
 	rewritten, err := rewriteImports(code, r.services)
 	if err != nil {
 		res.Error = err.Error()
-		r.auditRun(session, code, res)
+		r.auditRun(session, res)
 		return res, nil
 	}
 	used := r.servicesUsed(code)
@@ -177,7 +180,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	res.Notes = append(res.Notes, h.notes...)
 	res.Wait = h.waited
 	res.Duration = time.Since(start)
-	r.auditRun(session, code, res)
+	r.auditRun(session, res)
 	return res, nil
 }
 
