@@ -209,6 +209,9 @@ func (l *Log) Record(ev runtime.Event) error {
 	if err != nil {
 		return err
 	}
+	// No event balloons the log, whoever built it.
+	ev.Message = runtime.CapText(ev.Message, runtime.AuditMessageCap)
+	ev.Tool = runtime.CapText(ev.Tool, 1<<10)
 	return l.appendLocked(size, ev)
 }
 

@@ -91,14 +91,15 @@ func utf8Cut(b []byte, limit int) int {
 	return n
 }
 
-// capMessage cuts an event's message to AuditMessageCap.
-func capMessage(s string) string {
-	if len(s) <= AuditMessageCap {
+// CapText cuts s to at most n bytes (on a UTF-8 boundary), saying so.
+func CapText(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	n := utf8Cut([]byte(s), AuditMessageCap)
-	return s[:n] + "… [message cut in the audit log]"
+	return s[:utf8Cut([]byte(s), n)] + "… [cut in the audit log]"
 }
+
+func capMessage(s string) string { return CapText(s, AuditMessageCap) }
 
 func digestBytes(b []byte) string {
 	sum := sha256.Sum256(b)
