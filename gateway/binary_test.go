@@ -81,7 +81,7 @@ TypeError: api.everything.get_sum: missing required argument 'b'
 		t.Fatalf("close: %v (stderr: %s)", err, stderr.String())
 	}
 	out, err := exec.Command(bin, "audit", "verify", auditFile).CombinedOutput()
-	if err != nil || !regexp.MustCompile(`^ok: 7 events \(head sha256:[0-9a-f]{64}\)\n$`).Match(out) {
+	if err != nil || !regexp.MustCompile(`^ok: 10 events \(head sha256:[0-9a-f]{64}\)\n$`).Match(out) {
 		t.Fatalf("audit verify: %v %q", err, out)
 	}
 	// An edited line makes verify exit 1 naming it.
