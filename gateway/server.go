@@ -514,7 +514,16 @@ func (s *Server) callDirect(ctx context.Context, session string, dt directTool, 
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if err := dec.Decode(&args); err != nil {
-			return textResult(dt.tool.Call+": arguments must be a JSON object: "+err.Error(), true), nil
+			msg := dt.tool.Call + ": arguments must be a JSON object: " + err.Error()
+			if s.cfg.Audit != nil {
+				if aerr := s.cfg.Audit.Record(runtime.Event{
+					Time: time.Now().UTC(), Kind: "call", Session: session, Tool: dt.tool.Call,
+					Args: runtime.RawPayload(raw), Status: "invalid", Message: msg,
+				}); aerr != nil {
+					msg += " (and the audit log could not record this: " + strings.SplitN(aerr.Error(), "\n", 2)[0] + ")"
+				}
+			}
+			return textResult(msg, true), nil
 		}
 	}
 	s.rt.Gate().ReadTool(session, dt.service, dt.tool.Wire)

@@ -546,6 +546,14 @@ func (r *Runtime) auditRun(session string, res *Result) {
 	}
 }
 
+// auditAbort records the end of a run the runtime could not run, and
+// returns err.
+func (r *Runtime) auditAbort(session string, res *Result, err error) error {
+	res.Error = err.Error()
+	r.auditRun(session, res)
+	return err
+}
+
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l

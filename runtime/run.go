@@ -132,7 +132,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	for attempt := 0; ; attempt++ {
 		w, err = r.pool.Get(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("no sandbox worker available, nothing ran: %w", err)
+			return nil, r.auditAbort(session, res, fmt.Errorf("no sandbox worker available, nothing ran: %w", err))
 		}
 		// The worker serves no other program; tearing it down is not the
 		// caller's wait.
@@ -141,7 +141,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 			if errors.Is(err, monty.ErrDead) && attempt < 2 {
 				continue
 			}
-			return nil, err
+			return nil, r.auditAbort(session, res, err)
 		}
 		h = &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
 		out, err = w.Feed(rctx, rewritten, inputs, h)
