@@ -3,7 +3,11 @@ package gateway_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,6 +209,77 @@ func TestServeAudit(t *testing.T) {
 		}
 	})
 
+	t.Run("SIGKILLUnderLoadLeftCallsUnaudited", func(t *testing.T) {
+		// An HTTP upstream that notes every request it receives.
+		var mu sync.Mutex
+		received := map[string]bool{}
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			received[r.URL.Query().Get("n")] = true
+			mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"ok":true}`)
+		}))
+		defer hs.Close()
+		pdir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(pdir, "ping.json"), []byte(pingSpec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		testpack.Build(t, pdir, "out: api\nruntime:\n  read_gate: \"off\"\n  max_calls: 1000000\n  timeout: 60s\nservices:\n  - name: ping\n    openapi: ping.json\n    base_url: "+hs.URL+"\n")
+		killLog := filepath.Join(pdir, "audit.jsonl")
+		s := startServe(t, bin, "-c", filepath.Join(pdir, "codemode.yaml"), "--audit", killLog, "--no-pins")
+		var wg sync.WaitGroup
+		for i := range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				code := fmt.Sprintf("for j in range(1000000):\n    api.ping.ping(n=%d000000 + j)\n", i+1)
+				s.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": code}})
+			}()
+		}
+		ended := make(chan struct{})
+		go func() { wg.Wait(); close(ended) }()
+		for strings.Count(readFile(t, killLog), `"kind":"intent"`) < 200 {
+			select {
+			case <-ended:
+				t.Fatalf("the programs ended before 200 calls; stderr: %s", s.stderr)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+		if err := syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		intents, outcomes := map[string]bool{}, 0
+		for _, l := range strings.Split(strings.TrimSuffix(readFile(t, killLog), "\n"), "\n") {
+			var ev struct {
+				Kind string
+				Args struct{ Value struct{ N json.Number } }
+			}
+			if err := json.Unmarshal([]byte(l), &ev); err != nil {
+				t.Fatalf("%v: %s", err, l)
+			}
+			switch ev.Kind {
+			case "intent":
+				intents[ev.Args.Value.N.String()] = true
+			case "call":
+				outcomes++
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for n := range received {
+			if !intents[n] {
+				t.Errorf("call n=%s reached the upstream with no intent in the log", n)
+			}
+		}
+		out, code := verify(t, bin, killLog)
+		if code != 0 || strings.Count(out, "unknown: ") != 3+len(intents)-outcomes {
+			t.Errorf("verify (exit %d), %d intents, %d outcomes:\n%s", code, len(intents), outcomes, out)
+		}
+		t.Logf("SIGKILL under load: the upstream received %d calls, the log has %d intents and %d outcomes; %d calls unknown", len(received), len(intents), outcomes, len(intents)-outcomes)
+	})
+
 	t.Run("BrokenChainRefusedToStart", func(t *testing.T) {
 		data := readFile(t, logFile)
 		lines := strings.SplitAfter(data, "\n")
@@ -252,6 +327,11 @@ func TestServeAuditKeyed(t *testing.T) {
 		t.Fatalf("verify with another key (exit %d): %q", code, out)
 	}
 }
+
+const pingSpec = `{"openapi": "3.0.3", "info": {"title": "ping", "version": "1"},
+ "paths": {"/ping": {"get": {"operationId": "ping", "summary": "Ping.",
+  "parameters": [{"name": "n", "in": "query", "required": true, "schema": {"type": "integer"}}],
+  "responses": {"200": {"description": "ok", "content": {"application/json": {"schema": {"type": "object"}}}}}}}}}`
 
 func readFile(t *testing.T, path string) string {
 	t.Helper()
