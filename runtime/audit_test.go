@@ -314,3 +314,24 @@ func TestRefusedCallsLogFullArguments(t *testing.T) {
 		t.Errorf("refused call: %s %s cut=%v %d bytes, %s, text %d bytes", ev.Kind, ev.Status, ev.Args.Cut, ev.Args.Bytes, ev.Args.SHA256, len(ev.Args.Text))
 	}
 }
+
+// BenchmarkCallInProgramAudited is BenchmarkCallInProgram with an audit
+// log on disk (an intent and an outcome, each synced, per call): compare
+// the two ns/call for the audit's cost.
+func BenchmarkCallInProgramAudited(b *testing.B) {
+	l, err := audit.Open(filepath.Join(b.TempDir(), "audit.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer l.Close()
+	rt := newBenchRuntime(b, func(c *runtime.Config) { c.Limits.Calls = 2000; c.Audit = l })
+	code := "for i in range(100):\n    api.everything.echo(message='x')\n"
+	b.ResetTimer()
+	for range b.N {
+		res, err := rt.Run(context.Background(), "b", code)
+		if err != nil || !res.OK() {
+			b.Fatal(err, res.Error)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/call")
+}

@@ -29,7 +29,8 @@ type Payload struct {
 	Text string `json:"text,omitempty"`
 	Cut  bool   `json:"cut,omitempty"`
 	// Bytes and SHA256 ("sha256:<hex>") are of the whole text: the JSON
-	// text of a value (compact, no HTML escaping), or the code as given.
+	// text of a value (compact, no HTML escaping), the code as given, or
+	// (RawPayload) the bytes as a client sent them.
 	Bytes  int    `json:"bytes"`
 	SHA256 string `json:"sha256"`
 }
