@@ -84,6 +84,8 @@ type Log struct {
 	seq     int
 	prev    string
 	tailBad string // why the file's last line is not sound; "" if it is
+	warned  string // the last tailBad reported, so a full disk warns once
+	pending string // a break found at open, not yet written
 }
 
 var _ runtime.Auditor = (*Log)(nil)
@@ -132,10 +134,11 @@ func OpenWith(path string, o Options) (*Log, error) {
 	}
 	msg := fmt.Sprintf("the chain is broken at %d line%s, first line %d: %s; the log goes on after %s",
 		len(fresh), plural(len(fresh)), fresh[0].Line, fresh[0].Reason, them(len(fresh)))
-	if err := l.appendLocked(size, runtime.Event{Time: time.Now().UTC(), Kind: "break", Status: "broken", Message: msg}); err != nil {
-		f.Close()
-		return nil, err
-	}
+	l.warn(msg)
+	// Recorded now, or else before the next event (a full disk must not
+	// stop the start: the calls fail closed instead).
+	l.pending = msg
+	_ = l.appendLocked(size)
 	return l, nil
 }
 
@@ -215,13 +218,19 @@ func (l *Log) Record(ev runtime.Event) error {
 	return l.appendLocked(size, ev)
 }
 
-// appendLocked appends ev, under the file lock, to a file of this size:
+// appendLocked appends events, under the file lock, to a file of this size:
 // after the chain's last line (re-read when another process appended), or
 // after a break event starting a new chain when that line is not sound.
-func (l *Log) appendLocked(size int64, ev runtime.Event) error {
+// A break found at open and not yet written goes first.
+func (l *Log) appendLocked(size int64, events ...runtime.Event) error {
 	if size != l.size {
 		l.readTail(size)
 	}
+	var evs []runtime.Event
+	if l.pending != "" {
+		evs = append(evs, breakEvent(l.pending))
+	}
+	evs = append(evs, events...)
 	var out []byte
 	seq, prev := l.seq, l.prev
 	if l.tailBad != "" {
@@ -229,27 +238,21 @@ func (l *Log) appendLocked(size int64, ev runtime.Event) error {
 			out = append(out, '\n')
 		}
 		msg := "the file's last line is not sound (" + l.tailBad + "); a new chain starts here"
-		seq, prev = 0, ""
-		if ev.Kind == "break" {
-			ev.Message += "; " + msg
-		} else {
+		if l.warned != msg {
 			l.warn(msg)
-			b, hash, err := l.encode(1, "", runtime.Event{Time: time.Now().UTC(), Kind: "break", Status: "broken", Message: msg})
-			if err != nil {
-				return err
-			}
-			out = append(out, b...)
-			seq, prev = 1, hash
+			l.warned = msg
 		}
+		seq, prev = 0, ""
+		evs = append([]runtime.Event{breakEvent(msg)}, evs...)
 	}
-	if ev.Kind == "break" {
-		l.warn(ev.Message)
+	for _, e := range evs {
+		b, hash, err := l.encode(seq+1, prev, e)
+		if err != nil {
+			return err
+		}
+		out = append(out, b...)
+		seq, prev = seq+1, hash
 	}
-	b, hash, err := l.encode(seq+1, prev, ev)
-	if err != nil {
-		return err
-	}
-	out = append(out, b...)
 	if _, err := l.f.Write(out); err != nil {
 		l.undo(size)
 		return fmt.Errorf("audit: writing %s: %w", l.path, err)
@@ -258,8 +261,12 @@ func (l *Log) appendLocked(size int64, ev runtime.Event) error {
 		l.undo(size)
 		return fmt.Errorf("audit: syncing %s: %w", l.path, err)
 	}
-	l.size, l.seq, l.prev, l.tailBad = size+int64(len(out)), seq+1, hash, ""
+	l.size, l.seq, l.prev, l.tailBad, l.pending = size+int64(len(out)), seq, prev, "", ""
 	return nil
+}
+
+func breakEvent(msg string) runtime.Event {
+	return runtime.Event{Time: time.Now().UTC(), Kind: "break", Status: "broken", Message: msg}
 }
 
 // undo cuts a failed append (a part of it may have been written) off the
