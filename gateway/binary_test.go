@@ -81,17 +81,18 @@ TypeError: api.everything.get_sum: missing required argument 'b'
 		t.Fatalf("close: %v (stderr: %s)", err, stderr.String())
 	}
 	out, err := exec.Command(bin, "audit", "verify", auditFile).CombinedOutput()
-	if err != nil || !regexp.MustCompile(`^ok: 7 events \(head sha256:[0-9a-f]{64}\)\n$`).Match(out) {
+	if err != nil || !regexp.MustCompile(`^ok: 10 events \(head sha256:[0-9a-f]{64}\)\n$`).Match(out) {
 		t.Fatalf("audit verify: %v %q", err, out)
 	}
-	// An edited line makes verify exit 1 naming it.
+	// An edited line makes verify exit 1 naming it (line 1 is the first
+	// run's start, line 2 its refused call with its arguments).
 	data, _ := os.ReadFile(auditFile)
 	edited := strings.Replace(string(data), `"message":"hi"`, `"message":"bye"`, 1)
 	if err := os.WriteFile(auditFile, []byte(edited), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out, err = exec.Command(bin, "audit", "verify", auditFile).CombinedOutput()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || string(out) != auditFile+": line 1: edited: the line's content does not match its hash\n" {
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || string(out) != auditFile+": line 2: edited: the line's content does not match its hash\n" {
 		t.Fatalf("verify of an edited log: %v %q", err, out)
 	}
 }

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"reflect"
@@ -138,20 +139,23 @@ after wait: api.everything.echo was not called: an earlier call in this program 
 	if err != nil || res.Events != len(lines) {
 		t.Errorf("audit verify: %v %+v, %d lines", err, res, len(lines))
 	}
-	// Audit: the refused read-gate call and its run; echo, get_env, get_sum
-	// (invalid), get_sum (wait), the call refused after the wait, and their
-	// run; the refused direct call.
+	// Audit: the run refused by the read-gate (start, refused call, end);
+	// the second run: its start, echo's intent and outcome, get_env
+	// (refused), get_sum (invalid), get_sum (a policy wait, so no intent),
+	// the call refused after the wait, its end; the refused direct call.
 	var kinds []string
 	for _, l := range lines {
-		switch {
-		case strings.Contains(l, `"kind":"run"`):
-			kinds = append(kinds, "run")
-		case strings.Contains(l, `"kind":"call"`):
-			kinds = append(kinds, "call")
+		var ev struct{ Kind, Status string }
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatal(err)
 		}
+		kinds = append(kinds, ev.Kind+" "+ev.Status)
 	}
-	if want := []string{"call", "run", "call", "call", "call", "call", "call", "run", "call"}; !reflect.DeepEqual(kinds, want) {
-		t.Errorf("audit kinds = %v, want %v", kinds, want)
+	want = "run started, call refused, run_end error, " +
+		"run started, intent intent, call ok, call refused, call invalid, call wait, call refused, run_end ok, " +
+		"call refused"
+	if got := strings.Join(kinds, ", "); got != want {
+		t.Errorf("audit events:\n%s\nwant:\n%s", got, want)
 	}
 }
 
@@ -259,8 +263,10 @@ func TestDirectMode(t *testing.T) {
 	if !isErr || got != `"get-env" is not a tool of this server` {
 		t.Fatalf("ungranted direct call: %q", got)
 	}
+	// echo (intent and outcome), get-sum (a policy wait), get-structured-
+	// content (invalid), get-env (refused by the server).
 	res, err := audit.Verify(f.auditAt)
-	if err != nil || res.Events != 4 {
+	if err != nil || res.Events != 5 {
 		t.Fatalf("audit: %v %+v", err, res)
 	}
 }

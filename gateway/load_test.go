@@ -183,8 +183,12 @@ func (rig *loadRig) checkAudit(tb testing.TB, sessions []*mcp.ClientSession, sen
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			tb.Fatal(err)
 		}
-		msg, _ := ev.Args["message"].(string)
-		if ev.Kind != "call" || !strings.HasSuffix(ev.Tool, "echo") || msg == "" {
+		var args map[string]any
+		if ev.Args != nil && ev.Args.Value != nil {
+			_ = json.Unmarshal(ev.Args.Value, &args)
+		}
+		msg, _ := args["message"].(string)
+		if (ev.Kind != "call" && ev.Kind != "intent") || !strings.HasSuffix(ev.Tool, "echo") || msg == "" {
 			continue
 		}
 		var i int

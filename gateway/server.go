@@ -508,12 +508,13 @@ func (s *Server) refuseOthers(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		if s.cfg.Audit != nil {
-			var args map[string]any
-			_ = json.Unmarshal(cr.Params.Arguments, &args)
-			_ = s.cfg.Audit.Record(runtime.Event{
+			err := s.cfg.Audit.Record(runtime.Event{
 				Time: time.Now().UTC(), Kind: "call", Session: s.sessionOf(cr.Session), Tool: name,
-				Args: args, Status: "refused", Message: msg,
+				Args: runtime.RawPayload(cr.Params.Arguments), Status: "refused", Message: msg,
 			})
+			if err != nil {
+				msg += " (and the audit log could not record this refusal: " + strings.SplitN(err.Error(), "\n", 2)[0] + ")"
+			}
 		}
 		return textResult(msg, true), nil
 	}
@@ -575,7 +576,16 @@ func (s *Server) callDirect(ctx context.Context, session string, dt directTool, 
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.UseNumber()
 		if err := dec.Decode(&args); err != nil {
-			return textResult(dt.tool.Call+": arguments must be a JSON object: "+err.Error(), true), nil
+			msg := dt.tool.Call + ": arguments must be a JSON object: " + err.Error()
+			if s.cfg.Audit != nil {
+				if aerr := s.cfg.Audit.Record(runtime.Event{
+					Time: time.Now().UTC(), Kind: "call", Session: session, Tool: dt.tool.Call,
+					Args: runtime.RawPayload(raw), Status: "invalid", Message: msg,
+				}); aerr != nil {
+					msg += " (and the audit log could not record this: " + strings.SplitN(aerr.Error(), "\n", 2)[0] + ")"
+				}
+			}
+			return textResult(msg, true), nil
 		}
 	}
 	s.rt.Gate().ReadTool(session, dt.service, dt.tool.Wire)

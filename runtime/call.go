@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -38,6 +37,9 @@ type handler struct {
 	// abort is set when the program must stop where it cannot catch it.
 	abort      error
 	abortLimit string
+
+	seq    int  // calls audited so far
+	direct bool // one call outside any program (Runtime.Call)
 }
 
 // Print keeps output up to the limit, cut at a UTF-8 character boundary;
@@ -110,7 +112,9 @@ func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) 
 	args, err := bind(e, c)
 	if err != nil {
 		h.record(e.call(), "invalid", err.Error(), 0)
-		h.audit(e, nil, "invalid", err.Error(), "", 0)
+		if aerr := h.stopped(e.call(), callArgs(c), "invalid", err.Error()); aerr != nil {
+			return monty.Reply{}, aerr
+		}
 		return monty.Raise("TypeError", err.Error()), nil
 	}
 	return h.invoke(ctx, e, args)
@@ -143,6 +147,13 @@ func (h *handler) runTool(ctx context.Context, c *monty.Call) (monty.Reply, erro
 	e, err := h.r.lookupTool(n)
 	if err != nil {
 		h.record(shortName(n), "refused", err.Error(), 0)
+		var a any
+		if args != nil {
+			a, _ = monty.ToJSON(args)
+		}
+		if aerr := h.stopped(shortName(n), a, "refused", err.Error()); aerr != nil {
+			return monty.Reply{}, aerr
+		}
 		return monty.Raise("NameError", err.Error()), nil
 	}
 	bound := map[string]any{}
@@ -317,38 +328,73 @@ func (h *handler) invoke(ctx context.Context, e *toolEntry, args map[string]any)
 }
 
 // do runs one call through every check, then the upstream, and records
-// and audits it. The error stops the program where it cannot catch it (a
-// limit, a cancelled run).
+// and audits it: a call stopped here is one "call" event; a call that
+// leaves has an "intent" event before its request leaves (a failed write
+// stops it there) and a "call" event with its outcome after. The error
+// stops the program where it cannot catch it (a limit, a cancelled run, an
+// audit log that cannot be written).
 func (h *handler) do(ctx context.Context, e *toolEntry, args map[string]any) (outcome, error) {
-	out, took, digest, err := h.check(ctx, e, args)
-	if err != nil {
+	h.seq++
+	tr := &trace{n: h.seq}
+	out, err := h.check(ctx, e, args, tr)
+	if tr.auditFailed {
 		return out, err
 	}
-	h.record(e.call(), out.status, out.message, took)
-	h.audit(e, args, out.status, out.message, digest, took)
-	return out, nil
+	ev := Event{Kind: "call", Call: tr.n, Tool: e.call(), Status: out.status, Message: out.message, Result: tr.result, Duration: tr.took}
+	if !tr.sent {
+		ev.Args = ValuePayload(args)
+	}
+	switch {
+	case err == nil:
+		h.record(e.call(), out.status, out.message, tr.took)
+	case h.abortLimit == "calls":
+		ev.Status, ev.Message = "refused", err.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		ev.Status, ev.Message = "cut", "the time limit stopped the run during this call"
+	case errors.Is(err, context.Canceled):
+		ev.Status, ev.Message = "cancelled", "the run was cancelled during this call"
+	default:
+		ev.Status, ev.Message = "error", err.Error()
+	}
+	what := e.call() + " was not called"
+	if tr.sent {
+		what = "the outcome of " + e.call() + " was not recorded"
+	}
+	if aerr := h.write(ev, what); aerr != nil && err == nil {
+		return outcome{}, aerr
+	}
+	return out, err
+}
+
+// trace is what the audit needs to know of one call's way through check.
+type trace struct {
+	n           int           // the call's number in its run
+	sent        bool          // the intent was recorded and the request left
+	took        time.Duration // upstream time
+	result      *Payload      // what the upstream answered
+	auditFailed bool          // the intent could not be recorded: the call was not made
 }
 
 // check is the call path itself: wait, limits, grant, read-gate,
-// validation, hooks, upstream, notes and waits.
-func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any) (out outcome, took time.Duration, digest string, err error) {
+// validation, hooks, the intent, upstream, notes and waits.
+func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, tr *trace) (out outcome, err error) {
 	call := e.call()
 	if h.waited {
-		return failed("refused", "RuntimeError", fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)), 0, "", nil
+		return failed("refused", "RuntimeError", fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)), nil
 	}
 	if len(h.res.Calls) >= h.r.limits.Calls {
 		h.abort = &LimitError{Limit: "calls", Message: fmt.Sprintf("LimitError: call limit (%d tool calls per program) reached at %s; the program was stopped. Filter or batch inside fewer calls", h.r.limits.Calls, call)}
 		h.abortLimit = "calls"
-		return outcome{}, 0, "", h.abort
+		return outcome{}, h.abort
 	}
 	if ctx.Err() != nil {
-		return outcome{}, 0, "", ctx.Err()
+		return outcome{}, ctx.Err()
 	}
 	if !e.granted {
-		return failed("refused", "PermissionError", fmt.Sprintf("%s is not granted to this session; it cannot be called. %s", call, findHint)), 0, "", nil
+		return failed("refused", "PermissionError", fmt.Sprintf("%s is not granted to this session; it cannot be called. %s", call, findHint)), nil
 	}
 	if err := h.r.gate.Check(h.session, e.svc.Name, e.tool.Wire); err != nil {
-		return failed("refused", "PermissionError", fmt.Sprintf("%s was refused: %v", call, err)), 0, "", nil
+		return failed("refused", "PermissionError", fmt.Sprintf("%s was refused: %v", call, err)), nil
 	}
 	if err := h.r.validator.Check(e.svc.Name, e.tool.Wire, args); err != nil {
 		kind := "ValueError"
@@ -356,52 +402,57 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any) 
 		if errors.As(err, &ve) && ve.Kind != "" {
 			kind = ve.Kind
 		}
-		return failed("invalid", kind, err.Error()), 0, "", nil
+		return failed("invalid", kind, err.Error()), nil
 	}
 	info := &CallInfo{Session: h.session, RunID: h.runID, Service: e.svc.Name, Tool: e.tool, Args: args}
 	for _, p := range h.r.cfg.Hooks {
 		v := p.Before(ctx, info)
 		h.notes = append(h.notes, v.Notes...)
 		if v.Deny != "" {
-			return failed("refused", "PermissionError", fmt.Sprintf("%s was refused by policy: %s", call, v.Deny)), 0, "", nil
+			return failed("refused", "PermissionError", fmt.Sprintf("%s was refused by policy: %s", call, v.Deny)), nil
 		}
 		if v.Wait != "" {
-			return h.startWait(e, v.Wait), 0, "", nil
+			return h.startWait(e, v.Wait), nil
 		}
 	}
 	up, ok := h.r.cfg.Upstreams[e.svc.Name]
 	if !ok {
-		return failed("error", "RuntimeError", fmt.Sprintf("%s: service %s has no upstream configured in this runtime", call, e.svc.Name)), 0, "", nil
+		return failed("error", "RuntimeError", fmt.Sprintf("%s: service %s has no upstream configured in this runtime", call, e.svc.Name)), nil
 	}
+	if err := h.write(Event{Kind: "intent", Call: tr.n, Tool: call, Args: ValuePayload(args), Status: "intent"}, call+" was not called"); err != nil {
+		tr.auditFailed = true
+		return outcome{}, err
+	}
+	tr.sent = true
 	start := time.Now()
 	res, err := up.Call(ctx, e.tool, args)
-	took = time.Since(start)
+	tr.took = time.Since(start)
 	if err != nil {
 		if ctx.Err() != nil {
-			return outcome{}, took, "", ctx.Err()
+			return outcome{}, ctx.Err()
 		}
-		return failed("error", "RuntimeError", fmt.Sprintf("%s failed: the upstream could not be reached: %v", call, err)), took, "", nil
+		return failed("error", "RuntimeError", fmt.Sprintf("%s failed: the upstream could not be reached: %v", call, err)), nil
 	}
-	digest = digestOf(res.Value)
+	tr.result = ValuePayload(res.Value)
 	h.takeMeta(e, res)
 	for _, p := range h.r.cfg.Hooks {
 		v := p.After(ctx, info, res)
 		h.notes = append(h.notes, v.Notes...)
 		if v.Wait != "" {
-			return h.startWait(e, v.Wait), took, digest, nil
+			return h.startWait(e, v.Wait), nil
 		}
 	}
 	if w := h.metaWait(e, res); w != "" {
-		return h.startWait(e, w), took, digest, nil
+		return h.startWait(e, w), nil
 	}
 	if res.IsError {
 		msg := call + " failed"
 		if res.Status != 0 {
 			msg += fmt.Sprintf(" (HTTP %d)", res.Status)
 		}
-		return failed("error", "RuntimeError", msg+": "+res.Message), took, digest, nil
+		return failed("error", "RuntimeError", msg+": "+res.Message), nil
 	}
-	return outcome{status: "ok", value: res.Value}, took, digest, nil
+	return outcome{status: "ok", value: res.Value}, nil
 }
 
 // startWait marks the program as waiting: this call returns the wait
@@ -453,17 +504,69 @@ func (h *handler) record(tool, status, msg string, d time.Duration) {
 	h.res.Calls = append(h.res.Calls, CallRecord{Tool: tool, Status: status, Message: msg, Duration: d})
 }
 
-func (h *handler) audit(e *toolEntry, args map[string]any, status, msg, digest string, d time.Duration) {
+// write records one event of this run. A failure stops the program where
+// it cannot catch it, saying what was not done, and is returned.
+func (h *handler) write(ev Event, what string) error {
 	if h.r.cfg.Audit == nil {
-		return
+		return nil
 	}
-	_ = h.r.cfg.Audit.Record(Event{
-		Time: time.Now().UTC(), Kind: "call", RunID: h.runID, Session: h.session,
-		Tool: e.call(), Args: args, Status: status, Message: msg, Result: digest, Duration: d,
-	})
+	ev.Time, ev.RunID, ev.Session = time.Now().UTC(), h.runID, h.session
+	ev.Message = capMessage(ev.Message)
+	if err := h.r.cfg.Audit.Record(ev); err != nil {
+		stop := " and the program was stopped"
+		if h.direct {
+			stop = ""
+		}
+		h.abort = fmt.Errorf("AuditError: the audit log could not be written, so %s%s: %s", what, stop, firstLine(err.Error()))
+		h.abortLimit = ""
+		return h.abort
+	}
+	return nil
 }
 
-func (r *Runtime) auditRun(session, code string, res *Result) {
+// stopped audits a call stopped before do (no such tool, arguments that
+// do not bind) as one "call" event.
+func (h *handler) stopped(tool string, args any, status, msg string) error {
+	h.seq++
+	return h.write(Event{Kind: "call", Call: h.seq, Tool: tool, Args: ValuePayload(args), Status: status, Message: msg}, tool+" was not called")
+}
+
+// callArgs is a call's arguments as JSON, for the audit of a call whose
+// arguments do not bind: positional ones under "args", keywords by name.
+func callArgs(c *monty.Call) any {
+	out := map[string]any{}
+	var pos []any
+	for _, v := range c.Args {
+		j, _ := monty.ToJSON(v)
+		pos = append(pos, j)
+	}
+	if len(pos) > 0 {
+		out["args"] = pos
+	}
+	for _, k := range c.Kwargs {
+		j, _ := monty.ToJSON(k.Value)
+		out[k.Name] = j
+	}
+	return out
+}
+
+// auditStart records a run's start and its code. The run does not start
+// if it cannot be recorded.
+func (r *Runtime) auditStart(session, code string, res *Result) error {
+	if r.cfg.Audit == nil {
+		return nil
+	}
+	err := r.cfg.Audit.Record(Event{
+		Time: time.Now().UTC(), Kind: "run", RunID: res.RunID, Session: session, Code: CodePayload(code), Status: "started",
+	})
+	if err != nil {
+		return fmt.Errorf("the audit log could not be written, so nothing ran: %s", firstLine(err.Error()))
+	}
+	return nil
+}
+
+// auditRun records a run's end.
+func (r *Runtime) auditRun(session string, res *Result) {
 	if r.cfg.Audit == nil {
 		return
 	}
@@ -471,24 +574,26 @@ func (r *Runtime) auditRun(session, code string, res *Result) {
 	if res.Error != "" {
 		status = "error"
 	}
-	_ = r.cfg.Audit.Record(Event{
-		Time: time.Now().UTC(), Kind: "run", RunID: res.RunID, Session: session, Code: code,
-		Status: status, Message: firstLine(res.Error), Calls: len(res.Calls), Duration: res.Duration,
+	err := r.cfg.Audit.Record(Event{
+		Time: time.Now().UTC(), Kind: "run_end", RunID: res.RunID, Session: session,
+		Status: status, Message: capMessage(firstLine(res.Error)), Calls: len(res.Calls), Duration: res.Duration,
 	})
+	if err != nil {
+		res.Notes = append(res.Notes, "the audit log could not record the end of this run: "+firstLine(err.Error()))
+	}
+}
+
+// auditAbort records the end of a run the runtime could not run, and
+// returns err.
+func (r *Runtime) auditAbort(session string, res *Result, err error) error {
+	res.Error = err.Error()
+	r.auditRun(session, res)
+	return err
 }
 
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
-}
-
-func digestOf(v any) string {
-	j, err := json.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(j)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func newRunID() string {

@@ -30,15 +30,18 @@ type CallResult struct {
 // or a Python name. The error is for a cancelled context only; every other
 // failure is a CallResult whose Status says what happened.
 func (r *Runtime) Call(ctx context.Context, session, name string, args map[string]any) (*CallResult, error) {
-	e, err := r.lookupTool(name)
-	if err != nil {
-		return &CallResult{Call: name, Status: "refused", Message: err.Error()}, nil
-	}
 	if args == nil {
 		args = map[string]any{}
 	}
 	res := &Result{RunID: newRunID()}
-	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
+	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID, direct: true}
+	e, err := r.lookupTool(name)
+	if err != nil {
+		if aerr := h.stopped(name, args, "refused", err.Error()); aerr != nil {
+			return &CallResult{Call: name, Status: "error", Message: aerr.Error()}, nil
+		}
+		return &CallResult{Call: name, Status: "refused", Message: err.Error()}, nil
+	}
 	out, err := h.do(ctx, e, args)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -35,23 +35,38 @@ type Verdict struct {
 }
 
 // Auditor receives audit events. Record must be safe for concurrent use.
+// The runtime fails closed on its error: a call whose intent cannot be
+// recorded is not made, and a run whose start cannot be recorded does not
+// run.
 type Auditor interface {
 	Record(ev Event) error
 }
 
-// Event is one audit record: a run_code (Kind "run") or a call a program
-// made (Kind "call"), linked by RunID.
+// Event is one audit record, linked to its run by RunID:
+//
+//   - "run": a program starts (Code is the program, Status "started");
+//   - "run_end": it ended (Status ok or error, Message, Calls, Duration);
+//   - "intent": a call's request is about to leave for the upstream
+//     (Tool, Call, Args);
+//   - "call": how a call ended (Status ok, error, refused, invalid, cut,
+//     cancelled or wait; Result, Duration). A call stopped before it could
+//     leave (refused, invalid, a policy wait, ...) has no intent, and its
+//     "call" event carries the Args itself. An intent with no "call" after
+//     it is a call whose outcome is unknown (the process died mid-call).
+//
+// Args, Result and Code are kept up to a cap (see [Payload]).
 type Event struct {
-	Time     time.Time      `json:"time"`
-	Kind     string         `json:"kind"`
-	RunID    string         `json:"run"`
-	Session  string         `json:"session"`
-	Tool     string         `json:"tool,omitempty"`
-	Args     map[string]any `json:"args,omitempty"`
-	Code     string         `json:"code,omitempty"`
-	Status   string         `json:"status"`
-	Message  string         `json:"message,omitempty"`
-	Result   string         `json:"result,omitempty"` // sha256 of the result JSON
-	Calls    int            `json:"calls,omitempty"`
-	Duration time.Duration  `json:"duration_ns"`
+	Time     time.Time     `json:"time"`
+	Kind     string        `json:"kind"`
+	RunID    string        `json:"run"`
+	Session  string        `json:"session"`
+	Call     int           `json:"call,omitempty"` // the call's number in its run: links an intent to its outcome
+	Tool     string        `json:"tool,omitempty"`
+	Args     *Payload      `json:"args,omitempty"`
+	Code     *Payload      `json:"code,omitempty"`
+	Status   string        `json:"status"`
+	Message  string        `json:"message,omitempty"`
+	Result   *Payload      `json:"result,omitempty"` // the value the program got
+	Calls    int           `json:"calls,omitempty"`
+	Duration time.Duration `json:"duration_ns"`
 }

@@ -221,10 +221,13 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		unlock := r.lockSession(session)
 		defer unlock()
 	}
+	if err := r.auditStart(session, code, res); err != nil {
+		return nil, err
+	}
 	rewritten, err := rewriteImports(code, r.services)
 	if err != nil {
 		res.Error = err.Error()
-		r.auditRun(session, code, res)
+		r.auditRun(session, res)
 		return res, nil
 	}
 	used := r.servicesUsed(code)
@@ -253,7 +256,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Attempts = attempt + 1
 		w, err = r.pool.Get(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("no sandbox worker available, nothing ran: %w", err)
+			return nil, r.auditAbort(session, res, fmt.Errorf("no sandbox worker available, nothing ran: %w", err))
 		}
 		// The worker serves no other program; tearing it down is not the
 		// caller's wait.
@@ -262,7 +265,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 			if errors.Is(err, monty.ErrDead) && attempt < 2 && ctx.Err() == nil {
 				continue
 			}
-			return nil, err
+			return nil, r.auditAbort(session, res, err)
 		}
 		h = &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
 		out, err = w.Feed(rctx, rewritten, inputs, h)
@@ -308,7 +311,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	res.Wait = h.waited
 	res.WaitTool, res.WaitReason = h.waitTool, h.wait
 	res.Duration = time.Since(start)
-	r.auditRun(session, code, res)
+	r.auditRun(session, res)
 	return res, nil
 }
 

@@ -5,28 +5,78 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/codemode-dev/codemode/audit"
+	"github.com/codemode-dev/codemode/pack"
 )
 
-// cmdAudit is "codemode audit verify FILE": exit 0 with "ok: N events" when
-// the hash chain holds, 1 naming the first bad line otherwise.
+// cmdAudit is "codemode audit verify [--head HASH] FILE": exit 0 with
+// "ok: N events (head H)" when the hash chain holds, 1 naming every bad line
+// otherwise. Calls whose intent has no outcome (and runs with no end) are
+// listed as unknown. --head is a head kept from an earlier verify: if it is
+// no longer in the file, the log was truncated or rewritten since. With
+// $CODEMODE_AUDIT_KEY set, every line must carry that key's HMAC.
 func cmdAudit(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) != 2 || args[0] != "verify" {
-		return usageErr("usage: codemode audit verify FILE")
+	const use = "usage: codemode audit verify [--head HASH] FILE"
+	if len(args) == 0 || args[0] != "verify" {
+		return usageErr(use)
 	}
-	res, err := audit.Verify(args[1])
-	var le *audit.LineError
-	if errors.As(err, &le) {
-		return &exitError{1, fmt.Sprintf("%s: %v", args[1], le)}
-	}
-	if err != nil {
+	fs := newFlags("audit verify", stderr)
+	head := fs.String("head", "", "a head `HASH` kept from earlier: fail if the log no longer holds it (truncated or rewritten)")
+	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	head := ""
-	if res.Head != "" {
-		head = " (head " + res.Head + ")"
+	if fs.NArg() != 1 {
+		return usageErr(use)
 	}
-	fmt.Fprintf(stdout, "ok: %d events%s\n", res.Events, head)
+	file := fs.Arg(0)
+	res, err := audit.VerifyWith(file, audit.VerifyOptions{Key: audit.KeyFromEnv(), Head: *head})
+	var le *audit.LineError
+	if err != nil && !errors.As(err, &le) {
+		return err
+	}
+	var bad []string
+	for _, p := range res.Problems {
+		bad = append(bad, fmt.Sprintf("%s: %v", file, &p))
+	}
+	if *head != "" && res.HeadLine == 0 {
+		bad = append(bad, fmt.Sprintf("%s: head %s is not in the log: it was truncated or rewritten after that head was taken", file, *head))
+	}
+	for _, u := range res.Unknown {
+		fmt.Fprintf(stdout, "unknown: %s\n", u)
+	}
+	if len(bad) > 0 {
+		return &exitError{1, strings.Join(bad, "\n")}
+	}
+	h := ""
+	if res.Head != "" {
+		h = " (head " + res.Head + ")"
+	}
+	fmt.Fprintf(stdout, "ok: %d events%s\n", res.Events, h)
+	if *head != "" {
+		fmt.Fprintf(stdout, "the kept head is line %d\n", res.HeadLine)
+	}
 	return nil
+}
+
+// openAudit opens the audit log serve and run write: FILE, or
+// .codemode/audit.jsonl beside the pack when it is "", or none for "off".
+// A chain found broken is reported on stderr (and recorded); the log goes
+// on.
+func openAudit(p *pack.Pack, path string, warn func(string, ...any)) (*audit.Log, error) {
+	if path == "off" {
+		return nil, nil
+	}
+	if path == "" {
+		path = p.Path(filepath.Join(".codemode", "audit.jsonl"))
+	}
+	if err := mkdirFor(path); err != nil {
+		return nil, err
+	}
+	return audit.OpenWith(path, audit.Options{
+		Key:  audit.KeyFromEnv(),
+		Warn: func(msg string) { warn("AUDIT: %s", msg) },
+	})
 }

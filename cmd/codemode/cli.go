@@ -25,7 +25,7 @@ Usage:
   codemode run -c codemode.yaml PROGRAM.py
   codemode serve -c codemode.yaml [--http ADDR --token-file FILE]
   codemode enrich -c codemode.yaml --explain TOOL
-  codemode audit verify FILE
+  codemode audit verify [--head HASH] FILE
   codemode version
 
 Sources (gen), each optionally followed by --service NAME:

@@ -18,6 +18,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	session := fs.String("session", "cli", "agent session `ID` (persistent mode keeps state per session)")
 	state := fs.String("state", "", "keep the session's state across runs in `DIR` (persistent mode)")
 	noCheck := fs.Bool("no-type-check", false, "do not type-check the program before running it")
+	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,12 +39,22 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	log, err := openAudit(p, *auditPath, func(format string, a ...any) { fmt.Fprintf(stderr, "codemode run: "+format+"\n", a...) })
+	if err != nil {
+		return err
+	}
+	if log != nil {
+		defer log.Close()
+	}
 	gateSet := p.Runtime.ReadGate != ""
 	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
 		if !gateSet {
 			c.ReadGate = readgate.Off
 		}
 		c.NoTypeCheck = *noCheck
+		if log != nil {
+			c.Audit = log
+		}
 		if *state != "" {
 			c.Persistent, c.StateDir = true, *state
 		}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/pack"
@@ -72,17 +71,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	var auditor runtime.Auditor
-	if *auditPath != "off" {
-		if *auditPath == "" {
-			*auditPath = p.Path(filepath.Join(".codemode", "audit.jsonl"))
-		}
-		if err := mkdirFor(*auditPath); err != nil {
-			return err
-		}
-		log, err := audit.Open(*auditPath)
-		if err != nil {
-			return err
-		}
+	if log, err := openAudit(p, *auditPath, logf); err != nil {
+		return err
+	} else if log != nil {
 		defer log.Close()
 		auditor = log
 	}
