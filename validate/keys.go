@@ -110,6 +110,14 @@ func newKeyRule(args []string, input ir.Schema, lim Limits) *keyRule {
 		}
 	}
 	walk(input)
+	var more []string
+	for k := range r.declared {
+		if !contains(args, k) {
+			more = append(more, k)
+		}
+	}
+	sort.Strings(more)
+	r.args = append(append([]string(nil), args...), more...)
 	return r
 }
 
