@@ -252,6 +252,10 @@ func TestUndeclaredKeysForwarded(t *testing.T) {
 		{`{"message":"hi","_meta":{},"__proto__":{"admin":true},"admin":true}`, `api.s.t: unknown arguments '__proto__', '_meta', 'admin'; the arguments are 'count', 'message'`},
 		{`{"mesage":"hi"}`, `api.s.t: unknown argument 'mesage'; the arguments are 'count', 'message'. Did you mean 'message'?`},
 	})
+	long := strings.Repeat("k", 1000)
+	if err := v.Check("s", "t", map[string]any{long: 1}); err == nil || err.Error() != "api.s.t: unknown argument '"+strings.Repeat("k", 61)+"...'; the arguments are 'count', 'message'" {
+		t.Errorf("long key: %v", err)
+	}
 	var e *Error
 	if err := v.Check("s", "t", decode(t, `{"admin":true}`)); !errors.As(err, &e) || e.Kind != "TypeError" || e.Given != "'admin'" || e.Expected != "'count', 'message'" {
 		t.Errorf("fields %+v", e)

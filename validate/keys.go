@@ -19,9 +19,9 @@ import (
 // or a patternProperties pattern the key matches). JSON Schema lets any
 // other key through when additionalProperties is absent; a call does not:
 // a key the tool never declared ("_meta", "__proto__", "admin") is not
-// forwarded to the upstream. This is the set the generated signature
-// takes, so run_tool and direct calls accept what api.<service>.<tool>
-// accepts.
+// forwarded to the upstream. Without such an allowance this is the set
+// the generated signature takes, so run_tool and direct calls send what
+// api.<service>.<tool> can send.
 type keyRule struct {
 	lim      Limits
 	declared map[string]bool
@@ -164,14 +164,14 @@ func (r *keyRule) undeclared(args map[string]any) []string {
 // and the arguments the tool takes, with a "did you mean" for one key
 // close to a declared one.
 func (e *entry) unknownKeys(keys []string) *Error {
-	quoted := make([]string, len(keys))
+	shown := make([]string, len(keys))
 	for i, k := range keys {
-		quoted[i] = "'" + k + "'"
+		shown[i] = short(k)
 	}
-	p := Problem{Kind: "TypeError", Given: strings.Join(quoted, ", ")}
-	msg := "unknown argument " + quoted[0]
+	p := Problem{Kind: "TypeError", Given: quoteList(shown, "'", 12)}
+	msg := "unknown argument " + p.Given
 	if len(keys) > 1 {
-		msg = "unknown arguments " + quoteList(keys, "'", 12)
+		msg = "unknown arguments " + p.Given
 	}
 	list := uniq(e.keys.args)
 	if len(keys) == 1 {

@@ -70,9 +70,10 @@ type entry struct {
 	// they have patterns only the backtracking engine runs, each Check
 	// needs a copy with a budget of its own: free holds the copies not in
 	// use, and more are compiled when concurrent calls need them.
-	first *compiled
-	mu    sync.Mutex
-	free  []*compiled
+	first  *compiled
+	pooled bool // first has backtracking patterns: one copy per Check
+	mu     sync.Mutex
+	free   []*compiled
 
 	// The schemas are compiled on the tool's first Check (a pack of
 	// thousands of operations starts at once and pays only for what runs).
@@ -160,6 +161,7 @@ func (e *entry) ensure() {
 		}
 		e.first = c
 		if c.st.backtracking.Load() > 0 {
+			e.pooled = true
 			e.free = append(e.free, c)
 		}
 	})
@@ -168,7 +170,7 @@ func (e *entry) ensure() {
 // acquire returns a compiled copy for one Check. A copy without
 // backtracking patterns has no state and serves every Check at once.
 func (e *entry) acquire() *compiled {
-	if e.first.st.backtracking.Load() == 0 {
+	if !e.pooled {
 		return e.first
 	}
 	e.mu.Lock()
@@ -193,7 +195,7 @@ func (e *entry) acquire() *compiled {
 }
 
 func (e *entry) release(c *compiled) {
-	if c == e.first && c.st.backtracking.Load() == 0 {
+	if !e.pooled {
 		return
 	}
 	e.mu.Lock()
@@ -317,9 +319,9 @@ func (e *entry) overBudget(st *budget, inst any) *Error {
 		path := e.pyPath(loc, inst)
 		switch {
 		case isKey && path == "":
-			subject = "argument name '" + st.value + "'"
+			subject = "argument name '" + short(st.value) + "'"
 		case isKey:
-			subject = "key '" + st.value + "' of argument " + path
+			subject = "key '" + short(st.value) + "' of argument " + path
 		default:
 			subject = "argument " + path
 		}
@@ -330,6 +332,14 @@ func (e *entry) overBudget(st *budget, inst any) *Error {
 		p.Param = strings.TrimPrefix(subject, "argument ")
 	}
 	return &Error{Kind: p.Kind, Tool: e.call, Param: p.Param, Given: p.Given, Problems: []Problem{p}}
+}
+
+// short cuts a key or value quoted in a message to 64 characters.
+func short(s string) string {
+	if r := []rune(s); len(r) > 64 {
+		return string(r[:61]) + "..."
+	}
+	return s
 }
 
 // findString finds s in the instance: the location of the first string
