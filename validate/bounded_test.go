@@ -92,7 +92,7 @@ func TestCallRegexTimeSpent(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = v.Check("s", "t", map[string]any{"v": []any{"aa", "aaa"}})
-	want := `api.s.t: argument v[1] could not be checked against the pattern ^(?!x)a+$: this call's 0 ms of pattern matching is spent; the call was refused`
+	want := `api.s.t: argument v[1] could not be checked against the pattern ^(?!x)a+$: this call's 1ns of pattern matching is spent; the call was refused`
 	if err == nil || err.Error() != want {
 		t.Errorf("got: %v\nwant: %s", err, want)
 	}

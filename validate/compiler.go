@@ -169,7 +169,11 @@ func (st *budget) refuse(value, reason string) {
 // match of a call may overrun CallRegexTime by this much.
 const minPatternTimeout = 2 * time.Millisecond
 
-// ms prints a duration in whole milliseconds ("25 ms").
+// ms prints a duration in whole milliseconds ("25 ms"), or as Go does when
+// it is shorter or not whole.
 func ms(d time.Duration) string {
+	if d < time.Millisecond || d%time.Millisecond != 0 {
+		return d.String()
+	}
 	return fmt.Sprintf("%d ms", d.Milliseconds())
 }
