@@ -316,3 +316,17 @@ func TestConcurrentChecksHaveOwnBudgets(t *testing.T) {
 		}
 	}
 }
+
+// FuzzToRE2: the rewrite never panics, and what it produces compiles as
+// RE2 or is left to the other engine at compile time.
+func FuzzToRE2(f *testing.F) {
+	for _, s := range []string{`^\s.$`, `[^]`, `[]`, `a{,5}`, `(?<y>\d{4})`, `\u{1F600}`, `\ud83d\ude00`, `[\S]`, `[a-\s]`, `\p{Script=Greek}`, `(?=a)`, `\cJ`, `[[:alpha:]]`, `\`, `[`, `(?<`, `\u{`, `\p{`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		st := &budget{lim: DefaultLimits}
+		if re, err := st.compile(p); err == nil && re.String() != p {
+			t.Errorf("String() = %q, want %q", re.String(), p)
+		}
+	})
+}
