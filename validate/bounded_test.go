@@ -161,6 +161,16 @@ func TestECMAPatternSemantics(t *testing.T) {
 		{`^(?!admin)[a-z]+$`, false, map[string]bool{"bob": true, "administrator": false}},
 		{`^(?=.*\d)(?=.*[a-z]).{8,}$`, false, map[string]bool{"abcdefg1": true, "abcdefgh": false}},
 		{`^(a)\1$`, false, map[string]bool{"aa": true, "ab": false}},
+		// The backtracking engine's ECMAScript mode, corrected where it
+		// differs from JavaScript: . and U+2028, \b and Unicode letters.
+		{`(?=.)^.$`, false, map[string]bool{"\u2028": false, "\r": false, "a": true, "\U0001F600": true}},
+		{`(?=f)\bfoo`, false, map[string]bool{"\u00e9foo": true, "afoo": false}},
+		{`(?=f)\Bfoo`, false, map[string]bool{"\u00e9foo": false, "afoo": true}},
+		{`(?!x)^\p{L}$`, false, map[string]bool{"\u00e9": true, "1": false}},
+		{`(?!x)^\u{1F600}$`, false, map[string]bool{"\U0001F600": true}},
+		{`(?!x)^\s$`, false, map[string]bool{"\u00a0": true, "\v": true, "\u0085": false}},
+		{`(?!x)^[.\b]+$`, false, map[string]bool{".\b": true, "a": false}},
+		{`(?!x)^a{,5}$`, false, map[string]bool{"a{,5}": true}},
 	} {
 		st := &budget{lim: DefaultLimits}
 		re, err := st.compile(tc.pattern)

@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"sync/atomic"
@@ -102,12 +103,30 @@ func (st *budget) compile(s string) (jsonschema.Regexp, error) {
 			return re2Regexp{re, s}, nil
 		}
 	}
-	re, err := regexp2.Compile(s, regexp2.ECMAScript)
+	// The engine's Unicode mode is JavaScript's u flag (code points, \u{X},
+	// \p{...}); a pattern only valid without it (identity escapes, lone
+	// braces) compiles in plain ECMAScript mode. The pattern as written is
+	// the last resort, should the rewrite not compile.
+	var re *regexp2.Regexp
+	var err error
+	for _, try := range []struct {
+		p   string
+		opt regexp2.RegexOptions
+	}{
+		{forBacktracking(s), regexp2.ECMAScript | regexp2.Unicode},
+		{forBacktracking(s), regexp2.ECMAScript},
+		{s, regexp2.ECMAScript | regexp2.Unicode},
+		{s, regexp2.ECMAScript},
+	} {
+		if re, err = regexp2.Compile(try.p, try.opt); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	st.backtracking.Add(1)
-	return &ecmaRegexp{re: re, st: st}, nil
+	return &ecmaRegexp{re: re, src: s, st: st}, nil
 }
 
 // re2Regexp is a pattern rewritten for RE2; String is the pattern as the
@@ -122,8 +141,9 @@ func (r re2Regexp) String() string            { return r.src }
 
 // ecmaRegexp is a pattern only the backtracking engine can run.
 type ecmaRegexp struct {
-	re *regexp2.Regexp
-	st *budget
+	re  *regexp2.Regexp
+	src string // the pattern as the schema wrote it
+	st  *budget
 }
 
 // MatchString matches s within the budget. A value too long for a
@@ -137,12 +157,12 @@ func (r *ecmaRegexp) MatchString(s string) bool {
 		return false
 	}
 	if n := utf8.RuneCountInString(s); n > st.lim.BacktrackInput {
-		st.refuse(s, fmt.Sprintf("is %d characters long; the pattern %s needs the backtracking engine, which runs on at most %d characters", n, r.re.String(), st.lim.BacktrackInput))
+		st.refuse(s, fmt.Sprintf("is %d characters long; the pattern %s needs the backtracking engine, which runs on at most %d characters", n, r.src, st.lim.BacktrackInput))
 		return false
 	}
 	left := st.lim.CallRegexTime - st.used
 	if left <= 0 {
-		st.refuse(s, fmt.Sprintf("could not be checked against the pattern %s: this call's %s of pattern matching is spent", r.re.String(), ms(st.lim.CallRegexTime)))
+		st.refuse(s, fmt.Sprintf("could not be checked against the pattern %s: this call's %s of pattern matching is spent", r.src, ms(st.lim.CallRegexTime)))
 		return false
 	}
 	// The engine's clock ticks every millisecond: a shorter timeout would
@@ -152,14 +172,18 @@ func (r *ecmaRegexp) MatchString(s string) bool {
 	start := time.Now()
 	ok, err := r.re.MatchString(s)
 	st.used += time.Since(start)
-	if err != nil {
-		st.refuse(s, fmt.Sprintf("could not be checked against the pattern %s within its %s budget (the pattern backtracks too much on this value)", r.re.String(), ms(timeout)))
+	switch {
+	case errors.Is(err, regexp2.ErrBacktrackingStackLimit):
+		st.refuse(s, fmt.Sprintf("could not be checked against the pattern %s: the match needs more backtracking memory than the engine allows", r.src))
+		return false
+	case err != nil:
+		st.refuse(s, fmt.Sprintf("could not be checked against the pattern %s within its %s budget (the pattern backtracks too much on this value)", r.src, ms(timeout)))
 		return false
 	}
 	return ok
 }
 
-func (r *ecmaRegexp) String() string { return r.re.String() }
+func (r *ecmaRegexp) String() string { return r.src }
 
 func (st *budget) refuse(value, reason string) {
 	st.value, st.refusal = value, reason

@@ -328,3 +328,61 @@ func isHex(s string) bool {
 	}
 	return true
 }
+
+// asciiBoundary and asciiNonBoundary are ECMAScript's \b and \B (ASCII word
+// characters) for the backtracking engine, whose own \b counts Unicode
+// letters as word characters.
+const (
+	asciiWord        = `[A-Za-z0-9_]`
+	asciiBoundary    = `(?:(?<=` + asciiWord + `)(?!` + asciiWord + `)|(?<!` + asciiWord + `)(?=` + asciiWord + `))`
+	asciiNonBoundary = `(?:(?<=` + asciiWord + `)(?=` + asciiWord + `)|(?<!` + asciiWord + `)(?!` + asciiWord + `))`
+)
+
+// forBacktracking rewrites the two constructs the backtracking engine's
+// ECMAScript mode reads differently from JavaScript (with the u flag): .
+// (it matches U+2028 and U+2029) and \b, \B outside a class (Unicode word
+// characters). Everything else is copied.
+func forBacktracking(p string) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			switch n := p[i+1]; {
+			case !inClass && n == 'b':
+				b.WriteString(asciiBoundary)
+			case !inClass && n == 'B':
+				b.WriteString(asciiNonBoundary)
+			default:
+				b.WriteByte(c)
+				b.WriteByte(n)
+			}
+			i++
+		case inClass:
+			if c == ']' {
+				inClass = false
+			}
+			b.WriteByte(c)
+		case c == '[':
+			inClass = true
+			b.WriteByte(c)
+			// A ] right after [ or [^ closes the class in ECMAScript; copy
+			// it as the class's end.
+			if strings.HasPrefix(p[i+1:], "^]") {
+				b.WriteString("^]")
+				i += 2
+				inClass = false
+			} else if strings.HasPrefix(p[i+1:], "]") {
+				b.WriteByte(']')
+				i++
+				inClass = false
+			}
+		case c == '.':
+			b.WriteString(`[^\n\r\u2028\u2029]`)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
