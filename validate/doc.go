@@ -45,7 +45,8 @@
 //     is rewritten for it and runs in linear time (\s and . are widened to
 //     ECMAScript's sets, \uXXXX, \cX, [^] and the like translated; \d, \w,
 //     \b, ^ and $ mean the same in both). Lookarounds and backreferences
-//     go to an ECMAScript backtracking engine within a budget: a value
+//     go to an ECMAScript backtracking engine (its Unicode mode, with . and
+//     \b rewritten to JavaScript's meaning) within a budget: a value
 //     longer than Limits.BacktrackInput (10,000 characters), a match over
 //     Limits.PatternTimeout (25 ms) and any match once the call has spent
 //     Limits.CallRegexTime (100 ms) refuse the call with a ValueError
