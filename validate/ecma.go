@@ -128,6 +128,7 @@ func class(s string) (string, int, bool) {
 	}
 	var items strings.Builder
 	empty := true
+	notSpace := false // the class has \S, which RE2 cannot put in a class
 	for {
 		if i >= len(s) {
 			return "", 0, false // unterminated
@@ -141,13 +142,20 @@ func class(s string) (string, int, bool) {
 		switch c {
 		case '\\':
 			if strings.HasPrefix(s[i:], `\S`) {
-				// Only a class that is nothing but \S can be written
-				// (as a negated \s).
-				if !strings.HasPrefix(s[i+2:], "]") || items.Len() > 0 {
+				// [^\S] is \s; any other [^...\S...] and a range from
+				// or to \S are left to the other engine; [...\S...] is the
+				// class or [^ecmaSpace].
+				if neg && items.Len() == 0 && strings.HasPrefix(s[i+2:], "]") {
+					neg = false
+					items.WriteString(ecmaSpace)
+					i += 2
+					continue
+				}
+				if neg || strings.HasPrefix(s[i+2:], "-") && !strings.HasPrefix(s[i+3:], "]") ||
+					strings.HasSuffix(items.String(), "-") && items.Len() > 1 {
 					return "", 0, false
 				}
-				neg = !neg
-				items.WriteString(ecmaSpace)
+				notSpace = true
 				i += 2
 				continue
 			}
@@ -183,6 +191,12 @@ func class(s string) (string, int, bool) {
 			items.WriteString(s[i : i+n])
 			i += n
 		}
+	}
+	if notSpace {
+		if items.Len() == 0 {
+			return "[^" + ecmaSpace + "]", i, true
+		}
+		return "(?:[" + items.String() + "]|[^" + ecmaSpace + "])", i, true
 	}
 	switch {
 	case empty && neg: // [^] is any character
