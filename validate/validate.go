@@ -169,9 +169,9 @@ func (e *entry) ensure() {
 
 // acquire returns a compiled copy for one Check. A copy without
 // backtracking patterns has no state and serves every Check at once.
-func (e *entry) acquire() *compiled {
+func (e *entry) acquire() (*compiled, error) {
 	if !e.pooled {
-		return e.first
+		return e.first, nil
 	}
 	e.mu.Lock()
 	if n := len(e.free); n > 0 {
@@ -179,19 +179,20 @@ func (e *entry) acquire() *compiled {
 		e.free = e.free[:n-1]
 		e.mu.Unlock()
 		c.st.reset()
-		return c
+		return c, nil
 	}
 	e.mu.Unlock()
-	// The first copy compiled, so this one does too; a failure here
-	// leaves the schema out exactly as the first compile did.
+	// The first copy compiled, so this one does too; should it not, the
+	// call is refused rather than let through unchecked.
 	c := &compiled{st: &budget{lim: e.lim}}
+	var err error
 	if e.first.input != nil {
-		c.input, _ = e.compile(fmt.Sprintf("mem:///tools/%d/input.json", e.index), e.srcInput, c.st, false)
+		c.input, err = e.compile(fmt.Sprintf("mem:///tools/%d/input.json", e.index), e.srcInput, c.st, false)
 	}
-	if e.first.orig != nil {
-		c.orig, _ = e.compile(fmt.Sprintf("mem:///tools/%d/original.json", e.index), e.srcOriginal, c.st, false)
+	if e.first.orig != nil && err == nil {
+		c.orig, err = e.compile(fmt.Sprintf("mem:///tools/%d/original.json", e.index), e.srcOriginal, c.st, false)
 	}
-	return c
+	return c, err
 }
 
 func (e *entry) release(c *compiled) {
@@ -282,7 +283,10 @@ func (v *Validator) Check(service ir.ServiceName, tool ir.WireName, args map[str
 	if keys := e.keys.undeclared(args); len(keys) > 0 {
 		return e.unknownKeys(keys)
 	}
-	c := e.acquire()
+	c, err := e.acquire()
+	if err != nil {
+		return &Error{Kind: "ValueError", Tool: e.call, Problems: []Problem{{Kind: "ValueError", Message: "the arguments could not be checked: " + err.Error()}}}
+	}
 	defer e.release(c)
 	for _, s := range [...]*jsonschema.Schema{c.input, c.orig} {
 		if s == nil {
