@@ -274,6 +274,8 @@ func bind(e *toolEntry, c *monty.Call) (map[string]any, error) {
 			}
 			if best := closest(k.Name, names); best != "" {
 				msg += fmt.Sprintf(". Did you mean '%s'?", best)
+			} else {
+				msg += "."
 			}
 			return nil, errors.New(msg + " " + sig)
 		}

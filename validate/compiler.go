@@ -1,9 +1,12 @@
 package validate
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dlclark/regexp2/v2"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -37,7 +40,8 @@ var annotationFormats = []string{
 
 func acceptAll(any) error { return nil }
 
-func newCompiler() *jsonschema.Compiler {
+// newCompiler returns a compiler whose backtracking patterns spend st.
+func newCompiler(st *budget) *jsonschema.Compiler {
 	c := jsonschema.NewCompiler()
 	c.DefaultDraft(jsonschema.Draft2020)
 	// Assert formats in every draft (2020-12 treats them as annotations
@@ -47,7 +51,7 @@ func newCompiler() *jsonschema.Compiler {
 	for _, name := range annotationFormats {
 		c.RegisterFormat(&jsonschema.Format{Name: name, Validate: acceptAll})
 	}
-	c.UseRegexpEngine(compileRegexp)
+	c.UseRegexpEngine(st.compile)
 	c.UseLoader(noLoader{})
 	return c
 }
@@ -60,32 +64,140 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("external reference %s not loaded: schemas must be self-contained", url)
 }
 
-// patternTimeout bounds one match of a pattern that needed the backtracking
-// engine. A match that runs out of time counts as a match: the upstream is
-// the final judge, and a call is never refused for our own slowness.
-const patternTimeout = 50 * time.Millisecond
+func init() {
+	// The backtracking engine checks its match timeouts against a clock
+	// that ticks every 100 ms by default, so a 25 ms budget would run for
+	// up to 200 ms. A 1 ms tick keeps a timed-out match close to its
+	// budget; the ticking goroutine runs only while matches with a
+	// timeout are under way (and a second after).
+	regexp2.SetTimeoutCheckPeriod(time.Millisecond)
+}
 
-// compileRegexp compiles a JSON Schema pattern. Patterns are ECMA-262
-// regular expressions; Go's RE2 syntax covers most of them and runs in
-// linear time, so it is tried first. Lookarounds and backreferences fall
-// back to an ECMAScript-mode backtracking engine with a match timeout.
-func compileRegexp(s string) (jsonschema.Regexp, error) {
-	if re, err := regexp.Compile(s); err == nil {
-		return re, nil
+// budget is the regex work one Check may do on patterns that needed the
+// backtracking engine, and what refused the call when it ran out. Each
+// compiled copy of a tool's schemas has its own budget, and a copy serves
+// one Check at a time.
+type budget struct {
+	lim Limits
+	// backtracking counts the patterns compiled for the backtracking
+	// engine; a tool with none needs no budget and shares one copy.
+	backtracking atomic.Int32
+
+	used    time.Duration
+	refusal string // the one-line reason, "" while the call may go on
+	value   string // the value the refusal is about
+}
+
+func (st *budget) reset() {
+	st.used, st.refusal, st.value = 0, "", ""
+}
+
+// compile compiles a JSON Schema pattern. Patterns are ECMA-262 regular
+// expressions; when toRE2 can rewrite one with the same meaning it runs on
+// Go's RE2 engine, in linear time. Lookarounds, backreferences and the
+// rest go to an ECMAScript-mode backtracking engine whose matches spend the
+// call's budget: running out refuses the call.
+func (st *budget) compile(s string) (jsonschema.Regexp, error) {
+	if t, ok := toRE2(s); ok {
+		if re, err := regexp.Compile(t); err == nil {
+			return re2Regexp{re, s}, nil
+		}
 	}
-	re, err := regexp2.Compile(s, regexp2.ECMAScript)
+	// The engine's Unicode mode is JavaScript's u flag (code points, \u{X},
+	// \p{...}); a pattern only valid without it (identity escapes, lone
+	// braces) compiles in plain ECMAScript mode. The pattern as written is
+	// the last resort, should the rewrite not compile.
+	var re *regexp2.Regexp
+	var err error
+	for _, try := range []struct {
+		p   string
+		opt regexp2.RegexOptions
+	}{
+		{forBacktracking(s), regexp2.ECMAScript | regexp2.Unicode},
+		{forBacktracking(s), regexp2.ECMAScript},
+		{s, regexp2.ECMAScript | regexp2.Unicode},
+		{s, regexp2.ECMAScript},
+	} {
+		if re, err = regexp2.Compile(try.p, try.opt); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
-	re.MatchTimeout = patternTimeout
-	return ecmaRegexp{re}, nil
+	st.backtracking.Add(1)
+	return &ecmaRegexp{re: re, src: s, st: st}, nil
 }
 
-type ecmaRegexp struct{ re *regexp2.Regexp }
+// re2Regexp is a pattern rewritten for RE2; String is the pattern as the
+// schema wrote it, for messages.
+type re2Regexp struct {
+	re  *regexp.Regexp
+	src string
+}
 
-func (r ecmaRegexp) MatchString(s string) bool {
+func (r re2Regexp) MatchString(s string) bool { return r.re.MatchString(s) }
+func (r re2Regexp) String() string            { return r.src }
+
+// ecmaRegexp is a pattern only the backtracking engine can run.
+type ecmaRegexp struct {
+	re  *regexp2.Regexp
+	src string // the pattern as the schema wrote it
+	st  *budget
+}
+
+// MatchString matches s within the budget. A value too long for a
+// backtracking match, a match that runs out of time, and every match after
+// the call's regex time is spent report no match and record the refusal,
+// which Check reports whatever the schema made of the "no match" (a not or
+// an anyOf would turn it into a pass).
+func (r *ecmaRegexp) MatchString(s string) bool {
+	st := r.st
+	if st.refusal != "" {
+		return false
+	}
+	if n := utf8.RuneCountInString(s); n > st.lim.BacktrackInput {
+		st.refuse(s, fmt.Sprintf("is %d characters long; the pattern %s needs the backtracking engine, which runs on at most %d characters", n, r.src, st.lim.BacktrackInput))
+		return false
+	}
+	left := st.lim.CallRegexTime - st.used
+	if left <= 0 {
+		st.refuse(s, fmt.Sprintf("could not be checked against the pattern %s: this call's %s of pattern matching is spent", r.src, ms(st.lim.CallRegexTime)))
+		return false
+	}
+	// The engine's clock ticks every millisecond: a shorter timeout would
+	// expire before the match starts.
+	timeout := max(min(st.lim.PatternTimeout, left), minPatternTimeout)
+	r.re.MatchTimeout = timeout
+	start := time.Now()
 	ok, err := r.re.MatchString(s)
-	return ok || err != nil
+	st.used += time.Since(start)
+	switch {
+	case errors.Is(err, regexp2.ErrBacktrackingStackLimit):
+		st.refuse(s, fmt.Sprintf("could not be checked against the pattern %s: the match needs more backtracking memory than the engine allows", r.src))
+		return false
+	case err != nil:
+		st.refuse(s, fmt.Sprintf("could not be checked against the pattern %s within its %s budget (the pattern backtracks too much on this value)", r.src, ms(timeout)))
+		return false
+	}
+	return ok
 }
 
-func (r ecmaRegexp) String() string { return r.re.String() }
+func (r *ecmaRegexp) String() string { return r.src }
+
+func (st *budget) refuse(value, reason string) {
+	st.value, st.refusal = value, reason
+}
+
+// minPatternTimeout is the shortest timeout a match is given, so the last
+// match of a call may overrun CallRegexTime by this much.
+const minPatternTimeout = 2 * time.Millisecond
+
+// ms prints a duration in whole milliseconds ("25 ms"), or as Go does when
+// it is shorter or not whole.
+func ms(d time.Duration) string {
+	if d < time.Millisecond || d%time.Millisecond != 0 {
+		return d.String()
+	}
+	return fmt.Sprintf("%d ms", d.Milliseconds())
+}

@@ -41,12 +41,42 @@
 //     are never fetched: such a schema does not compile.
 //   - Numbers stay json.Number, so no precision is lost: 3 and 3.0 are
 //     integers (JSON Schema counts a zero fraction as one), 3.5 is not.
-//   - Patterns are ECMA-262: RE2 when the pattern allows it, otherwise an
-//     ECMAScript backtracking engine with a 50 ms match budget (a match
-//     that times out passes).
+//   - Patterns are ECMA-262. A pattern RE2 can run with the same meaning
+//     is rewritten for it and runs in linear time (\s and . are widened to
+//     ECMAScript's sets, \uXXXX, \cX, [^] and the like translated; \d, \w,
+//     \b, ^ and $ mean the same in both). Lookarounds and backreferences
+//     go to an ECMAScript backtracking engine (its Unicode mode, with . and
+//     \b rewritten to JavaScript's meaning) within a budget: a value
+//     longer than Limits.BacktrackInput (10,000 characters), a match over
+//     Limits.PatternTimeout (25 ms) and any match once the call has spent
+//     Limits.CallRegexTime (100 ms) refuse the call with a ValueError
+//     naming the value, the pattern and the budget. It never counts as a
+//     pass, even under a not or an anyOf.
 //   - Formats: date-time, date, email, uuid, ipv4 and ipv6 are asserted in
 //     every draft; all others are annotations (uri is one: OpenAPI documents
 //     use it for relative and templated URLs).
+//
+// # Bounded work and undeclared keys
+//
+// Before any schema runs, Check measures the arguments and refuses, in one
+// line, arguments nested deeper than Limits.Depth (64), larger than
+// Limits.Size (4 MiB as JSON) or holding more than Limits.Values (100,000)
+// values; the walk stops at the first limit exceeded. [NewWithLimits]
+// sets other limits.
+//
+// A top-level key the tool does not declare (not a parameter, not a
+// property of its schema, including those under allOf, anyOf, oneOf and
+// local $refs) is refused with a TypeError naming the keys and the
+// arguments the tool takes, with a "did you mean" for a close one:
+//
+//	api.rec.record: unknown arguments '__proto__', '_meta', 'admin'; the arguments are 'message'
+//
+// JSON Schema itself lets such keys through when additionalProperties is
+// absent; a call does not, so run_tool and direct calls send only keys the
+// generated signature takes, unless the schema allows more explicitly:
+// additionalProperties or unevaluatedProperties true or a schema, or a
+// patternProperties pattern the key matches. A schema closed
+// with additionalProperties false words the refusal itself (above).
 //
 // # Schemas that do not compile
 //

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -61,9 +62,18 @@ type entry struct {
 	py     map[string]string // Arg -> Python parameter name
 	params []string          // Python names in call order, for "the arguments are"
 	args   []string          // Args in call order, for "did you mean"
-	input  *jsonschema.Schema
-	orig   *jsonschema.Schema
-	docs   map[string]any // resource URL -> the schema document, for pointer lookups
+	docs   map[string]any    // resource URL -> the schema document, for pointer lookups
+	lim    Limits
+	keys   *keyRule
+
+	// first is the tool's schemas as compiled on its first Check. When
+	// they have patterns only the backtracking engine runs, each Check
+	// needs a copy with a budget of its own: free holds the copies not in
+	// use, and more are compiled when concurrent calls need them.
+	first  *compiled
+	pooled bool // first has backtracking patterns: one copy per Check
+	mu     sync.Mutex
+	free   []*compiled
 
 	// The schemas are compiled on the tool's first Check (a pack of
 	// thousands of operations starts at once and pays only for what runs).
@@ -75,6 +85,16 @@ type entry struct {
 	diags                 []Diagnostic
 }
 
+// compiled is one compiled copy of a tool's schemas, with the budget its
+// backtracking patterns spend.
+type compiled struct {
+	input, orig *jsonschema.Schema
+	st          *budget
+}
+
+// maxFree is how many idle compiled copies a tool keeps.
+const maxFree = 8
+
 // Validator checks arguments against compiled schemas. It is immutable
 // after New and safe for concurrent use.
 type Validator struct {
@@ -85,8 +105,15 @@ type Validator struct {
 // Input, its Original schema; each is compiled on the tool's first Check. A
 // schema that does not compile is recorded as a Diagnostic and calls to that
 // tool skip it.
-// New fails only on a tool given twice or a nil tool.
+// New fails only on a tool given twice or a nil tool. Checks run within
+// DefaultLimits.
 func New(tools []Tool) (*Validator, error) {
+	return NewWithLimits(tools, Limits{})
+}
+
+// NewWithLimits is New with other limits; zero fields take the defaults.
+func NewWithLimits(tools []Tool, lim Limits) (*Validator, error) {
+	lim = lim.withDefaults()
 	v := &Validator{tools: make(map[key]*entry, len(tools))}
 	for i, t := range tools {
 		if t.Tool == nil {
@@ -100,6 +127,7 @@ func New(tools []Tool) (*Validator, error) {
 			call: "api." + string(t.Service) + "." + string(t.Tool.Py),
 			py:   map[string]string{},
 			docs: map[string]any{},
+			lim:  lim,
 		}
 		for _, p := range t.Tool.Params {
 			e.py[p.Arg] = string(p.Py)
@@ -118,18 +146,64 @@ func New(tools []Tool) (*Validator, error) {
 // ensure compiles e's schemas once.
 func (e *entry) ensure() {
 	e.once.Do(func() {
+		e.keys = newKeyRule(e.args, e.srcInput, e.lim)
+		c := &compiled{st: &budget{lim: e.lim}}
 		var err error
-		e.input, err = e.compile(fmt.Sprintf("mem:///tools/%d/input.json", e.index), e.srcInput)
+		c.input, err = e.compile(fmt.Sprintf("mem:///tools/%d/input.json", e.index), e.srcInput, c.st, true)
 		if err != nil {
 			e.diags = append(e.diags, Diagnostic{e.service, e.tool, "input", err})
 		}
 		if e.srcOriginal != nil {
-			e.orig, err = e.compile(fmt.Sprintf("mem:///tools/%d/original.json", e.index), e.srcOriginal)
+			c.orig, err = e.compile(fmt.Sprintf("mem:///tools/%d/original.json", e.index), e.srcOriginal, c.st, true)
 			if err != nil {
 				e.diags = append(e.diags, Diagnostic{e.service, e.tool, "original", err})
 			}
 		}
+		e.first = c
+		if c.st.backtracking.Load() > 0 {
+			e.pooled = true
+			e.free = append(e.free, c)
+		}
 	})
+}
+
+// acquire returns a compiled copy for one Check. A copy without
+// backtracking patterns has no state and serves every Check at once.
+func (e *entry) acquire() (*compiled, error) {
+	if !e.pooled {
+		return e.first, nil
+	}
+	e.mu.Lock()
+	if n := len(e.free); n > 0 {
+		c := e.free[n-1]
+		e.free = e.free[:n-1]
+		e.mu.Unlock()
+		c.st.reset()
+		return c, nil
+	}
+	e.mu.Unlock()
+	// The first copy compiled, so this one does too; should it not, the
+	// call is refused rather than let through unchecked.
+	c := &compiled{st: &budget{lim: e.lim}}
+	var err error
+	if e.first.input != nil {
+		c.input, err = e.compile(fmt.Sprintf("mem:///tools/%d/input.json", e.index), e.srcInput, c.st, false)
+	}
+	if e.first.orig != nil && err == nil {
+		c.orig, err = e.compile(fmt.Sprintf("mem:///tools/%d/original.json", e.index), e.srcOriginal, c.st, false)
+	}
+	return c, err
+}
+
+func (e *entry) release(c *compiled) {
+	if !e.pooled {
+		return
+	}
+	e.mu.Lock()
+	if len(e.free) < maxFree {
+		e.free = append(e.free, c)
+	}
+	e.mu.Unlock()
 }
 
 // Diagnostics compiles every schema not compiled yet and lists those that
@@ -157,7 +231,9 @@ func (v *Validator) Diagnostics() []Diagnostic {
 // nothing. The document is copied through encoding/json first, so the
 // compiled schema shares nothing with the IR and every number is a
 // json.Number whatever built the map.
-func (e *entry) compile(url string, s ir.Schema) (*jsonschema.Schema, error) {
+// Its backtracking patterns spend st; keep records the document for
+// messages (the first compile only).
+func (e *entry) compile(url string, s ir.Schema, st *budget, keep bool) (*jsonschema.Schema, error) {
 	if s == nil {
 		return nil, nil
 	}
@@ -171,7 +247,7 @@ func (e *entry) compile(url string, s ir.Schema) (*jsonschema.Schema, error) {
 	if err := dec.Decode(&doc); err != nil {
 		return nil, err
 	}
-	c := newCompiler()
+	c := newCompiler(st)
 	if err := c.AddResource(url, doc); err != nil {
 		return nil, err
 	}
@@ -179,14 +255,18 @@ func (e *entry) compile(url string, s ir.Schema) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.docs[url] = doc
+	if keep {
+		e.docs[url] = doc
+	}
 	return sch, nil
 }
 
 // Check validates the arguments object of one call (keys are Param.Arg,
 // values as decoded by encoding/json with UseNumber) against the tool's
-// enriched schema, then against its original schema. It returns nil, an
-// *Error written for the model, or an error wrapping ErrUnknownTool.
+// enriched schema, then against its original schema. Before any schema
+// runs, the arguments must fit the limits (depth, size, values) and hold
+// no key the tool does not take (see keyRule). It returns nil, an *Error
+// written for the model, or an error wrapping ErrUnknownTool.
 func (v *Validator) Check(service ir.ServiceName, tool ir.WireName, args map[string]any) error {
 	e := v.tools[key{service, tool}]
 	if e == nil {
@@ -197,18 +277,34 @@ func (v *Validator) Check(service ir.ServiceName, tool ir.WireName, args map[str
 	if args == nil {
 		inst = map[string]any{}
 	}
-	for _, s := range [...]*jsonschema.Schema{e.input, e.orig} {
+	if msg := e.lim.measure(args); msg != "" {
+		return &Error{Kind: "ValueError", Tool: e.call, Problems: []Problem{{Kind: "ValueError", Message: msg}}}
+	}
+	if keys := e.keys.undeclared(args); len(keys) > 0 {
+		return e.unknownKeys(keys)
+	}
+	c, err := e.acquire()
+	if err != nil {
+		return &Error{Kind: "ValueError", Tool: e.call, Problems: []Problem{{Kind: "ValueError", Message: "the arguments could not be checked: " + err.Error()}}}
+	}
+	defer e.release(c)
+	for _, s := range [...]*jsonschema.Schema{c.input, c.orig} {
 		if s == nil {
 			continue
 		}
 		err := s.Validate(inst)
+		if c.st.refusal != "" {
+			out := e.overBudget(c.st, inst)
+			out.Original = s == c.orig
+			return out
+		}
 		if err == nil {
 			continue
 		}
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
 			out := e.explain(ve, inst)
-			out.Original = s == e.orig
+			out.Original = s == c.orig
 			return out
 		}
 		// Not a JSON value (a Go int slice, a struct): the binder's bug,
@@ -217,6 +313,69 @@ func (v *Validator) Check(service ir.ServiceName, tool ir.WireName, args map[str
 			lines: []string{"arguments must be JSON values: " + err.Error()}}
 	}
 	return nil
+}
+
+// overBudget words a refusal the pattern budget made: the value (or key)
+// it is about, found in the arguments, and the budget's reason.
+func (e *entry) overBudget(st *budget, inst any) *Error {
+	subject := "a value"
+	if loc, isKey, ok := findString(inst, st.value, nil); ok {
+		path := e.pyPath(loc, inst)
+		switch {
+		case isKey && path == "":
+			subject = "argument name '" + short(st.value) + "'"
+		case isKey:
+			subject = "key '" + short(st.value) + "' of argument " + path
+		default:
+			subject = "argument " + path
+		}
+	}
+	p := Problem{Kind: "ValueError", Given: plural(len([]rune(st.value)), "character"),
+		Message: subject + " " + st.refusal + "; the call was refused"}
+	if strings.HasPrefix(subject, "argument ") && !strings.HasPrefix(subject, "argument name") {
+		p.Param = strings.TrimPrefix(subject, "argument ")
+	}
+	return &Error{Kind: p.Kind, Tool: e.call, Param: p.Param, Given: p.Given, Problems: []Problem{p}}
+}
+
+// short cuts a key or value quoted in a message to 64 characters.
+func short(s string) string {
+	if r := []rune(s); len(r) > 64 {
+		return string(r[:61]) + "..."
+	}
+	return s
+}
+
+// findString finds s in the instance: the location of the first string
+// value equal to s, or of the first object that has s as a key (isKey).
+func findString(inst any, s string, loc []string) ([]string, bool, bool) {
+	switch x := inst.(type) {
+	case string:
+		return loc, false, x == s
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if k == s {
+				return loc, true, true
+			}
+		}
+		for _, k := range keys {
+			if l, isKey, ok := findString(x[k], s, append(loc[:len(loc):len(loc)], k)); ok {
+				return l, isKey, true
+			}
+		}
+	case []any:
+		for i, v := range x {
+			if l, isKey, ok := findString(v, s, append(loc[:len(loc):len(loc)], strconv.Itoa(i))); ok {
+				return l, isKey, true
+			}
+		}
+	}
+	return nil, false, false
 }
 
 // pyPath renders an instance location as the model wrote it: the Python
