@@ -60,8 +60,10 @@ type Source struct {
 	// BaseURL overrides the OpenAPI servers list.
 	BaseURL string `yaml:"base_url"`
 	Auth    *Auth  `yaml:"auth"`
-	// Grant lists the tools (wire or Python names) programs may call; empty
-	// grants every tool of the service.
+	// Grant lists the tools programs may call, each by its wire name (the
+	// name the upstream gives it: "get-sum", an operationId), exactly; no
+	// grant: key grants every tool, "grant: []" grants none. A name that is
+	// no tool's wire name is an error.
 	Grant []string `yaml:"grant"`
 	// Notes names the MCP result _meta key whose value is a note for the
 	// agent; Wait names the _meta key that marks a result as a wait.

@@ -308,9 +308,6 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any) 
 	if ctx.Err() != nil {
 		return outcome{}, 0, "", ctx.Err()
 	}
-	if !e.granted {
-		return failed("refused", "PermissionError", fmt.Sprintf("%s is not granted to this session; it cannot be called. %s", call, findHint)), 0, "", nil
-	}
 	if err := h.r.gate.Check(h.session, e.svc.Name, e.tool.Wire); err != nil {
 		return failed("refused", "PermissionError", fmt.Sprintf("%s was refused: %v", call, err)), 0, "", nil
 	}

@@ -40,9 +40,11 @@ type Config struct {
 	// ReadGate is the read-gate mode; programs run by a gateway use
 	// readgate.PerFile, a trusted CLI run uses readgate.Off.
 	ReadGate readgate.Mode
-	// Grants lists, per service, the tools (wire or Python names) programs
-	// may call; a service absent from a non-nil Grants is not granted at
-	// all; nil Grants grants everything.
+	// Grants lists, per service, the wire names of the tools programs may
+	// call, exactly; a service absent from a non-nil Grants, or with an
+	// empty list, has nothing granted; nil Grants grants everything. A name
+	// that is no tool's wire name is an error of New. Ungranted tools are
+	// invisible: Manifest, File and Lines show a view without them.
 	Grants map[ir.ServiceName][]string
 	// Hooks run around every call, in order.
 	Hooks []Policy
@@ -96,6 +98,9 @@ type Runtime struct {
 	tools     map[toolKey]*toolEntry
 	byWire    map[string][]*toolEntry // wire name → tools (run_tool)
 	services  []*emit.ManifestService
+	// source is the whole manifest; cfg.Manifest is the view of the
+	// granted tools.
+	source *emit.Manifest
 	stubCache sync.Map // service set → stub source
 	// warm says pool workers come configured with every service's stubs
 	// and pre-imported: a program only feeds.
@@ -112,11 +117,10 @@ type toolKey struct {
 	py      string
 }
 
-// toolEntry is one callable tool with everything a call needs.
+// toolEntry is one callable (granted) tool with everything a call needs.
 type toolEntry struct {
-	svc     *emit.ManifestService
-	tool    *emit.ManifestTool
-	granted bool
+	svc  *emit.ManifestService
+	tool *emit.ManifestTool
 }
 
 func (e *toolEntry) call() string { return e.tool.Call }
@@ -138,21 +142,28 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		tools: map[toolKey]*toolEntry{}, byWire: map[string][]*toolEntry{},
 		sessions: map[string]*sync.Mutex{},
 	}
+	// From here on the runtime sees the granted tools only.
+	vw, err := buildView(cfg.Manifest, cfg.Files, cfg.Grants)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	r.source = cfg.Manifest
+	r.cfg.Manifest, r.cfg.Files = vw.manifest, vw.files
 	var vtools []validate.Tool
 	var defs []readgate.Def
-	for i := range cfg.Manifest.Services {
-		s := &cfg.Manifest.Services[i]
+	for i := range r.cfg.Manifest.Services {
+		s := &r.cfg.Manifest.Services[i]
 		r.services = append(r.services, s)
-		grant := grantSet(cfg.Grants, s)
 		for j := range s.Tools {
 			t := &s.Tools[j]
-			e := &toolEntry{svc: s, tool: t, granted: grant(t)}
+			e := &toolEntry{svc: s, tool: t}
 			r.tools[toolKey{s.Name, string(t.Py)}] = e
 			r.byWire[string(t.Wire)] = append(r.byWire[string(t.Wire)], e)
 			vtools = append(vtools, validate.Tool{Service: s.Name, Tool: irTool(t)})
 			defs = append(defs, readgate.Def{
 				Service: s.Name, Tool: t.Wire, Py: t.Py,
 				File: cfg.FileDir + "/" + s.File, Start: t.Lines[0], End: t.Lines[1],
+				Sig: vw.sig[toolWire{s.Name, t.Wire}],
 			})
 		}
 	}
@@ -236,25 +247,6 @@ func preImport(ctx context.Context, w *monty.Worker) error {
 	return nil
 }
 
-// grantSet returns the grant test for one service's tools.
-func grantSet(grants map[ir.ServiceName][]string, s *emit.ManifestService) func(*emit.ManifestTool) bool {
-	if grants == nil {
-		return func(*emit.ManifestTool) bool { return true }
-	}
-	names, ok := grants[s.Name]
-	if !ok {
-		return func(*emit.ManifestTool) bool { return false }
-	}
-	if len(names) == 0 {
-		return func(*emit.ManifestTool) bool { return true }
-	}
-	set := map[string]bool{}
-	for _, n := range names {
-		set[n] = true
-	}
-	return func(t *emit.ManifestTool) bool { return set[string(t.Wire)] || set[string(t.Py)] }
-}
-
 // irTool rebuilds the parts of an ir.Tool the validator needs.
 func irTool(t *emit.ManifestTool) *ir.Tool {
 	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Input: t.Input, Original: t.Original}
@@ -287,16 +279,18 @@ func sortedServices(m map[ir.ServiceName]upstream.Upstream) []ir.ServiceName {
 // Gate is the runtime's read-gate, for a gateway to record reads.
 func (r *Runtime) Gate() *readgate.Gate { return r.gate }
 
-// Manifest is the loaded manifest.
+// Manifest is the manifest as programs and agents see it: the granted
+// tools only, with their line ranges in the files File serves.
 func (r *Runtime) Manifest() *emit.Manifest { return r.cfg.Manifest }
 
 // Granted reports whether programs may call the tool.
 func (r *Runtime) Granted(service ir.ServiceName, tool *emit.ManifestTool) bool {
 	e, ok := r.tools[toolKey{service, string(tool.Py)}]
-	return ok && e.granted
+	return ok && e.tool.Wire == tool.Wire
 }
 
-// File returns a generated file's bytes by name ("memory.py").
+// File returns a generated file's bytes by name ("memory.py"), as agents
+// see it: without the ungranted tools.
 func (r *Runtime) File(name string) ([]byte, bool) {
 	b, ok := r.cfg.Files[filepath.Base(name)]
 	return b, ok
