@@ -34,6 +34,10 @@ type handler struct {
 	waited bool
 	wait   string
 
+	// helped are the tools whose definitions help() printed in full: read
+	// once the program's output reaches the agent, not before.
+	helped []*toolEntry
+
 	// abort is set when the program must stop where it cannot catch it.
 	abort      error
 	abortLimit string
@@ -457,8 +461,9 @@ func newRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// help(api.svc.tool) prints the tool's definition and counts as reading it;
-// help(api.svc) lists the service's tools.
+// help(api.svc.tool) prints the tool's definition, which counts as reading
+// it from the next program on (the text reaches the agent only when the
+// program's output does); help(api.svc) lists the service's tools.
 func (h *handler) help(c *monty.Call) (monty.Reply, error) {
 	if len(c.Args) != 1 {
 		return monty.Raise("TypeError", "help() takes one argument: help(api.<service>.<tool>)"), nil
@@ -467,7 +472,11 @@ func (h *handler) help(c *monty.Call) (monty.Reply, error) {
 	case monty.Function:
 		svc, tool, _ := strings.Cut(v.Name, ".")
 		if e, ok := h.r.tools[toolKey{ir.ServiceName(svc), tool}]; ok {
-			h.Print(monty.Stdout, h.r.ToolLines(h.session, e.svc.Name, e.tool))
+			dropped := h.dropped
+			h.Print(monty.Stdout, h.r.Lines(e.svc.File, e.tool.Lines[0], e.tool.Lines[1]))
+			if h.dropped == dropped {
+				h.helped = append(h.helped, e)
+			}
 			return monty.Return(nil), nil
 		}
 	case *monty.Instance:

@@ -297,7 +297,8 @@ func (r *Runtime) File(name string) ([]byte, bool) {
 }
 
 // ToolLines returns the lines of a tool's definition from its .py file,
-// numbered, and records the read for the session's read-gate.
+// numbered, and records the read for the session's read-gate: call it only
+// for text that goes to the agent now (find_tool's answer).
 func (r *Runtime) ToolLines(session string, service ir.ServiceName, tool *emit.ManifestTool) string {
 	s, _ := r.cfg.Manifest.Service(service)
 	text := r.Lines(s.File, tool.Lines[0], tool.Lines[1])
