@@ -100,7 +100,7 @@ type Runtime struct {
 	services  []*emit.ManifestService
 	// source is the whole manifest; cfg.Manifest is the view of the
 	// granted tools.
-	source *emit.Manifest
+	source    *emit.Manifest
 	stubCache sync.Map // service set → stub source
 	// warm says pool workers come configured with every service's stubs
 	// and pre-imported: a program only feeds.
