@@ -323,6 +323,9 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any) 
 		}
 		return failed("invalid", kind, err.Error()), 0, "", nil
 	}
+	if why := h.r.pinRefusal(ctx, e.svc.Name, e.tool.Wire); why != "" {
+		return failed("refused", "PermissionError", fmt.Sprintf("%s was refused: %s", call, why)), 0, "", nil
+	}
 	info := &CallInfo{Session: h.session, RunID: h.runID, Service: e.svc.Name, Tool: e.tool, Args: args}
 	for _, p := range h.r.cfg.Hooks {
 		v := p.Before(ctx, info)

@@ -46,6 +46,15 @@ type Config struct {
 	// that is no tool's wire name is an error of New. Ungranted tools are
 	// invisible: Manifest, File and Lines show a view without them.
 	Grants map[ir.ServiceName][]string
+	// NoPins turns off the comparison of live tool definitions (of
+	// upstreams that can list them: MCP servers) with the manifest's pins.
+	NoPins bool
+	// PinTTL is how old a service's last look at its live tools may be
+	// before a call looks again; default DefaultPinTTL.
+	PinTTL time.Duration
+	// PinReport, when set, receives the refusals (or the error) of every
+	// check of a service's live tools, e.g. for a log.
+	PinReport func(service ir.ServiceName, refused []string, err error)
 	// Hooks run around every call, in order.
 	Hooks []Policy
 	// NotesMeta and WaitMeta name, per service, the MCP _meta keys that
@@ -107,6 +116,8 @@ type Runtime struct {
 	warm bool
 	// apiInputs binds api and run_tool in every program (built once).
 	apiInputs []monty.NamedValue
+
+	pins map[ir.ServiceName]*pinned
 
 	sessMu   sync.Mutex
 	sessions map[string]*sync.Mutex // persistent mode: one program at a time per session
@@ -173,6 +184,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	r.validator = v
 	r.gate = readgate.New(cfg.ReadGate, defs)
+	r.newPins()
 	r.apiInputs = r.inputs()
 	r.bin = cfg.MontyBin
 	if r.bin == "" {
