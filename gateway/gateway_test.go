@@ -48,7 +48,7 @@ func TestCodeMode(t *testing.T) {
      b: float, required — Second number
    returns: unknown (no output schema and not seen yet): print a small part first, e.g. print(str(r)[:300])
    example: api.everything.get_sum(a=1, b=1)
-   definition: api/everything.py lines 136-145 (find_tool("everything.get_sum") shows it)
+   definition: api/everything.py lines 97-106 (find_tool("everything.get_sum") shows it)
 `
 	if isErr || got != want {
 		t.Fatalf("find_tool:\n%s\nwant:\n%s", got, want)
@@ -70,11 +70,13 @@ func TestCodeMode(t *testing.T) {
 	if !strings.HasPrefix(got, echoDef) {
 		t.Fatalf("exact find_tool:\n%s", got)
 	}
+	// It unlocks that tool alone: get_sum is read separately.
+	call(t, cs, "find_tool", map[string]any{"query": "everything.get_sum"})
 
 	got, isErr = call(t, cs, "run_code", map[string]any{"code": `r = api.everything.echo(message="hi")
 print(r)
 try:
-    api.everything.get_env()
+    run_tool("get-env")
 except Exception as e:
     print("refused:", e)
 try:
@@ -92,7 +94,7 @@ except Exception as e:
 NOTE: WAIT: api.everything.get_sum is waiting: a=99 needs a human's approval. End your turn now.
 
 Echo: hi
-refused: api.everything.get_env is not granted to this session; it cannot be called. Find tools with find_tool("<what you need>").
+refused: there is no tool named "get-env". Find tools with find_tool("<what you need>").
 TypeError api.everything.get_sum: argument a: expected float, got str ("x")
 {'reason': "a=99 needs a human's approval", 'status': 'waiting'}
 after wait: api.everything.echo was not called: an earlier call in this program is waiting (a=99 needs a human's approval). End your turn now; the session resumes when the wait is over.
@@ -138,9 +140,10 @@ after wait: api.everything.echo was not called: an earlier call in this program 
 	if err != nil || res.Events != len(lines) {
 		t.Errorf("audit verify: %v %+v, %d lines", err, res, len(lines))
 	}
-	// Audit: the refused read-gate call and its run; echo, get_env, get_sum
+	// Audit: the refused read-gate call and its run; echo, get_sum
 	// (invalid), get_sum (wait), the call refused after the wait, and their
-	// run; the refused direct call.
+	// run; the refused direct call. run_tool("get-env") names no tool this
+	// session has: like a misspelt name, it is no call.
 	var kinds []string
 	for _, l := range lines {
 		switch {
@@ -150,7 +153,7 @@ after wait: api.everything.echo was not called: an earlier call in this program 
 			kinds = append(kinds, "call")
 		}
 	}
-	if want := []string{"call", "run", "call", "call", "call", "call", "call", "run", "call"}; !reflect.DeepEqual(kinds, want) {
+	if want := []string{"call", "run", "call", "call", "call", "call", "run", "call"}; !reflect.DeepEqual(kinds, want) {
 		t.Errorf("audit kinds = %v, want %v", kinds, want)
 	}
 }
@@ -158,15 +161,24 @@ after wait: api.everything.echo was not called: an earlier call in this program 
 func TestReadAPIAndResources(t *testing.T) {
 	f := newFixture(t, false, nil)
 	cs := f.connect(t)
-	got, isErr := call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "136-138"})
-	want := "api/everything.py lines 136-138 of 230:\n  136  def get_sum(a: float, b: float) -> Any:\n  137      \"\"\"Returns the sum of two numbers\n  138  \n"
+	got, isErr := call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "97-99"})
+	want := "api/everything.py lines 97-99 of 114:\n   97  def get_sum(a: float, b: float) -> Any:\n   98      \"\"\"Returns the sum of two numbers\n   99  \n"
 	if isErr || got != want {
 		t.Fatalf("read_api:\n%q\nwant\n%q", got, want)
 	}
-	// Per-file read-gate: any read of the file unlocks its tools.
+	// Part of a definition does not unlock it; all of it unlocks it alone.
+	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=2, b=3))`})
+	if !strings.Contains(got, "PermissionError: api.everything.get_sum was refused: read api/everything.py lines 97-106 first") {
+		t.Fatalf("run_code after reading part of get_sum: %q", got)
+	}
+	call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "97-106"})
 	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=2, b=3))`})
 	if got != "The sum of 2 and 3 is 5.\n[1 tool call]\n" {
 		t.Fatalf("run_code after read_api: %q", got)
+	}
+	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="neighbour"))`})
+	if !strings.Contains(got, "PermissionError: api.everything.echo was refused: read api/everything.py lines 44-52 first") {
+		t.Fatalf("a neighbour of the tool read: %q", got)
 	}
 	got, isErr = call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "x"})
 	if !isErr || got != `read_api: lines "x": want "start-end" like "41-63", one line "41", or "" for the whole file` {
@@ -185,7 +197,7 @@ func TestReadAPIAndResources(t *testing.T) {
 		t.Fatalf("resources: %v %+v", err, lr)
 	}
 	got, isErr = call(t, cs2, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=1))`})
-	if !isErr || !strings.Contains(got, "read api/everything.py lines 136-145 first") {
+	if !isErr || !strings.Contains(got, "read api/everything.py lines 97-106 first") {
 		t.Fatalf("second session before reading: %q", got)
 	}
 	rr, err := cs2.ReadResource(ctx, &mcp.ReadResourceParams{URI: "codemode:///api/everything.py"})

@@ -75,7 +75,7 @@ try:
 except NameError as e:
     print(e)
 `)
-	want := "[]\nthere is no tool named \"list-items\" Find tools with find_tool(\"<what you need>\").\n[1 tool call, 1 failed]\n"
+	want := "[]\nthere is no tool named \"list-items\". Find tools with find_tool(\"<what you need>\").\n[1 tool call, 1 failed]\n"
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}

@@ -173,9 +173,9 @@ func (r *Runtime) lookupTool(name string) (*toolEntry, error) {
 			return r.tools[toolKey{s.Name, string(t.Py)}], nil
 		}
 	}
-	msg := fmt.Sprintf("there is no tool named %q", name)
+	msg := fmt.Sprintf("there is no tool named %q.", name)
 	if best := r.closestTool(name); best != "" {
-		msg += fmt.Sprintf("; did you mean %s?", best)
+		msg = fmt.Sprintf("there is no tool named %q; did you mean %s?", name, best)
 	}
 	return nil, errors.New(msg + " " + findHint)
 }
