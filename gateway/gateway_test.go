@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"reflect"
@@ -396,5 +397,45 @@ func TestReadIsCut(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "api/everything.py lines 10-14 of ") || len(lines) != 7 ||
 		lines[6] != `[cut at 5 lines: read on with read_api("everything", "15-"), or ask find_tool for the tool you need]` {
 		t.Errorf("read:\n%s", text)
+	}
+}
+
+// TestUngrantedToolsShownByReadAPI pins the bug where read_api, the file
+// resources and find_tool showed tools the pack does not grant (get-env
+// here): agents read a view of the file without them.
+func TestUngrantedToolsShownByReadAPI(t *testing.T) {
+	f := newFixture(t, false, nil)
+	cs := f.connect(t)
+	ctx := context.Background()
+	whole, isErr := call(t, cs, "read_api", map[string]any{"service": "everything"})
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "codemode:///api/everything.py"})
+	if isErr || err != nil {
+		t.Fatalf("read: %v %s", err, whole)
+	}
+	exact, _ := call(t, cs, "find_tool", map[string]any{"query": "everything.get_env"})
+	search, _ := call(t, cs, "find_tool", map[string]any{"query": "print environment variables"})
+	// find_tool's first line repeats the query; what it found follows.
+	_, exact, _ = strings.Cut(exact, "\n")
+	_, search, _ = strings.Cut(search, "\n")
+	for what, text := range map[string]string{"read_api": whole, "resource": rr.Contents[0].Text, "find_tool exact": exact, "find_tool search": search} {
+		for _, hidden := range []string{"get_env", "get-env", "gzip", "toggle"} {
+			if strings.Contains(text, hidden) {
+				t.Errorf("%s shows %s:\n%s", what, hidden, text)
+			}
+		}
+	}
+	for _, granted := range []string{"def echo(", "def get_sum(", "def get_structured_content(", "def get_tiny_image(", "def get_annotated_message("} {
+		if !strings.Contains(whole, granted) {
+			t.Errorf("read_api lacks %s", granted)
+		}
+	}
+	// The view's line numbers are the ones find_tool and refusals give.
+	m := f.rt.Manifest()
+	if n := len(m.Services[0].Tools); n != 5 {
+		t.Errorf("the runtime's manifest has %d tools, want the 5 granted", n)
+	}
+	echo, _ := m.Services[0].Tool("echo")
+	if !strings.Contains(whole, fmt.Sprintf("%5d  def echo(", echo.Lines[0])) {
+		t.Errorf("echo's lines %v are not where read_api shows it", echo.Lines)
 	}
 }
