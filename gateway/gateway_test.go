@@ -441,3 +441,29 @@ func TestUngrantedToolsShownByReadAPI(t *testing.T) {
 		t.Errorf("echo's lines %v are not where read_api shows it", echo.Lines)
 	}
 }
+
+// TestOneShotClientsKeepReads: a harness that connects once per call names
+// the agent session in _meta; reads made under that name count in later
+// MCP sessions, and only under it.
+func TestOneShotClientsKeepReads(t *testing.T) {
+	f := newFixture(t, false, nil)
+	ctx := context.Background()
+	named := func(cs *mcp.ClientSession, name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{gateway.SessionMeta: "job-1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	first := f.connect(t)
+	named(first, "find_tool", map[string]any{"query": "everything.echo"})
+	first.Close()
+	second := f.connect(t)
+	if got := named(second, "run_code", map[string]any{"code": `print(api.everything.echo(message="one shot"))`}); got != "NOTE: echo calls are logged for review\n\nEcho: one shot\n[1 tool call]\n" {
+		t.Fatalf("named session in a new connection: %q", got)
+	}
+	if got, _ := call(t, second, "run_code", map[string]any{"code": `print(api.everything.echo(message="unnamed"))`}); !strings.Contains(got, "was refused: read api/everything.py") {
+		t.Fatalf("the connection's own session used the named one's reads: %q", got)
+	}
+}

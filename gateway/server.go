@@ -185,6 +185,31 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 	return id
 }
 
+// SessionMeta is the _meta key with which a harness names the agent
+// session of a tools/call or resources/read request: {"_meta":
+// {"codemode/session": "job-42"}}. Requests naming the same key share reads
+// (and, in persistent mode, variables) across MCP sessions, so a one-shot
+// client that connects once per call keeps its reads; without it, each MCP
+// session is its own agent session. A named session outlives the MCP
+// sessions that used it.
+const SessionMeta = "codemode/session"
+
+// namedSession is the session a request's _meta names, else ss's own.
+func (s *Server) namedSession(ss *mcp.ServerSession, meta mcp.Meta) string {
+	if k, ok := meta[SessionMeta].(string); ok && strings.TrimSpace(k) != "" {
+		return strings.TrimSpace(k)
+	}
+	return s.sessionOf(ss)
+}
+
+// callSession is the agent session of a tools/call request.
+func (s *Server) callSession(req *mcp.CallToolRequest) string {
+	if req.Params == nil {
+		return s.sessionOf(req.Session)
+	}
+	return s.namedSession(req.Session, req.Params.Meta)
+}
+
 func schemaOf(props map[string]any, required ...string) map[string]any {
 	return map[string]any{"type": "object", "properties": props, "required": required, "additionalProperties": false}
 }
@@ -232,7 +257,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("find_tool: "+err.Error(), true), nil
 		}
-		return textResult(s.Find(s.sessionOf(req.Session), args["query"]), false), nil
+		return textResult(s.Find(s.callSession(req), args["query"]), false), nil
 	})
 	s.srv.AddTool(&mcp.Tool{
 		Name: RunCode, Description: runCodeDescription(s.cfg.Persistent),
@@ -244,7 +269,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("run_code: "+err.Error(), true), nil
 		}
-		res, err := s.rt.Run(ctx, s.sessionOf(req.Session), args["code"])
+		res, err := s.rt.Run(ctx, s.callSession(req), args["code"])
 		if err != nil {
 			return textResult("run_code: "+err.Error(), true), nil
 		}
@@ -261,7 +286,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("read_api: "+err.Error(), true), nil
 		}
-		text, err := s.Read(s.sessionOf(req.Session), args["service"], args["lines"])
+		text, err := s.Read(s.callSession(req), args["service"], args["lines"])
 		if err != nil {
 			return textResult("read_api: "+err.Error(), true), nil
 		}
@@ -420,7 +445,11 @@ func (s *Server) addResources(m *emit.Manifest) {
 				return nil, mcp.ResourceNotFoundError(req.Params.URI)
 			}
 			data, _ := s.rt.File(sv.File)
-			s.rt.Gate().Read(s.sessionOf(req.Session), s.cfg.FileDir+"/"+sv.File, 0, 0)
+			session := s.sessionOf(req.Session)
+			if req.Params != nil {
+				session = s.namedSession(req.Session, req.Params.Meta)
+			}
+			s.rt.Gate().Read(session, s.cfg.FileDir+"/"+sv.File, 0, 0)
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/x-python", Text: string(data)}}}, nil
 		})
 	}
@@ -449,7 +478,7 @@ func (s *Server) refuseOthers(next mcp.MethodHandler) mcp.MethodHandler {
 			var args map[string]any
 			_ = json.Unmarshal(cr.Params.Arguments, &args)
 			_ = s.cfg.Audit.Record(runtime.Event{
-				Time: time.Now().UTC(), Kind: "call", Session: s.sessionOf(cr.Session), Tool: name,
+				Time: time.Now().UTC(), Kind: "call", Session: s.callSession(cr), Tool: name,
 				Args: args, Status: "refused", Message: msg,
 			})
 		}
@@ -500,7 +529,7 @@ func (s *Server) addDirect(m *emit.Manifest) {
 			DestructiveHint: &dt.tool.Annotations.Destructive, OpenWorldHint: &dt.tool.Annotations.OpenWorld,
 		}}
 		s.srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return s.callDirect(ctx, s.sessionOf(req.Session), dt, req.Params.Arguments)
+			return s.callDirect(ctx, s.callSession(req), dt, req.Params.Arguments)
 		})
 	}
 }
