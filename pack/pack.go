@@ -180,10 +180,44 @@ func Parse(data []byte) (*Pack, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, packError(err)
 	}
+	if err := nullGrants(data); err != nil {
+		return nil, err
+	}
 	if err := p.check(); err != nil {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// nullGrants refuses "grant:" with no value, which would read as no grant
+// (every tool) while it looks like none.
+func nullGrants(data []byte) error {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	services := mapValue(doc.Content[0], "services")
+	if services == nil || services.Kind != yaml.SequenceNode {
+		return nil
+	}
+	for i, svc := range services.Content {
+		if g := mapValue(svc, "grant"); g != nil && g.Kind == yaml.ScalarNode && g.Tag == "!!null" {
+			return fmt.Errorf("services[%d].grant: no value; list the tools to grant by wire name ([] grants none), or leave grant: out to grant every tool", i)
+		}
+	}
+	return nil
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 func (p *Pack) check() error {
