@@ -195,6 +195,8 @@ func defLine(lines []string, py string, start, end int) int {
 	return 0
 }
 
+var identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
 var shapeName = regexp.MustCompile(`^(?:class ([A-Za-z_][A-Za-z0-9_]*)\(|([A-Za-z_][A-Za-z0-9_]*) = TypedDict\()`)
 
 // hideTools marks the lines of hidden tools as not kept: each one's def
@@ -235,23 +237,26 @@ func hideTools(lines []string, keep []bool, hidden []hiddenTool) {
 		}
 	}
 	// The text that stays: everything outside hidden tools, plus the shapes
-	// it names, transitively.
-	var visible strings.Builder
-	for n := 1; n <= len(lines); n++ {
-		if !inHidden[n] {
-			visible.WriteString(lines[n-1] + "\n")
+	// it names, transitively. Names are compared as identifiers.
+	used := map[string]bool{}
+	use := func(from, to int) {
+		for n := from; n <= to; n++ {
+			for _, id := range identifier.FindAllString(lines[n-1], -1) {
+				used[id] = true
+			}
 		}
 	}
-	text := visible.String()
+	for n := 1; n <= len(lines); n++ {
+		if !inHidden[n] {
+			use(n, n)
+		}
+	}
 	for changed := true; changed; {
 		changed = false
 		for _, b := range shapes {
-			if b.kept || b.name == "" {
-				continue
-			}
-			if regexp.MustCompile(`\b` + regexp.QuoteMeta(b.name) + `\b`).MatchString(text) {
+			if !b.kept && b.name != "" && used[b.name] {
 				b.kept, changed = true, true
-				text += strings.Join(lines[b.from-1:b.to], "\n") + "\n"
+				use(b.from, b.to)
 			}
 		}
 	}
