@@ -11,13 +11,15 @@ import (
 )
 
 // cmdRun runs one program against a pack, as a trusted local user: the
-// read-gate is off unless the pack's runtime.read_gate turns it on.
+// read-gate is off unless the pack's runtime.read_gate turns it on. Pins
+// are checked as serve checks them (the runtime does it before each call).
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
 	config := fs.String("c", "codemode.yaml", "pack `FILE`")
 	session := fs.String("session", "cli", "agent session `ID` (persistent mode keeps state per session)")
 	state := fs.String("state", "", "keep the session's state across runs in `DIR` (persistent mode)")
 	noCheck := fs.Bool("no-type-check", false, "do not type-check the program before running it")
+	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -44,6 +46,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			c.ReadGate = readgate.Off
 		}
 		c.NoTypeCheck = *noCheck
+		c.NoPins = *noPins
 		if *state != "" {
 			c.Persistent, c.StateDir = true, *state
 		}
