@@ -33,7 +33,7 @@ const StdioSession = "stdio"
 // Config configures a Server.
 type Config struct {
 	// Runtime runs programs and direct calls; its hooks should include
-	// Shapes (so find_tool can show result shapes) and Pins.
+	// Shapes (so find_tool can show result shapes); it checks pins itself.
 	Runtime *runtime.Runtime
 	// FileDir is the directory the generated files are shown in ("api").
 	FileDir string
