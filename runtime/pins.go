@@ -52,8 +52,9 @@ type pinned struct {
 	want    map[ir.WireName]string // wire → manifest pin
 }
 
-// newPins sets up pin checks for every service whose upstream can list or
-// report its tools.
+// newPins sets up pin checks for every service whose upstream can list its
+// tools; one that also reports them (WatchTools) updates the check whenever
+// a session opens or the server says they changed.
 func (r *Runtime) newPins() {
 	r.pins = map[ir.ServiceName]*pinned{}
 	if r.cfg.NoPins {
@@ -67,13 +68,12 @@ func (r *Runtime) newPins() {
 		up := r.cfg.Upstreams[s.Name]
 		lister, canList := up.(ToolLister)
 		watcher, canWatch := up.(toolWatcher)
-		if !canList && !canWatch {
+		if !canList {
+			// No way to see its live tools (HTTP, a tools/list file, a
+			// wrapper): nothing to compare.
 			continue
 		}
-		p := &pinned{svc: s, ttl: ttl, report: r.cfg.PinReport, want: map[ir.WireName]string{}}
-		if canList {
-			p.lister = lister
-		}
+		p := &pinned{svc: s, lister: lister, ttl: ttl, report: r.cfg.PinReport, want: map[ir.WireName]string{}}
 		for _, t := range s.Tools {
 			p.want[t.Wire] = t.Pin
 		}
@@ -146,7 +146,7 @@ func (r *Runtime) pinRefusal(ctx context.Context, service ir.ServiceName, wire i
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.lister != nil && (p.checked.IsZero() || time.Since(p.checked) > p.ttl) {
+	if p.checked.IsZero() || time.Since(p.checked) > p.ttl {
 		lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		list, err := p.lister.ListTools(lctx)
 		cancel()
@@ -154,9 +154,6 @@ func (r *Runtime) pinRefusal(ctx context.Context, service ir.ServiceName, wire i
 		if err != nil {
 			return fmt.Sprintf("its live definition could not be checked against the pack's pin (listing the server's tools failed: %v)", err)
 		}
-	}
-	if p.checked.IsZero() {
-		return "its live definition has not been listed yet, so it cannot be checked against the pack's pin"
 	}
 	return p.refused[wire]
 }
@@ -169,7 +166,7 @@ func (r *Runtime) CheckPins(ctx context.Context) []string {
 	var out []string
 	for _, s := range r.services {
 		p := r.pins[s.Name]
-		if p == nil || p.lister == nil {
+		if p == nil {
 			continue
 		}
 		p.mu.Lock()
