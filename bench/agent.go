@@ -17,9 +17,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/opslab"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
 // Step is one tool call of a transcript: what the model sent (Input) and
@@ -187,11 +189,27 @@ func DialCode(ctx context.Context, dir, apiDir, bin string, size opslab.Size, se
 	if f != nil {
 		fid = f.ID
 	}
-	p, err := LabPack(dir, apiDir, bin, size, seed, fid)
+	// The surface was compiled from the clean lab; the runtime opens over
+	// that pack (the manifest records its commands) and then talks to the
+	// same servers with the fault planted: the same tools, other data.
+	faulted, err := LabPack(dir, apiDir, bin, size, seed, fid)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) { c.Limits.Calls = 2000 })
+	p, err := LabPack(dir, apiDir, bin, size, seed, "")
+	if err != nil {
+		return nil, err
+	}
+	env, err := upstream.ServerEnv(nil)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
+		c.Limits.Calls = 2000
+		for _, src := range faulted.Services {
+			c.Upstreams[ir.ServiceName(src.Name)] = upstream.NewMCPCommand(src.MCPCommand, env)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -466,13 +466,33 @@ func SolveDirect(ctx context.Context, d *Direct) (string, error) {
 	return answer, nil
 }
 
-// codeFinds are the find_tool calls the code arm makes before its first
-// program: a search per system, then an exact read per service (the
-// read-gate's per-file rule needs one read of each service's file).
+// codeFinds are the find_tool searches the code arm makes before its first
+// program, one per system. Before each program it also reads, by exact
+// name, the definition of every tool the program calls that it has not
+// read yet (readCalled): the read-gate unlocks a tool once its definition
+// was read.
 var codeFinds = []string{
-	"list new incident tickets", "itsm.tickets_list",
-	"service map hosts of a business service", "cmdb.cmdb_service_map",
-	"query metrics and logs", "monitoring.metrics_query",
+	"list new incident tickets",
+	"service map hosts of a business service",
+	"query metrics and logs",
+}
+
+var calledTool = regexp.MustCompile(`\bapi\.([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\(`)
+
+// readCalled has find_tool show the definition of each tool program calls
+// that read does not hold yet, in order of first use.
+func readCalled(ctx context.Context, c *Code, program string, read map[string]bool) error {
+	for _, m := range calledTool.FindAllStringSubmatch(program, -1) {
+		name := m[1] + "." + m[2]
+		if read[name] {
+			continue
+		}
+		read[name] = true
+		if _, err := c.Find(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // SolveCode works the lab's incident in code mode: find_tool to learn the
@@ -486,12 +506,16 @@ func SolveCode(ctx context.Context, c *Code) (string, error) {
 			return "", err
 		}
 	}
+	read := map[string]bool{}
 	triage := `t = api.itsm.tickets_list(state="new")["results"][0]
 print("TICKET", t["number"], t["short_description"])
 m = api.cmdb.cmdb_service_map(service="Online Shop")
 for comp in m["components"]:
     print("TIER", comp["application"], ",".join(comp["hosts"]))
 ` + inc.program
+	if err := readCalled(ctx, c, triage, read); err != nil {
+		return "", err
+	}
 	out, err := c.Run(ctx, triage)
 	if err != nil {
 		return "", err
@@ -509,9 +533,6 @@ for comp in m["components"]:
 		return "", fmt.Errorf("triage found nothing:\n%s", out)
 	}
 	if _, err := c.Find(ctx, "launch a job template"); err != nil {
-		return "", err
-	}
-	if _, err := c.Find(ctx, "controller.job_template_launch"); err != nil {
 		return "", err
 	}
 	ev, _ := json.Marshal(inc.extraVars(detail))
@@ -545,6 +566,9 @@ note = %q + ". Fixed by job " + str(j["id"]) + " (" + wanted + ", " + j["status"
 api.itsm.ticket_add_note(number=%q, note=note, state="resolved")
 print("NOTE", note)
 `, host, inc.template, inc.search, string(ev), inc.verifyQuery(host), inc.verifyQuery(host), answerStart, inc.verifyQuery(host), number)
+	if err := readCalled(ctx, c, fix, read); err != nil {
+		return "", err
+	}
 	out, err = c.Run(ctx, fix)
 	if err != nil {
 		return "", err

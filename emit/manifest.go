@@ -21,7 +21,11 @@ type Manifest struct {
 	Services []ManifestService `json:"services"`
 }
 
-// ManifestService is one api/<service>.py.
+// ManifestService is one api/<service>.py. Its Source is the service's
+// identity as the pack writes it (kind, and the mcp or openapi file,
+// mcp_command or mcp_url) with the digest of what was compiled: the runtime
+// pairs pack and manifest services by name and refuses a pair whose
+// sources differ.
 type ManifestService struct {
 	Name        ir.ServiceName      `json:"name"`
 	Title       string              `json:"title,omitempty"`

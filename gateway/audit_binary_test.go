@@ -122,7 +122,7 @@ func TestServeAudit(t *testing.T) {
 		b := startStdioServe(t, bin, "-c", packFile)
 		var wg sync.WaitGroup
 		for i, s := range []*served{a, b} {
-			call(t, s.cs, "read_api", map[string]any{"service": "everything", "lines": "1-3"})
+			call(t, s.cs, "read_api", map[string]any{"service": "everything", "lines": ""})
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -174,7 +174,7 @@ func TestServeAudit(t *testing.T) {
 	t.Run("SIGKILLMidCallLeftNoEvent", func(t *testing.T) {
 		killLog := filepath.Join(t.TempDir(), "audit.jsonl")
 		s := startStdioServe(t, bin, "-c", packFile, "--audit", killLog)
-		call(t, s.cs, "read_api", map[string]any{"service": "everything", "lines": "1-3"})
+		call(t, s.cs, "read_api", map[string]any{"service": "everything", "lines": ""})
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
@@ -292,7 +292,7 @@ func TestServeAudit(t *testing.T) {
 		if got := s.stderr.String(); !strings.Contains(got, want) {
 			t.Errorf("stderr:\n%s\nwant it to hold:\n%s", got, want)
 		}
-		call(t, s.cs, "read_api", map[string]any{"service": "everything", "lines": "1-3"})
+		call(t, s.cs, "read_api", map[string]any{"service": "everything", "lines": ""})
 		if got, isErr := call(t, s.cs, "run_code", map[string]any{"code": "print(api.everything.echo(message='on'))\n"}); isErr || got != "Echo: on\n[1 tool call]\n" {
 			t.Fatalf("run_code on a broken log: %q", got)
 		}

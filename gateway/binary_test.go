@@ -55,9 +55,10 @@ func TestServeStdio(t *testing.T) {
 	if !strings.HasPrefix(got, echoDef) {
 		t.Fatalf("exact:\n%s", got)
 	}
+	call(t, cs, "find_tool", map[string]any{"query": "everything.get_sum"})
 	got, isErr = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="hi"))
 try:
-    api.everything.get_env()
+    run_tool("get-env")
 except Exception as e:
     print(e)
 try:
@@ -66,7 +67,7 @@ except TypeError as e:
     print("TypeError:", e)
 `})
 	want := `Echo: hi
-api.everything.get_env is not granted to this session; it cannot be called. Find tools with find_tool("<what you need>").
+there is no tool named "get-env". Find tools with find_tool("<what you need>").
 TypeError: api.everything.get_sum: missing required argument 'b'
 [3 tool calls, 2 failed]
 `
@@ -155,7 +156,7 @@ func TestServeHTTP(t *testing.T) {
 	if got, want := toolNames(t, cs), []string{"find_tool", "read_api", "run_code"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("tools = %v", got)
 	}
-	call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "1-3"})
+	call(t, cs, "read_api", map[string]any{"service": "everything", "lines": ""})
 	got, isErr := call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=20, b=22))`})
 	if isErr || got != "The sum of 20 and 22 is 42.\n[1 tool call]\n" {
 		t.Fatalf("run_code over HTTP: %q", got)

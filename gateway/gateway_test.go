@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"reflect"
@@ -49,7 +50,7 @@ func TestCodeMode(t *testing.T) {
      b: float, required — Second number
    returns: unknown (no output schema and not seen yet): print a small part first, e.g. print(str(r)[:300])
    example: api.everything.get_sum(a=1, b=1)
-   definition: api/everything.py lines 136-145 (find_tool("everything.get_sum") shows it)
+   definition: api/everything.py lines 97-106 (find_tool("everything.get_sum") shows it)
 `
 	if isErr || got != want {
 		t.Fatalf("find_tool:\n%s\nwant:\n%s", got, want)
@@ -71,11 +72,13 @@ func TestCodeMode(t *testing.T) {
 	if !strings.HasPrefix(got, echoDef) {
 		t.Fatalf("exact find_tool:\n%s", got)
 	}
+	// It unlocks that tool alone: get_sum is read separately.
+	call(t, cs, "find_tool", map[string]any{"query": "everything.get_sum"})
 
 	got, isErr = call(t, cs, "run_code", map[string]any{"code": `r = api.everything.echo(message="hi")
 print(r)
 try:
-    api.everything.get_env()
+    run_tool("get-env")
 except Exception as e:
     print("refused:", e)
 try:
@@ -93,7 +96,7 @@ except Exception as e:
 NOTE: WAIT: api.everything.get_sum is waiting: a=99 needs a human's approval. End your turn now.
 
 Echo: hi
-refused: api.everything.get_env is not granted to this session; it cannot be called. Find tools with find_tool("<what you need>").
+refused: there is no tool named "get-env". Find tools with find_tool("<what you need>").
 TypeError api.everything.get_sum: argument a: expected float, got str ("x")
 {'reason': "a=99 needs a human's approval", 'status': 'waiting'}
 after wait: api.everything.echo was not called: an earlier call in this program is waiting (a=99 needs a human's approval). End your turn now; the session resumes when the wait is over.
@@ -162,15 +165,24 @@ after wait: api.everything.echo was not called: an earlier call in this program 
 func TestReadAPIAndResources(t *testing.T) {
 	f := newFixture(t, false, nil)
 	cs := f.connect(t)
-	got, isErr := call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "136-138"})
-	want := "api/everything.py lines 136-138 of 230:\n  136  def get_sum(a: float, b: float) -> Any:\n  137      \"\"\"Returns the sum of two numbers\n  138  \n"
+	got, isErr := call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "97-99"})
+	want := "api/everything.py lines 97-99 of 114:\n   97  def get_sum(a: float, b: float) -> Any:\n   98      \"\"\"Returns the sum of two numbers\n   99  \n"
 	if isErr || got != want {
 		t.Fatalf("read_api:\n%q\nwant\n%q", got, want)
 	}
-	// Per-file read-gate: any read of the file unlocks its tools.
+	// Part of a definition does not unlock it; all of it unlocks it alone.
+	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=2, b=3))`})
+	if !strings.Contains(got, "PermissionError: api.everything.get_sum was refused: read api/everything.py lines 97-106 first") {
+		t.Fatalf("run_code after reading part of get_sum: %q", got)
+	}
+	call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "97-106"})
 	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=2, b=3))`})
 	if got != "The sum of 2 and 3 is 5.\n[1 tool call]\n" {
 		t.Fatalf("run_code after read_api: %q", got)
+	}
+	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="neighbour"))`})
+	if !strings.Contains(got, "PermissionError: api.everything.echo was refused: read api/everything.py lines 44-52 first") {
+		t.Fatalf("a neighbour of the tool read: %q", got)
 	}
 	got, isErr = call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "x"})
 	if !isErr || got != `read_api: lines "x": want "start-end" like "41-63", one line "41", or "" for the whole file` {
@@ -189,7 +201,7 @@ func TestReadAPIAndResources(t *testing.T) {
 		t.Fatalf("resources: %v %+v", err, lr)
 	}
 	got, isErr = call(t, cs2, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=1))`})
-	if !isErr || !strings.Contains(got, "read api/everything.py lines 136-145 first") {
+	if !isErr || !strings.Contains(got, "read api/everything.py lines 97-106 first") {
 		t.Fatalf("second session before reading: %q", got)
 	}
 	rr, err := cs2.ReadResource(ctx, &mcp.ReadResourceParams{URI: "codemode:///api/everything.py"})
@@ -390,5 +402,79 @@ func TestReadIsCut(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "api/everything.py lines 10-14 of ") || len(lines) != 7 ||
 		lines[6] != `[cut at 5 lines: read on with read_api("everything", "15-"), or ask find_tool for the tool you need]` {
 		t.Errorf("read:\n%s", text)
+	}
+}
+
+// TestUngrantedToolsShownByReadAPI pins the bug where read_api, the file
+// resources and find_tool showed tools the pack does not grant (get-env
+// here): agents read a view of the file without them.
+func TestUngrantedToolsShownByReadAPI(t *testing.T) {
+	f := newFixture(t, false, nil)
+	cs := f.connect(t)
+	ctx := context.Background()
+	whole, isErr := call(t, cs, "read_api", map[string]any{"service": "everything"})
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "codemode:///api/everything.py"})
+	if isErr || err != nil {
+		t.Fatalf("read: %v %s", err, whole)
+	}
+	exact, _ := call(t, cs, "find_tool", map[string]any{"query": "everything.get_env"})
+	search, _ := call(t, cs, "find_tool", map[string]any{"query": "print environment variables"})
+	// find_tool's first line repeats the query; what it found follows.
+	_, exact, _ = strings.Cut(exact, "\n")
+	_, search, _ = strings.Cut(search, "\n")
+	for what, text := range map[string]string{"read_api": whole, "resource": rr.Contents[0].Text, "find_tool exact": exact, "find_tool search": search} {
+		// (The module docstring keeps the server's own instructions, which
+		// name some tools in prose.)
+		for _, hidden := range []string{"get_env", "get-env", "def gzip_file_as_resource", "def toggle_", "gzip_file_as_resource(", "toggle_simulated_logging("} {
+			if strings.Contains(text, hidden) {
+				t.Errorf("%s shows %s:\n%s", what, hidden, text)
+			}
+		}
+	}
+	for _, granted := range []string{"def echo(", "def get_sum(", "def get_structured_content(", "def get_tiny_image(", "def get_annotated_message("} {
+		if !strings.Contains(whole, granted) {
+			t.Errorf("read_api lacks %s", granted)
+		}
+	}
+	// The view's line numbers are the ones find_tool and refusals give.
+	m := f.rt.Manifest()
+	if n := len(m.Services[0].Tools); n != 5 {
+		t.Errorf("the runtime's manifest has %d tools, want the 5 granted", n)
+	}
+	echo, _ := m.Services[0].Tool("echo")
+	if !strings.Contains(whole, fmt.Sprintf("%5d  def echo(", echo.Lines[0])) {
+		t.Errorf("echo's lines %v are not where read_api shows it", echo.Lines)
+	}
+}
+
+// TestOneShotClientsKeepReads: a harness that connects once per call names
+// the agent session in _meta; reads made under that name count in later
+// MCP sessions, and only under it.
+func TestOneShotClientsKeepReads(t *testing.T) {
+	f := newFixture(t, false, nil)
+	ctx := context.Background()
+	named := func(cs *mcp.ClientSession, name string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args, Meta: mcp.Meta{gateway.SessionMeta: "job-1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String()
+	}
+	first := f.connect(t)
+	named(first, "find_tool", map[string]any{"query": "everything.echo"})
+	first.Close()
+	second := f.connect(t)
+	if got := named(second, "run_code", map[string]any{"code": `print(api.everything.echo(message="one shot"))`}); got != "NOTE: echo calls are logged for review\n\nEcho: one shot\n[1 tool call]\n" {
+		t.Fatalf("named session in a new connection: %q", got)
+	}
+	if got, _ := call(t, second, "run_code", map[string]any{"code": `print(api.everything.echo(message="unnamed"))`}); !strings.Contains(got, "was refused: read api/everything.py") {
+		t.Fatalf("the connection's own session used the named one's reads: %q", got)
 	}
 }

@@ -56,6 +56,12 @@ func (c *counting) Call(ctx context.Context, tool *emit.ManifestTool, args map[s
 	return c.Upstream.Call(ctx, tool, args)
 }
 
+// ListTools lets the runtime check the pins through the wrapper, as it does
+// for the MCP upstream itself.
+func (c *counting) ListTools(ctx context.Context) ([]byte, error) {
+	return c.Upstream.(runtime.ToolLister).ListTools(ctx)
+}
+
 func (c *counting) count(wire ir.WireName) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -16,8 +16,12 @@ import (
 // Pins is a policy hook that refuses calls to tools whose live upstream
 // definition no longer matches the pin the manifest recorded when the pack
 // was generated, so a changed tool cannot slip in unreviewed. Feed it the
-// live tool lists with CheckLive (at start and whenever a server says its
-// tools changed). Safe for concurrent use.
+// live tool lists with CheckLive. Safe for concurrent use.
+//
+// The runtime itself checks the pins of every upstream that can list its
+// tools, on every path and re-listing when its last look is old
+// (runtime.Config.NoPins, PinTTL); serve relies on that. Pins is for a
+// caller that gets tool lists some other way and wants the same refusals.
 type Pins struct {
 	mu      sync.Mutex
 	want    map[string]string // service.wire → manifest pin

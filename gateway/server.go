@@ -33,7 +33,7 @@ const StdioSession = "stdio"
 // Config configures a Server.
 type Config struct {
 	// Runtime runs programs and direct calls; its hooks should include
-	// Shapes (so find_tool can show result shapes) and Pins.
+	// Shapes (so find_tool can show result shapes); it checks pins itself.
 	Runtime *runtime.Runtime
 	// FileDir is the directory the generated files are shown in ("api").
 	FileDir string
@@ -95,7 +95,7 @@ func runCodeDescription(persistent bool) string {
 }
 
 // FindToolDescription is find_tool's description.
-const FindToolDescription = `Search the tools you can call from run_code. Give a few words about what you need ("create a github issue"): returns up to 8 matches, each with its call form (api.<service>.<tool>), first sentence, arguments with types and allowed values, what it returns, and an example call. Give an exact name ("github.create_issue") to get its whole definition with line numbers; reading a definition is required before a program's first call to that service's tools.`
+const FindToolDescription = `Search the tools you can call from run_code. Give a few words about what you need ("create a github issue"): returns up to 8 matches, each with its call form (api.<service>.<tool>), first sentence, arguments with types and allowed values, what it returns, and an example call. Give an exact name ("github.create_issue") to get its whole definition with line numbers; a tool's definition must have been read (here, with read_api, or help() in an earlier program) before a program's first call to it.`
 
 // ReadAPIDescription is read_api's description.
 const ReadAPIDescription = `Read the generated Python definitions of a service: read_api(service="github", lines="41-63"). lines is "start-end", a single line "41", "41-" to the end, or "" for the whole file; one call shows at most 400 lines. Reading a tool's lines counts as reading its definition.`
@@ -180,6 +180,31 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 		s.mu.Unlock()
 	}()
 	return id
+}
+
+// SessionMeta is the _meta key with which a harness names the agent
+// session of a tools/call or resources/read request: {"_meta":
+// {"codemode/session": "job-42"}}. Requests naming the same key share reads
+// (and, in persistent mode, variables) across MCP sessions, so a one-shot
+// client that connects once per call keeps its reads; without it, each MCP
+// session is its own agent session. A named session outlives the MCP
+// sessions that used it.
+const SessionMeta = "codemode/session"
+
+// namedSession is the session a request's _meta names, else ss's own.
+func (s *Server) namedSession(ss *mcp.ServerSession, meta mcp.Meta) string {
+	if k, ok := meta[SessionMeta].(string); ok && strings.TrimSpace(k) != "" {
+		return strings.TrimSpace(k)
+	}
+	return s.sessionOf(ss)
+}
+
+// callSession is the agent session of a tools/call request.
+func (s *Server) callSession(req *mcp.CallToolRequest) string {
+	if req.Params == nil {
+		return s.sessionOf(req.Session)
+	}
+	return s.namedSession(req.Session, req.Params.Meta)
 }
 
 func schemaOf(props map[string]any, required ...string) map[string]any {
@@ -294,7 +319,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("find_tool: "+err.Error(), true), nil
 		}
-		return textResult(s.Find(s.sessionOf(req.Session), args["query"]), false), nil
+		return textResult(s.Find(s.callSession(req), args["query"]), false), nil
 	})
 	s.srv.AddTool(&mcp.Tool{
 		Name: RunCode, Description: runCodeDescription(s.cfg.Persistent),
@@ -306,7 +331,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("run_code: "+err.Error(), true), nil
 		}
-		res, err := s.rt.Run(ctx, s.sessionOf(req.Session), args["code"])
+		res, err := s.rt.Run(ctx, s.callSession(req), args["code"])
 		if err != nil {
 			return textResult("run_code: "+err.Error(), true), nil
 		}
@@ -323,7 +348,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("read_api: "+err.Error(), true), nil
 		}
-		text, err := s.Read(s.sessionOf(req.Session), args["service"], args["lines"])
+		text, err := s.Read(s.callSession(req), args["service"], args["lines"])
 		if err != nil {
 			return textResult("read_api: "+err.Error(), true), nil
 		}
@@ -482,7 +507,11 @@ func (s *Server) addResources(m *emit.Manifest) {
 				return nil, mcp.ResourceNotFoundError(req.Params.URI)
 			}
 			data, _ := s.rt.File(sv.File)
-			s.rt.Gate().Read(s.sessionOf(req.Session), s.cfg.FileDir+"/"+sv.File, 0, 0)
+			session := s.sessionOf(req.Session)
+			if req.Params != nil {
+				session = s.namedSession(req.Session, req.Params.Meta)
+			}
+			s.rt.Gate().Read(session, s.cfg.FileDir+"/"+sv.File, 0, 0)
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/x-python", Text: string(data)}}}, nil
 		})
 	}
@@ -509,7 +538,7 @@ func (s *Server) refuseOthers(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		if s.cfg.Audit != nil {
 			err := s.cfg.Audit.Record(runtime.Event{
-				Time: time.Now().UTC(), Kind: "call", Session: s.sessionOf(cr.Session), Tool: name,
+				Time: time.Now().UTC(), Kind: "call", Session: s.callSession(cr), Tool: name,
 				Args: runtime.RawPayload(cr.Params.Arguments), Status: "refused", Message: msg,
 			})
 			if err != nil {
@@ -563,7 +592,7 @@ func (s *Server) addDirect(m *emit.Manifest) {
 			DestructiveHint: &dt.tool.Annotations.Destructive, OpenWorldHint: &dt.tool.Annotations.OpenWorld,
 		}}
 		s.srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return s.callDirect(ctx, s.sessionOf(req.Session), dt, req.Params.Arguments)
+			return s.callDirect(ctx, s.callSession(req), dt, req.Params.Arguments)
 		})
 	}
 }

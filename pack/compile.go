@@ -15,6 +15,7 @@ import (
 	"github.com/codemode-dev/codemode/enrich"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/parse"
+	"github.com/codemode-dev/codemode/runtime"
 )
 
 // Output is a compiled pack, in memory.
@@ -77,6 +78,11 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 				}
 			}
 		}
+		if len(src.MCPCommand) > 0 {
+			// As written, not as resolved against the pack's directory: the
+			// manifest records the pack's identity of the service.
+			svc.Source.Command = JoinCommand(src.MCPCommand)
+		}
 		if prev, dup := seen[svc.Name]; dup {
 			return nil, fmt.Errorf("%s: service name %q is already used by %s; set name: in the pack", src.Describe(), svc.Name, prev)
 		}
@@ -93,7 +99,13 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		file := string(svc.Name) + ".py"
 		py, spans := emit.Python(svc)
 		out.Files[file] = py
-		out.Manifest.Services = append(out.Manifest.Services, emit.ManifestFor(svc, file, spans, byTool(decisions)))
+		ms := emit.ManifestFor(svc, file, spans, byTool(decisions))
+		if src.Grant != nil {
+			if err := runtime.CheckGrant(&ms, src.Grant); err != nil {
+				return nil, fmt.Errorf("%s: %w", src.Describe(), err)
+			}
+		}
+		out.Manifest.Services = append(out.Manifest.Services, ms)
 		out.Services = append(out.Services, svc)
 		out.Decisions = append(out.Decisions, decisions...)
 		out.Diagnostics = append(out.Diagnostics, svc.Diagnostics...)

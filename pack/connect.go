@@ -48,13 +48,16 @@ func (p *Pack) ReadGenerated() (*Generated, error) {
 // Upstreams connects every service of the manifest as the pack says:
 // MCP servers by command or URL, OpenAPI services over HTTP with the pack's
 // auth. Secrets are read from the environment variables the pack names.
+// Services are paired by name and source (see Join); a pack and manifest
+// that disagree are an error naming codemode gen.
 func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream, error) {
+	pairs, err := p.Join(m)
+	if err != nil {
+		return nil, err
+	}
 	ups := map[ir.ServiceName]upstream.Upstream{}
-	for i, src := range p.Services {
-		if i >= len(m.Services) {
-			break
-		}
-		ms := &m.Services[i]
+	for _, pr := range pairs {
+		src, ms := pr.Source, pr.Manifest
 		var up upstream.Upstream
 		switch {
 		case len(src.MCPCommand) > 0:
@@ -78,6 +81,105 @@ func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream
 		ups[ms.Name] = up
 	}
 	return ups, nil
+}
+
+// Pair is one service of the pack with its entry in the manifest.
+type Pair struct {
+	Source   Source
+	Manifest *emit.ManifestService
+}
+
+// Join pairs the pack's services with the manifest's by name (a service the
+// pack does not name by its source), never by position, and checks that
+// each pair has the same source identity (Source.Identity). A service on one
+// side only, or a name whose source differs, is a one-line error saying to
+// run codemode gen.
+func (p *Pack) Join(m *emit.Manifest) ([]Pair, error) {
+	stale := func(format string, a ...any) error {
+		return fmt.Errorf("the generated files in %s do not match the pack: %s; run codemode gen to regenerate them", p.Out, fmt.Sprintf(format, a...))
+	}
+	used := map[ir.ServiceName]bool{}
+	var pairs []Pair
+	for _, src := range p.Services {
+		id := src.Identity()
+		var ms *emit.ManifestService
+		if src.Name != "" {
+			s, ok := m.Service(ir.ServiceName(src.Name))
+			if !ok {
+				return nil, stale("service %s (%s) is not in %s", src.Name, describeIdentity(id), ManifestFile)
+			}
+			ms = s
+		} else {
+			for i := range m.Services {
+				if sameSource(m.Services[i].Source, id) && !used[m.Services[i].Name] {
+					ms = &m.Services[i]
+					break
+				}
+			}
+			if ms == nil {
+				return nil, stale("no service of %s comes from %s", ManifestFile, describeIdentity(id))
+			}
+		}
+		if !sameSource(ms.Source, id) {
+			return nil, stale("service %s is %s in the pack but %s in %s", ms.Name, describeIdentity(id), describeIdentity(ms.Source), ManifestFile)
+		}
+		if used[ms.Name] {
+			return nil, stale("service %s is listed twice in the pack", ms.Name)
+		}
+		used[ms.Name] = true
+		pairs = append(pairs, Pair{Source: src, Manifest: ms})
+	}
+	for _, s := range m.Services {
+		if !used[s.Name] {
+			return nil, stale("service %s (%s) is in %s but not in the pack", s.Name, describeIdentity(s.Source), ManifestFile)
+		}
+	}
+	return pairs, nil
+}
+
+// Identity is where a service comes from as the pack writes it: the kind
+// and the mcp file, mcp_command, mcp_url or openapi file. The manifest
+// records the same (ir.Source, without the digest), so a pack whose
+// services were swapped, renamed or pointed elsewhere is caught.
+func (s Source) Identity() ir.Source {
+	switch {
+	case s.MCP != "":
+		return ir.Source{Kind: ir.SourceMCP, File: filepath.ToSlash(s.MCP)}
+	case len(s.MCPCommand) > 0:
+		return ir.Source{Kind: ir.SourceMCP, Command: JoinCommand(s.MCPCommand)}
+	case s.MCPURL != "":
+		return ir.Source{Kind: ir.SourceMCP, URL: s.MCPURL}
+	}
+	return ir.Source{Kind: ir.SourceOpenAPI, File: filepath.ToSlash(s.OpenAPI)}
+}
+
+func sameSource(a, b ir.Source) bool {
+	return a.Kind == b.Kind && a.File == b.File && a.Command == b.Command && a.URL == b.URL
+}
+
+func describeIdentity(s ir.Source) string {
+	switch {
+	case s.Command != "":
+		return fmt.Sprintf("%s command %q", s.Kind, s.Command)
+	case s.URL != "":
+		return fmt.Sprintf("%s %s", s.Kind, s.URL)
+	}
+	return fmt.Sprintf("%s %s", s.Kind, s.File)
+}
+
+// JoinCommand writes an argv back as one command line that SplitCommand
+// reads as the same argv: words with spaces, quotes or backslashes (and
+// empty ones) are double-quoted.
+func JoinCommand(argv []string) string {
+	words := make([]string, len(argv))
+	for i, w := range argv {
+		if w != "" && !strings.ContainsAny(w, " \t\n'\"\\") {
+			words[i] = w
+			continue
+		}
+		words[i] = `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(w) + `"`
+	}
+	return strings.Join(words, " ")
 }
 
 // RuntimeConfig builds a runtime configuration from the pack's runtime:
@@ -114,24 +216,18 @@ func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstr
 		}
 		cfg.MemoryBudget = n
 	}
-	granted := false
-	grants := map[ir.ServiceName][]string{}
+	pairs, err := p.Join(g.Manifest)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Grants = map[ir.ServiceName][]string{}
 	cfg.NotesMeta = map[ir.ServiceName]string{}
 	cfg.WaitMeta = map[ir.ServiceName]string{}
-	for i, src := range p.Services {
-		if i >= len(g.Manifest.Services) {
-			break
-		}
-		name := g.Manifest.Services[i].Name
-		if src.Grant != nil {
-			granted = true
-		}
-		grants[name] = src.Grant
-		cfg.NotesMeta[name] = src.Notes
-		cfg.WaitMeta[name] = src.Wait
-	}
-	if granted {
-		cfg.Grants = grants
+	for _, pr := range pairs {
+		name := pr.Manifest.Name
+		cfg.Grants[name] = grantList(pr.Source, pr.Manifest)
+		cfg.NotesMeta[name] = pr.Source.Notes
+		cfg.WaitMeta[name] = pr.Source.Wait
 	}
 	return cfg, nil
 }
@@ -175,4 +271,18 @@ func parseBytes(s string) (uint64, error) {
 		return 0, fmt.Errorf("want a size like 256MB")
 	}
 	return n * mult, nil
+}
+
+// grantList is the runtime grant of one service: the pack's grant as
+// written (wire names; [] grants nothing), or every tool when the pack has
+// no grant: key.
+func grantList(src Source, ms *emit.ManifestService) []string {
+	if src.Grant != nil {
+		return src.Grant
+	}
+	all := make([]string, 0, len(ms.Tools))
+	for _, t := range ms.Tools {
+		all = append(all, string(t.Wire))
+	}
+	return all
 }

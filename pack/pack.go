@@ -63,8 +63,10 @@ type Source struct {
 	// BaseURL overrides the OpenAPI servers list.
 	BaseURL string `yaml:"base_url"`
 	Auth    *Auth  `yaml:"auth"`
-	// Grant lists the tools (wire or Python names) programs may call; empty
-	// grants every tool of the service.
+	// Grant lists the tools programs may call, each by its wire name (the
+	// name the upstream gives it: "get-sum", an operationId), exactly; no
+	// grant: key grants every tool, "grant: []" grants none. A name that is
+	// no tool's wire name is an error.
 	Grant []string `yaml:"grant"`
 	// Notes names the MCP result _meta key whose value is a note for the
 	// agent; Wait names the _meta key that marks a result as a wait.
@@ -241,10 +243,44 @@ func Parse(data []byte) (*Pack, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, packError(err)
 	}
+	if err := nullGrants(data); err != nil {
+		return nil, err
+	}
 	if err := p.check(); err != nil {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// nullGrants refuses "grant:" with no value, which would read as no grant
+// (every tool) while it looks like none.
+func nullGrants(data []byte) error {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 {
+		return nil
+	}
+	services := mapValue(doc.Content[0], "services")
+	if services == nil || services.Kind != yaml.SequenceNode {
+		return nil
+	}
+	for i, svc := range services.Content {
+		if g := mapValue(svc, "grant"); g != nil && g.Kind == yaml.ScalarNode && g.Tag == "!!null" {
+			return fmt.Errorf("services[%d].grant: no value; list the tools to grant by wire name ([] grants none), or leave grant: out to grant every tool", i)
+		}
+	}
+	return nil
+}
+
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 func (p *Pack) check() error {

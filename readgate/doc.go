@@ -9,13 +9,16 @@
 //
 // # Modes
 //
-//   - [PerFile] (the default, the zero Mode): once any part of a service's
-//     file has been read in a session, every tool of that service may be
-//     called. The rule is deliberately simple: a model that opened the file
-//     has seen its module docstring and the shape of its defs.
-//   - [PerTool]: a tool may be called once its whole line range has been
-//     read. Reads accumulate: lines 1-50 then 50-120 cover a tool on lines
-//     41-63. A read that covers only part of the range does not unlock it.
+//   - [PerFile] (the default, the zero Mode): a tool may be called once the
+//     session's reads of its file covered its definition (the def line
+//     through its docstring). A read of a line range unlocks the tools whose
+//     definitions lie in it; a whole-file read unlocks them all; reading one
+//     tool unlocks that tool, not its neighbours.
+//   - [PerTool]: a tool may be called once its whole line range (with the
+//     shapes printed just before its def) has been read.
+//
+// In both modes reads accumulate: lines 1-50 then 50-120 cover a tool on
+// lines 41-63. A read that covers only part of the range does not unlock it.
 //   - [Off]: every call passes.
 //
 // # Refusals
@@ -25,8 +28,13 @@
 //
 //	read api/spotify.py lines 41-63 first: find_tool("spotify.show_liked_songs") or read_api("spotify", "41-63")
 //
-// The same message is used in both modes: in PerFile mode reading those lines
-// is one way of reading the file. A one-line definition says "line 7".
+// The same message is used in both modes. A one-line definition says
+// "line 7".
+//
+// A read counts when its text reaches the agent: the gateway records
+// find_tool and read_api results and resource reads as it returns them;
+// help() inside a program counts once run_code has returned the program's
+// output, that is, from the next program on.
 //
 // Sessions are independent (one per agent conversation); a Gate is safe for
 // concurrent use. [Gate.Forget] drops a session's state.

@@ -15,10 +15,14 @@ import (
 type Mode int
 
 const (
-	// PerFile unlocks every tool of a service once any read of its file
-	// was recorded. It is the zero value and the default.
+	// PerFile unlocks a tool once reads of its file covered its definition
+	// (the def line through the end of its docstring): reading a line
+	// range unlocks the tools whose definitions lie in it, the whole file
+	// unlocks them all, and reading one tool unlocks no neighbour. It is the
+	// zero value and the default.
 	PerFile Mode = iota
-	// PerTool unlocks a tool once reads covered its whole line range.
+	// PerTool unlocks a tool once reads covered its whole line range: the
+	// shapes printed with it as well as its definition.
 	PerTool
 	// Off lets every call through.
 	Off
@@ -57,9 +61,12 @@ type Def struct {
 	Tool    ir.WireName
 	Py      ir.PyIdent
 	File    string // "api/spotify.py"
-	// Start and End are the 1-based inclusive line range of the tool's def
-	// (decorators, signature and docstring) in File.
+	// Start and End are the 1-based inclusive line range of the tool in
+	// File: the shapes printed with it, its signature and docstring.
 	Start, End int
+	// Sig is the line of the def itself (Start <= Sig <= End); 0 means
+	// Start. PerFile mode asks for lines Sig..End.
+	Sig int
 }
 
 // lines renders the range as "41-63", or "7" for a one-line def.
@@ -189,7 +196,11 @@ func (g *Gate) Check(session string, service ir.ServiceName, tool ir.WireName) e
 	g.mu.Unlock()
 	switch g.mode {
 	case PerFile:
-		if len(spans) > 0 {
+		sig := d.Sig
+		if sig < d.Start || sig > d.End {
+			sig = d.Start
+		}
+		if covers(spans, span{sig, d.End}) {
 			return nil
 		}
 	case PerTool:

@@ -11,7 +11,7 @@ import (
 
 var defs = []Def{
 	{Service: "spotify", Tool: "show_liked_songs", Py: "show_liked_songs", File: "api/spotify.py", Start: 41, End: 63},
-	{Service: "spotify", Tool: "play", Py: "play", File: "api/spotify.py", Start: 65, End: 80},
+	{Service: "spotify", Tool: "play", Py: "play", File: "api/spotify.py", Start: 65, End: 80, Sig: 72},
 	{Service: "spotify", Tool: "ping", Py: "ping", File: "api/spotify.py", Start: 82, End: 82},
 	{Service: "hubspot", Tool: "hubspot-list-objects", Py: "hubspot_list_objects", File: "api/hubspot.py", Start: 10, End: 30},
 }
@@ -42,21 +42,33 @@ func TestRefusalMessage(t *testing.T) {
 	}
 }
 
-func TestPerFile(t *testing.T) {
+// TestReadOfOneToolUnlocksTheWholeFile pins the bug where, in file mode,
+// any read of a service's file (its docstring, one tool's lines) unlocked
+// every tool in it. A read covers the tools whose definitions lie in it.
+func TestReadOfOneToolUnlocksTheWholeFile(t *testing.T) {
 	g := New(PerFile, defs)
-	g.Read("s", "api/spotify.py", 1, 5) // the module docstring only
-	for _, tool := range []string{"show_liked_songs", "play", "ping"} {
-		if err := g.Check("s", "spotify", ir.WireName(tool)); err != nil {
-			t.Errorf("%s: %v", tool, err)
+	check := func(svc, tool string, want bool) {
+		t.Helper()
+		err := g.Check("s", ir.ServiceName(svc), ir.WireName(tool))
+		if (err == nil) != want {
+			t.Errorf("%s.%s: unlocked=%v, want %v (%v)", svc, tool, err == nil, want, err)
 		}
 	}
-	if err := g.Check("s", "hubspot", "hubspot-list-objects"); err == nil {
-		t.Error("hubspot unlocked by a read of spotify")
+	g.Read("s", "api/spotify.py", 1, 5) // the module docstring only
+	for _, tool := range []string{"show_liked_songs", "play", "ping"} {
+		check("spotify", tool, false)
 	}
-	g.ReadTool("s", "hubspot", "hubspot-list-objects")
-	if err := g.Check("s", "hubspot", "hubspot-list-objects"); err != nil {
-		t.Error(err)
-	}
+	g.ReadTool("s", "spotify", "show_liked_songs")
+	check("spotify", "show_liked_songs", true)
+	check("spotify", "play", false)
+	check("spotify", "ping", false)
+	// play's def starts at line 72: its shapes (65-71) are not needed.
+	g.Read("s", "api/spotify.py", 72, 82)
+	check("spotify", "play", true)
+	check("spotify", "ping", true)
+	check("hubspot", "hubspot-list-objects", false)
+	g.Read("s", "api/hubspot.py", 0, 0) // the whole file
+	check("hubspot", "hubspot-list-objects", true)
 }
 
 func TestPerTool(t *testing.T) {

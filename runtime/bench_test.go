@@ -88,3 +88,30 @@ func Benchmark1000Calls(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRuntimeCall is one Runtime.Call (every check, pins included,
+// then the upstream); BenchmarkRuntimeCallNoPins the same without the pin
+// check, so their ratio is what checking pins costs a call once the live
+// list is fresh.
+func BenchmarkRuntimeCall(b *testing.B) { benchRuntimeCall(b, false) }
+
+func BenchmarkRuntimeCallNoPins(b *testing.B) { benchRuntimeCall(b, true) }
+
+// BenchmarkRuntimeCallRelist re-lists the live tools before every call
+// (a TTL of 1ns): what a call pays when its service's last look is stale.
+func BenchmarkRuntimeCallRelist(b *testing.B) { benchRuntimeCall(b, false, time.Nanosecond) }
+
+func benchRuntimeCall(b *testing.B, noPins bool, ttl ...time.Duration) {
+	rt := newBenchRuntime(b, func(c *runtime.Config) {
+		c.NoPins = noPins
+		if len(ttl) > 0 {
+			c.PinTTL = ttl[0]
+		}
+	})
+	for b.Loop() {
+		res, err := rt.Call(context.Background(), "b", "everything.echo", map[string]any{"message": "x"})
+		if err != nil || res.Status != "ok" {
+			b.Fatal(err, res)
+		}
+	}
+}

@@ -34,6 +34,10 @@ type handler struct {
 	wait     string
 	waitTool string
 
+	// helped are the tools whose definitions help() printed in full: read
+	// once the program's output reaches the agent, not before.
+	helped []*toolEntry
+
 	// abort is set when the program must stop where it cannot catch it.
 	abort      error
 	abortLimit string
@@ -216,9 +220,9 @@ func (r *Runtime) lookupTool(name string) (*toolEntry, error) {
 			return r.tools[toolKey{s.Name, string(t.Py)}], nil
 		}
 	}
-	msg := fmt.Sprintf("there is no tool named %q", name)
+	msg := fmt.Sprintf("there is no tool named %q.", name)
 	if best := r.closestTool(name); best != "" {
-		msg += fmt.Sprintf("; did you mean %s?", best)
+		msg = fmt.Sprintf("there is no tool named %q; did you mean %s?", name, best)
 	}
 	return nil, errors.New(msg + " " + findHint)
 }
@@ -392,9 +396,6 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 	if ctx.Err() != nil {
 		return outcome{}, ctx.Err()
 	}
-	if !e.granted {
-		return failed("refused", "PermissionError", fmt.Sprintf("%s is not granted to this session; it cannot be called. %s", call, findHint)), nil
-	}
 	if err := h.r.gate.Check(h.session, e.svc.Name, e.tool.Wire); err != nil {
 		return failed("refused", "PermissionError", fmt.Sprintf("%s was refused: %v", call, err)), nil
 	}
@@ -405,6 +406,9 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 			kind = ve.Kind
 		}
 		return failed("invalid", kind, err.Error()), nil
+	}
+	if why := h.r.pinRefusal(ctx, e.svc.Name, e.tool.Wire); why != "" {
+		return failed("refused", "PermissionError", fmt.Sprintf("%s was refused: %s", call, why)), nil
 	}
 	info := &CallInfo{Session: h.session, RunID: h.runID, Service: e.svc.Name, Tool: e.tool, Args: args}
 	for _, p := range h.r.cfg.Hooks {
@@ -604,8 +608,9 @@ func newRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// help(api.svc.tool) prints the tool's definition and counts as reading it;
-// help(api.svc) lists the service's tools.
+// help(api.svc.tool) prints the tool's definition, which counts as reading
+// it from the next program on (the text reaches the agent only when the
+// program's output does); help(api.svc) lists the service's tools.
 func (h *handler) help(c *monty.Call) (monty.Reply, error) {
 	if len(c.Args) != 1 {
 		return monty.Raise("TypeError", "help() takes one argument: help(api.<service>.<tool>)"), nil
@@ -614,7 +619,11 @@ func (h *handler) help(c *monty.Call) (monty.Reply, error) {
 	case monty.Function:
 		svc, tool, _ := strings.Cut(v.Name, ".")
 		if e, ok := h.r.tools[toolKey{ir.ServiceName(svc), tool}]; ok {
-			h.Print(monty.Stdout, h.r.ToolLines(h.session, e.svc.Name, e.tool))
+			dropped := h.dropped
+			h.Print(monty.Stdout, h.r.Lines(e.svc.File, e.tool.Lines[0], e.tool.Lines[1]))
+			if h.dropped == dropped {
+				h.helped = append(h.helped, e)
+			}
 			return monty.Return(nil), nil
 		}
 	case *monty.Instance:

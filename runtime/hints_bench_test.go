@@ -23,7 +23,7 @@ func lookupRuntime(n int) *Runtime {
 	r.services = []*emit.ManifestService{ms}
 	for j := range ms.Tools {
 		t := &ms.Tools[j]
-		e := &toolEntry{svc: ms, tool: t, granted: true}
+		e := &toolEntry{svc: ms, tool: t}
 		r.tools[toolKey{ms.Name, string(t.Py)}] = e
 		r.byWire[string(t.Wire)] = append(r.byWire[string(t.Wire)], e)
 	}

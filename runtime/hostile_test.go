@@ -176,10 +176,11 @@ func TestBindingErrors(t *testing.T) {
 	}
 }
 
-// TestHelpCountsAsRead: with the read-gate on, the first call is refused
-// with the lines to read; help(api.svc.tool) prints them and unlocks it;
-// dir lists services and tools.
-func TestHelpCountsAsRead(t *testing.T) {
+// TestHelpAndCallInOneProgram pins the bug where help(api.s.t); api.s.t()
+// in one program called a tool whose definition the agent had never seen:
+// help's text reaches the agent only when run_code returns, so it counts as
+// a read from the next program on. dir lists services and tools.
+func TestHelpAndCallInOneProgram(t *testing.T) {
 	rt := newRuntime(t, func(c *runtime.Config) { c.ReadGate, c.Limits.Output = readgate.PerFile, 4096 })
 	res := run(t, rt, `
 try:
@@ -187,7 +188,10 @@ try:
 except PermissionError as e:
     print("refused:", e)
 help(api.everything.echo)
-print(api.everything.echo(message="after help"))
+try:
+    api.everything.echo(message="right after help")
+except PermissionError as e:
+    print("still refused")
 print(dir(api), dir(api.everything)[:2])
 `)
 	svc, _ := rt.Manifest().Service("everything")
@@ -195,9 +199,19 @@ print(dir(api), dir(api.everything)[:2])
 	lines := strconv.Itoa(echo.Lines[0]) + "-" + strconv.Itoa(echo.Lines[1])
 	want := "refused: api.everything.echo was refused: read api/everything.py lines " + lines + " first: find_tool(\"everything.echo\") or read_api(\"everything\", \"" + lines + "\")\n" +
 		rt.Lines("everything.py", echo.Lines[0], echo.Lines[1]) +
-		"Echo: after help\n['everything', 'memory'] ['echo', 'get_annotated_message']\n[2 tool calls, 1 failed]\n"
+		"still refused\n['everything', 'memory'] ['echo', 'get_annotated_message']\n[2 tool calls, 2 failed]\n"
 	if got := res.Text(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	// The next program may call it.
+	if got := run(t, rt, `print(api.everything.echo(message="next program"))`).Text(); got != "Echo: next program\n[1 tool call]\n" {
+		t.Errorf("next program: %q", got)
+	}
+	// A help() whose text the output cap cut did not reach the agent.
+	rt2 := newRuntime(t, func(c *runtime.Config) { c.ReadGate, c.Limits.Output = readgate.PerFile, 100 })
+	run(t, rt2, `help(api.everything.echo)`)
+	if got := run(t, rt2, `api.everything.echo(message="x")`); !strings.Contains(got.Error, "was refused: read api/everything.py") {
+		t.Errorf("help cut by the output cap unlocked echo: %s", got.Text())
 	}
 }
 

@@ -275,6 +275,10 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		break
 	}
 	res.Output = h.out.String()
+	// What help() printed reaches the agent with this result.
+	for _, e := range h.helped {
+		r.gate.ReadTool(session, e.svc.Name, e.tool.Wire)
+	}
 	res.Dropped = h.dropped
 	res.Truncated = h.dropped > 0
 	switch {

@@ -47,10 +47,21 @@ type Config struct {
 	// ReadGate is the read-gate mode; programs run by a gateway use
 	// readgate.PerFile, a trusted CLI run uses readgate.Off.
 	ReadGate readgate.Mode
-	// Grants lists, per service, the tools (wire or Python names) programs
-	// may call; a service absent from a non-nil Grants is not granted at
-	// all; nil Grants grants everything.
+	// Grants lists, per service, the wire names of the tools programs may
+	// call, exactly; a service absent from a non-nil Grants, or with an
+	// empty list, has nothing granted; nil Grants grants everything. A name
+	// that is no tool's wire name is an error of New. Ungranted tools are
+	// invisible: Manifest, File and Lines show a view without them.
 	Grants map[ir.ServiceName][]string
+	// NoPins turns off the comparison of live tool definitions (of
+	// upstreams that can list them: MCP servers) with the manifest's pins.
+	NoPins bool
+	// PinTTL is how old a service's last look at its live tools may be
+	// before a call looks again; default DefaultPinTTL.
+	PinTTL time.Duration
+	// PinReport, when set, receives the refusals (or the error) of every
+	// check of a service's live tools, e.g. for a log.
+	PinReport func(service ir.ServiceName, refused []string, err error)
 	// Hooks run around every call, in order.
 	Hooks []Policy
 	// NotesMeta and WaitMeta name, per service, the MCP _meta keys that
@@ -118,12 +129,17 @@ type Runtime struct {
 	tools     map[toolKey]*toolEntry
 	byWire    map[string][]*toolEntry // wire name → tools (run_tool)
 	services  []*emit.ManifestService
+	// source is the whole manifest; cfg.Manifest is the view of the
+	// granted tools.
+	source    *emit.Manifest
 	stubCache sync.Map // service set → stub source
 	// warm says pool workers come configured with every service's stubs
 	// and pre-imported: a program only feeds.
 	warm bool
 	// apiInputs binds api and run_tool in every program (built once).
 	apiInputs []monty.NamedValue
+
+	pins map[ir.ServiceName]*pinned
 
 	sessMu   sync.Mutex
 	sessions map[string]*sync.Mutex // persistent mode: one program at a time per session
@@ -143,11 +159,10 @@ type toolKey struct {
 	py      string
 }
 
-// toolEntry is one callable tool with everything a call needs.
+// toolEntry is one callable (granted) tool with everything a call needs.
 type toolEntry struct {
-	svc     *emit.ManifestService
-	tool    *emit.ManifestTool
-	granted bool
+	svc  *emit.ManifestService
+	tool *emit.ManifestTool
 }
 
 func (e *toolEntry) call() string { return e.tool.Call }
@@ -180,21 +195,28 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	// for more than all of it, which would wait forever.
 	r.budget = semaphore.NewWeighted(int64(min(cfg.MemoryBudget, 1<<62)))
 	r.weight = int64(min(r.limits.Memory, 1<<62))
+	// From here on the runtime sees the granted tools only.
+	vw, err := buildView(cfg.Manifest, cfg.Files, cfg.Grants)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
+	r.source = cfg.Manifest
+	r.cfg.Manifest, r.cfg.Files = vw.manifest, vw.files
 	var vtools []validate.Tool
 	var defs []readgate.Def
-	for i := range cfg.Manifest.Services {
-		s := &cfg.Manifest.Services[i]
+	for i := range r.cfg.Manifest.Services {
+		s := &r.cfg.Manifest.Services[i]
 		r.services = append(r.services, s)
-		grant := grantSet(cfg.Grants, s)
 		for j := range s.Tools {
 			t := &s.Tools[j]
-			e := &toolEntry{svc: s, tool: t, granted: grant(t)}
+			e := &toolEntry{svc: s, tool: t}
 			r.tools[toolKey{s.Name, string(t.Py)}] = e
 			r.byWire[string(t.Wire)] = append(r.byWire[string(t.Wire)], e)
 			vtools = append(vtools, validate.Tool{Service: s.Name, Tool: irTool(t)})
 			defs = append(defs, readgate.Def{
 				Service: s.Name, Tool: t.Wire, Py: t.Py,
 				File: cfg.FileDir + "/" + s.File, Start: t.Lines[0], End: t.Lines[1],
+				Sig: vw.sig[toolWire{s.Name, t.Wire}],
 			})
 		}
 	}
@@ -204,6 +226,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	}
 	r.validator = v
 	r.gate = readgate.New(cfg.ReadGate, defs)
+	r.newPins()
 	r.apiInputs = r.inputs()
 	r.bin = cfg.MontyBin
 	if r.bin == "" {
@@ -278,25 +301,6 @@ func preImport(ctx context.Context, w *monty.Worker) error {
 	return nil
 }
 
-// grantSet returns the grant test for one service's tools.
-func grantSet(grants map[ir.ServiceName][]string, s *emit.ManifestService) func(*emit.ManifestTool) bool {
-	if grants == nil {
-		return func(*emit.ManifestTool) bool { return true }
-	}
-	names, ok := grants[s.Name]
-	if !ok {
-		return func(*emit.ManifestTool) bool { return false }
-	}
-	if len(names) == 0 {
-		return func(*emit.ManifestTool) bool { return true }
-	}
-	set := map[string]bool{}
-	for _, n := range names {
-		set[n] = true
-	}
-	return func(t *emit.ManifestTool) bool { return set[string(t.Wire)] || set[string(t.Py)] }
-}
-
 // irTool rebuilds the parts of an ir.Tool the validator needs.
 func irTool(t *emit.ManifestTool) *ir.Tool {
 	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Input: t.Input, Original: t.Original}
@@ -329,23 +333,26 @@ func sortedServices(m map[ir.ServiceName]upstream.Upstream) []ir.ServiceName {
 // Gate is the runtime's read-gate, for a gateway to record reads.
 func (r *Runtime) Gate() *readgate.Gate { return r.gate }
 
-// Manifest is the loaded manifest.
+// Manifest is the manifest as programs and agents see it: the granted
+// tools only, with their line ranges in the files File serves.
 func (r *Runtime) Manifest() *emit.Manifest { return r.cfg.Manifest }
 
 // Granted reports whether programs may call the tool.
 func (r *Runtime) Granted(service ir.ServiceName, tool *emit.ManifestTool) bool {
 	e, ok := r.tools[toolKey{service, string(tool.Py)}]
-	return ok && e.granted
+	return ok && e.tool.Wire == tool.Wire
 }
 
-// File returns a generated file's bytes by name ("memory.py").
+// File returns a generated file's bytes by name ("memory.py"), as agents
+// see it: without the ungranted tools.
 func (r *Runtime) File(name string) ([]byte, bool) {
 	b, ok := r.cfg.Files[filepath.Base(name)]
 	return b, ok
 }
 
 // ToolLines returns the lines of a tool's definition from its .py file,
-// numbered, and records the read for the session's read-gate.
+// numbered, and records the read for the session's read-gate: call it only
+// for text that goes to the agent now (find_tool's answer).
 func (r *Runtime) ToolLines(session string, service ir.ServiceName, tool *emit.ManifestTool) string {
 	s, _ := r.cfg.Manifest.Service(service)
 	text := r.Lines(s.File, tool.Lines[0], tool.Lines[1])

@@ -11,7 +11,8 @@ import (
 )
 
 // cmdRun runs one program against a pack, as a trusted local user: the
-// read-gate is off unless the pack's runtime.read_gate turns it on.
+// read-gate is off unless the pack's runtime.read_gate turns it on. Pins
+// are checked as serve checks them (the runtime does it before each call).
 func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := newFlags("run", stderr)
 	config := fs.String("c", "codemode.yaml", "pack `FILE`")
@@ -19,6 +20,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	state := fs.String("state", "", "keep the session's state across runs in `DIR` (persistent mode)")
 	noCheck := fs.Bool("no-type-check", false, "do not type-check the program before running it")
 	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none)")
+	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -55,6 +57,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if log != nil {
 			c.Audit = log
 		}
+		c.NoPins = *noPins
 		if *state != "" {
 			c.Persistent, c.StateDir = true, *state
 		}

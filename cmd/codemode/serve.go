@@ -17,7 +17,6 @@ import (
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime"
-	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
 // cmdServe runs the MCP server: find_tool, run_code and read_api (or every
@@ -77,33 +76,32 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer log.Close()
 		auditor = log
 	}
-	g, err := p.ReadGenerated()
-	if err != nil {
-		return err
-	}
-	pins := gateway.NewPins(g.Manifest)
-	var watched []*upstream.MCP
 	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
-		c.Hooks = append(c.Hooks, pins, shapes)
+		c.Hooks = append(c.Hooks, shapes)
 		c.Audit = auditor
 		if *state != "" {
 			c.Persistent, c.StateDir = true, *state
 		}
-		if !*noPins {
-			watched = watchPins(c, pins, logf)
+		// The runtime checks live MCP tool definitions against the pins
+		// before calls; here every check's refusals are also logged.
+		c.NoPins = *noPins
+		c.PinReport = func(svc ir.ServiceName, refused []string, err error) {
+			if err != nil {
+				logf("service %s: checking pins: %v", svc, err)
+			}
+			for _, r := range refused {
+				logf("service %s: refusing: %s", svc, r)
+			}
 		}
 	})
 	if err != nil {
 		return err
 	}
 	defer rt.Close()
-	// Connect now, so the pins are checked before the first call.
-	for _, up := range watched {
-		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		if err := up.Start(sctx); err != nil {
-			logf("%v", err)
-		}
-		cancel()
+	// Connect now, so the pins are checked (and refusals logged) before the
+	// first call.
+	if !*noPins {
+		rt.CheckPins(ctx)
 	}
 	srv, err := gateway.New(gateway.Config{
 		Runtime: rt, FileDir: p.Out, Direct: *direct, Shapes: shapes, Audit: auditor, Persistent: *state != "",
@@ -182,29 +180,4 @@ func (nopWriteCloser) Close() error { return nil }
 
 func mkdirFor(path string) error {
 	return os.MkdirAll(filepath.Dir(path), 0o700)
-}
-
-// watchPins has every MCP upstream check its live tools against the
-// manifest's pins whenever a session opens (at start, after a restart) and
-// whenever the server says its tools changed. It returns the upstreams to
-// start.
-func watchPins(c *runtime.Config, pins *gateway.Pins, logf func(string, ...any)) []*upstream.MCP {
-	var out []*upstream.MCP
-	for i := range c.Manifest.Services {
-		ms := &c.Manifest.Services[i]
-		up, ok := c.Upstreams[ms.Name].(*upstream.MCP)
-		if !ok {
-			continue
-		}
-		up.WatchTools(pins.Watcher(ms, func(svc ir.ServiceName, refused []string, err error) {
-			if err != nil {
-				logf("service %s: checking pins: %v", svc, err)
-			}
-			for _, r := range refused {
-				logf("service %s: refusing: %s", svc, r)
-			}
-		}))
-		out = append(out, up)
-	}
-	return out
 }

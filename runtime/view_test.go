@@ -1,0 +1,80 @@
+package runtime
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// TestViewKeepsGrantedDefinitions grants every other tool of each golden
+// case and checks the view: each granted tool's lines in the view hold its
+// def and docstring exactly as the whole file does, no ungranted tool's def
+// or stub method is left, and every name a kept line uses that the whole
+// file defines as a shape is still defined.
+func TestViewKeepsGrantedDefinitions(t *testing.T) {
+	manifests, _ := filepath.Glob("../testdata/golden/*/want/manifest.json")
+	if len(manifests) == 0 {
+		t.Fatal("no golden manifests")
+	}
+	shapeDef := regexp.MustCompile(`(?m)^(?:class ([A-Za-z_][A-Za-z0-9_]*)\(|([A-Za-z_][A-Za-z0-9_]*) = TypedDict\()`)
+	for _, mf := range manifests {
+		data, err := os.ReadFile(mf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := emit.ReadManifest(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{}
+		grants := map[ir.ServiceName][]string{}
+		for _, s := range m.Services {
+			files[s.File], _ = os.ReadFile(filepath.Join(filepath.Dir(mf), s.File))
+			for i, tl := range s.Tools {
+				if i%2 == 0 {
+					grants[s.Name] = append(grants[s.Name], string(tl.Wire))
+				}
+			}
+		}
+		v, err := buildView(m, files, grants)
+		if err != nil {
+			t.Fatalf("%s: %v", mf, err)
+		}
+		for i, vs := range v.manifest.Services {
+			whole := splitLines(files[vs.File])
+			view := splitLines(v.files[vs.File])
+			viewText := string(v.files[vs.File])
+			defined := map[string]bool{}
+			for _, d := range shapeDef.FindAllStringSubmatch(viewText, -1) {
+				defined[d[1]+d[2]] = true
+			}
+			for _, d := range shapeDef.FindAllStringSubmatch(string(files[vs.File]), -1) {
+				name := d[1] + d[2]
+				if !defined[name] && regexp.MustCompile(`\b`+name+`\b`).MatchString(viewText) {
+					t.Errorf("%s: the view uses shape %s but lost its definition", mf, name)
+				}
+			}
+			orig := m.Services[i]
+			for _, tl := range vs.Tools {
+				ot, _ := orig.Tool(string(tl.Wire))
+				a := strings.Join(whole[ot.Lines[0]-1:ot.Lines[1]], "\n")
+				b := strings.Join(view[tl.Lines[0]-1:tl.Lines[1]], "\n")
+				if a != b {
+					t.Errorf("%s: %s: lines %v in the view differ from %v in the file", mf, tl.Wire, tl.Lines, ot.Lines)
+				}
+			}
+			for j, tl := range orig.Tools {
+				if j%2 == 1 {
+					if strings.Contains(viewText, "\ndef "+string(tl.Py)+"(") || strings.Contains(vs.Stub, "    def "+string(tl.Py)+"(") {
+						t.Errorf("%s: ungranted %s is still in the view", mf, tl.Wire)
+					}
+				}
+			}
+		}
+	}
+}
