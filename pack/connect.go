@@ -57,14 +57,12 @@ func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream
 		ms := &m.Services[i]
 		var up upstream.Upstream
 		switch {
-		case len(src.MCPCommand) > 0:
-			env, err := upstream.ServerEnv(src.Env)
+		case len(src.MCPCommand) > 0, src.MCPURL != "":
+			m, err := p.mcpUpstream(src, string(ms.Name))
 			if err != nil {
 				return nil, fmt.Errorf("service %s: %w", ms.Name, err)
 			}
-			up = upstream.NewMCPCommand(p.CommandArgv(src), env)
-		case src.MCPURL != "":
-			up = upstream.NewMCPURL(src.MCPURL, nil, nil)
+			up = m
 		case src.OpenAPI != "":
 			h, err := p.httpUpstream(src, ms)
 			if err != nil {
