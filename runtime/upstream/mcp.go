@@ -431,4 +431,3 @@ func renumber(v any) any {
 	}
 	return out
 }
-
