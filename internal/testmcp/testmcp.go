@@ -7,7 +7,8 @@
 //	       it again, then answers isError with it in the message) and crash
 //	       (prints it, then exits 1 mid-call)
 //	mute   never answers initialize
-//	big    tool big: a text reply of n bytes
+//	big    tool big: a text reply of n bytes; tool pid: its process id
+//	stubborn  big, but it does not exit when its stdin ends
 //	loop   answers initialize, then every tools/list with the same cursor
 package testmcp
 
@@ -20,7 +21,9 @@ import (
 	"os"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -66,17 +69,24 @@ func Main(args []string) int {
 	case "mute":
 		io.Copy(io.Discard, os.Stdin)
 		return 0
-	case "big":
+	case "big", "stubborn":
 		mcp.AddTool(s, &mcp.Tool{Name: "big", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
 			N int `json:"n"`
 		}) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.N)}}}, nil, nil
 		})
+		mcp.AddTool(s, &mcp.Tool{Name: "pid", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil, nil
+		})
 	default:
 		fmt.Fprintf(os.Stderr, "testmcp: unknown mode %q\n", args[0])
 		return 2
 	}
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
+	err := s.Run(context.Background(), &mcp.StdioTransport{})
+	if args[0] == "stubborn" {
+		time.Sleep(time.Hour)
+	}
+	if err != nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -1,12 +1,17 @@
 package upstream
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	goruntime "runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -247,4 +252,83 @@ func TestAuthOnMCPURLSent(t *testing.T) {
 	if _, err := u.Call(ctx, tool("add", readOnly), nil); err == nil || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// runParent plays codemode for TestServerDiesWithCodemode: it starts a
+// server, prints the server's pid and waits to be killed.
+func runParent() {
+	exe, _ := os.Executable()
+	u, err := NewMCP(MCPConfig{Command: []string{exe}, Env: map[string]string{"CODEMODE_TESTMCP": "stubborn"}})
+	if err != nil {
+		panic(err)
+	}
+	r, err := u.Call(context.Background(), tool("pid", readOnly), nil)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(r.Value)
+	time.Sleep(time.Hour)
+}
+
+// waitGone waits until pid has exited (gone, or a zombie nobody reaps).
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return
+		}
+		if _, rest, ok := strings.Cut(string(b), ") "); ok && strings.HasPrefix(rest, "Z") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d is still running", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestServerDiesWithCodemode(t *testing.T) {
+	if goruntime.GOOS != "linux" {
+		t.Skip("Pdeathsig is Linux only")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), "CODEMODE_T_PARENT=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	pid, perr := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || perr != nil {
+		cmd.Process.Kill()
+		t.Fatalf("parent said %q: %v %v", line, err, perr)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitGone(t, pid)
+}
+
+func TestCloseKillsServerProcessGroup(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A wrapper shell whose child is the real server (as npx does).
+	u := newTestMCP(t, MCPConfig{Command: []string{"/bin/sh", "-c", "exec 3<&0; " + exe + " <&3 & wait"}, Env: map[string]string{"CODEMODE_TESTMCP": "stubborn"}})
+	r := call(t, u, ctxT(t, 30*time.Second), tool("pid", readOnly), nil)
+	pid, err := strconv.Atoi(fmt.Sprint(r.Value))
+	if err != nil || pid == u.pid() {
+		t.Fatalf("pid %v (wrapper %d)", r.Value, u.pid())
+	}
+	u.Close()
+	waitGone(t, pid)
 }

@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 	if mode := os.Getenv("CODEMODE_TESTMCP"); mode != "" {
 		os.Exit(testmcp.Main([]string{mode}))
 	}
+	if os.Getenv("CODEMODE_T_PARENT") == "1" {
+		runParent()
+		return
+	}
 	if os.Getenv(testServerEnv) == "1" {
 		runTestServer()
 		return
