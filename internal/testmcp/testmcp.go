@@ -10,6 +10,7 @@
 //	big    tool big: a text reply of n bytes; tool pid: its process id
 //	stubborn  big, but it does not exit when its stdin ends
 //	loop   answers initialize, then every tools/list with the same cursor
+//	nolist answers initialize, never tools/list
 package testmcp
 
 import (
@@ -64,8 +65,8 @@ func Main(args []string) int {
 			os.Exit(1)
 			return nil, nil, nil
 		})
-	case "loop":
-		return loop()
+	case "loop", "nolist":
+		return loop(args[0] == "nolist")
 	case "mute":
 		io.Copy(io.Discard, os.Stdin)
 		return 0
@@ -95,7 +96,7 @@ func Main(args []string) int {
 
 // loop speaks JSON-RPC by hand: a well-behaved initialize, then a
 // tools/list that pages forever on one cursor.
-func loop() int {
+func loop(nolist bool) int {
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
@@ -111,6 +112,9 @@ func loop() int {
 		case "initialize":
 			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"loop","version":"1"}}`
 		case "tools/list":
+			if nolist {
+				continue
+			}
 			result = `{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"nextCursor":"again"}`
 		default:
 			result = `{}`

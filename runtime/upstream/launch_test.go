@@ -332,3 +332,44 @@ func TestCloseKillsServerProcessGroup(t *testing.T) {
 	u.Close()
 	waitGone(t, pid)
 }
+
+func TestListToolsThatNeverAnswersTimesOut(t *testing.T) {
+	cfg := testMCP(t, "nolist", "nolist", nil, nil)
+	cfg.StartTimeout = 300 * time.Millisecond
+	_, err := ListTools(ctxT(t, 30*time.Second), cfg)
+	if err == nil || err.Error() != "mcp nolist: tools/list did not finish within 300ms (start_timeout)" {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestListToolsKeepsServerOrder: over streamable HTTP, across pages, the
+// tools come back as the server wrote them (zeta before alpha), with the
+// server's initialize info.
+func TestListToolsKeepsServerOrder(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "Test Server", Title: "A test", Version: "1.2.3"}, &mcp.ServerOptions{Instructions: "Use it well.", PageSize: 1})
+	type echoArgs struct {
+		Zeta  string `json:"zeta" jsonschema:"the last letter"`
+		Alpha int    `json:"alpha,omitempty"`
+	}
+	handler := func(ctx context.Context, req *mcp.CallToolRequest, args echoArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{}, nil, nil
+	}
+	mcp.AddTool(server, &mcp.Tool{Name: "echo", Description: "Echo it."}, handler)
+	mcp.AddTool(server, &mcp.Tool{Name: "class.del", Description: "Keyword name."}, handler)
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	defer ts.Close()
+	list, err := ListTools(ctxT(t, 20*time.Second), MCPConfig{URL: ts.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list.Server != (ServerInfo{Name: "Test Server", Title: "A test", Version: "1.2.3", Instructions: "Use it well."}) {
+		t.Errorf("server = %+v", list.Server)
+	}
+	tools := string(list.Tools)
+	if strings.Count(tools, `"name":`) != 2 || !strings.Contains(tools, `"properties":{"zeta":`) || strings.Index(tools, `"zeta"`) > strings.Index(tools, `"alpha"`) {
+		t.Errorf("tools = %s", tools)
+	}
+	if _, err := ListTools(ctxT(t, 5*time.Second), MCPConfig{URL: "ftp://x"}); err == nil || err.Error() != `mcp_url "ftp://x": not an http(s) URL` {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -30,7 +30,8 @@ type ToolList struct {
 }
 
 // ListTools starts the server cfg names, lists every page of its tools and
-// stops it: what gen and check compile from a live source.
+// stops it: what gen and check compile from a live source. The start and
+// the listing are each bounded by cfg.StartTimeout.
 func ListTools(ctx context.Context, cfg MCPConfig) (*ToolList, error) {
 	m, err := NewMCP(cfg)
 	if err != nil {
@@ -41,8 +42,13 @@ func ListTools(ctx context.Context, cfg MCPConfig) (*ToolList, error) {
 	if err != nil {
 		return nil, err
 	}
-	list, err := m.listTools(ctx, s.cs)
+	lctx, cancel := context.WithTimeout(ctx, m.cfg.StartTimeout)
+	defer cancel()
+	list, err := m.listTools(lctx, s.cs)
 	if err != nil {
+		if ctx.Err() == nil && lctx.Err() != nil {
+			return nil, fmt.Errorf("mcp %s: tools/list did not finish within %s (start_timeout)", m.name, m.cfg.StartTimeout)
+		}
 		return nil, m.red.Error(fmt.Errorf("mcp %s: %w", m.name, err))
 	}
 	out := &ToolList{Tools: list}
