@@ -109,6 +109,10 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	return h, nil
 }
 
+// Redactor is the redactor the upstream applies to everything it returns,
+// holding its auth secrets; a caller may add more or apply it elsewhere.
+func (h *HTTP) Redactor() *Redactor { return h.red }
+
 // Close implements Upstream.
 func (h *HTTP) Close() error {
 	h.client.CloseIdleConnections()

@@ -512,7 +512,7 @@ func (m *MCP) startErr(ctx, sctx context.Context, l *launched, err error) error 
 		return fmt.Errorf("mcp %s: connecting: %w", m.name, ctx.Err())
 	case sctx.Err() != nil:
 		return fmt.Errorf("mcp %s: the server did not answer initialize within %s (start_timeout); it was stopped", m.name, m.cfg.StartTimeout)
-	case m.trips.Load() > 0 && errors.Is(err, errReplyTooLarge) || strings.Contains(err.Error(), errReplyTooLarge.Error()):
+	case errors.Is(err, errReplyTooLarge) || strings.Contains(err.Error(), errReplyTooLarge.Error()):
 		return fmt.Errorf("mcp %s: connecting: %s", m.name, replyTooLarge(m.cfg.MaxReply))
 	}
 	msg := oneLine(err.Error())
