@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -371,5 +372,27 @@ func TestListToolsKeepsServerOrder(t *testing.T) {
 	}
 	if _, err := ListTools(ctxT(t, 5*time.Second), MCPConfig{URL: "ftp://x"}); err == nil || err.Error() != `mcp_url "ftp://x": not an http(s) URL` {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// BenchmarkRefusedBigReply refuses a 12 MB MCP reply (issue 11) over
+// stdio; B/op is what refusing it costs the host (accepting it, with the
+// cap raised, allocates several times more).
+func BenchmarkRefusedBigReply(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	big := tool("big", readOnly, "n")
+	u, err := NewMCP(MCPConfig{Name: "big", Command: []string{exe}, Env: map[string]string{"CODEMODE_TESTMCP": "big"}, Log: io.Discard})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer u.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := u.Call(context.Background(), big, map[string]any{"n": 12 << 20}); err == nil {
+			b.Fatal("not refused")
+		}
 	}
 }
