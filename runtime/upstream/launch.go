@@ -525,7 +525,15 @@ func (m *MCP) startErr(ctx, sctx context.Context, l *launched, err error) error 
 			return fmt.Errorf("mcp %s: the server exited before answering initialize (%s)%s", m.name, note, logged)
 		}
 	}
-	return fmt.Errorf("mcp %s: cannot start the server: %s", m.name, msg)
+	return fmt.Errorf("mcp %s: %s: %s", m.name, m.failedTo(), msg)
+}
+
+// failedTo says what failed when a session could not be opened.
+func (m *MCP) failedTo() string {
+	if m.cfg.URL != "" {
+		return "cannot connect to the server"
+	}
+	return "cannot start the server"
 }
 
 // progress logs "still waiting" every Progress until stop is called.

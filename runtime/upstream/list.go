@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -35,7 +36,14 @@ type ToolList struct {
 func ListTools(ctx context.Context, cfg MCPConfig) (*ToolList, error) {
 	m, err := NewMCP(cfg)
 	if err != nil {
-		return nil, err
+		what := cfg.Name
+		if what == "" {
+			what = strings.Join(cfg.Command, " ") + cfg.URL
+		}
+		if strings.Contains(err.Error(), what) {
+			return nil, err // it names the server already
+		}
+		return nil, fmt.Errorf("mcp %s: %w", what, err)
 	}
 	defer m.Close()
 	s, err := m.session(ctx)

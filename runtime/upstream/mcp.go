@@ -188,7 +188,7 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	}
 	l, err := m.launch()
 	if err != nil {
-		return nil, m.red.Error(fmt.Errorf("mcp %s: cannot start the server: %s", m.name, oneLine(err.Error())))
+		return nil, m.red.Error(fmt.Errorf("mcp %s: %s: %s", m.name, m.failedTo(), oneLine(err.Error())))
 	}
 	t := l.t
 	if l.proc != nil {
