@@ -96,11 +96,11 @@ TypeError: api.everything.get_sum: missing required argument 'b'
 	}
 }
 
-// TestServeHTTP drives the real binary over streamable HTTP.
-func TestServeHTTP(t *testing.T) {
-	bin := buildCodemode(t)
-	packFile := writePack(t)
-	cmd := exec.Command(bin, "serve", "-c", packFile, "--http", "127.0.0.1:0", "--audit", "off", "--no-pins")
+// startServe starts the real binary's serve --http and returns its URL and
+// the lines it wrote to stderr before it.
+func startServe(t *testing.T, bin string, args ...string) (string, []string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--http", "127.0.0.1:0", "--audit", "off", "--no-pins"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -114,25 +114,43 @@ func TestServeHTTP(t *testing.T) {
 	})
 	sc := bufio.NewScanner(stderr)
 	var url string
+	var lines []string
 	for sc.Scan() {
 		if m := regexp.MustCompile(`at (http://\S+)$`).FindStringSubmatch(sc.Text()); m != nil {
 			url = m[1]
 			break
 		}
+		lines = append(lines, sc.Text())
 	}
 	if url == "" {
-		t.Fatal("no address on stderr")
+		t.Fatalf("no address on stderr: %q", lines)
 	}
 	go func() {
 		for sc.Scan() {
 		}
 	}()
-	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	return url, lines
+}
+
+// TestServeHTTP drives the real binary over streamable HTTP, with a bearer
+// token.
+func TestServeHTTP(t *testing.T) {
+	bin := buildCodemode(t)
+	packFile := writePack(t)
+	tokens := writeTokens(t, tokenA)
+	url, lines := startServe(t, bin, "-c", packFile, "--token-file", tokens)
+	if want := []string{"codemode serve: bearer tokens from " + tokens + ": 1 accepted"}; !reflect.DeepEqual(lines, want) {
+		t.Fatalf("stderr: %q", lines)
+	}
+	// Without the token: 401, naming the metadata.
+	resp, _ := post(t, url, "", "", initBody)
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+strings.TrimSuffix(url, "/")+`/.well-known/oauth-protected-resource"` {
+		t.Fatalf("no token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	cs, err := connectHTTP(t, url, tokenA)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
 	if got, want := toolNames(t, cs), []string{"find_tool", "read_api", "run_code"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("tools = %v", got)
 	}
@@ -140,5 +158,22 @@ func TestServeHTTP(t *testing.T) {
 	got, isErr := call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=20, b=22))`})
 	if isErr || got != "The sum of 20 and 22 is 42.\n[1 tool call]\n" {
 		t.Fatalf("run_code over HTTP: %q", got)
+	}
+}
+
+// TestServeHTTPInsecureNoAuthWarns: the loopback opt-out serves without a
+// token and says so on stderr at start.
+func TestServeHTTPInsecureNoAuthWarns(t *testing.T) {
+	bin := buildCodemode(t)
+	url, lines := startServe(t, bin, "-c", writePack(t), "--insecure-no-auth")
+	if want := []string{"codemode serve: WARNING: --insecure-no-auth: anyone who can connect to " + strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/") + " runs programs with this pack's credentials"}; !reflect.DeepEqual(lines, want) {
+		t.Fatalf("stderr: %q", lines)
+	}
+	cs, err := connectHTTP(t, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := toolNames(t, cs), []string{"find_tool", "read_api", "run_code"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("tools = %v", got)
 	}
 }

@@ -22,4 +22,12 @@
 // of each tool's results in a JSON cache file (find_tool shows it for tools
 // without an output schema), and [Pins] refuses tools whose live upstream
 // definition no longer matches the pin in the manifest.
+//
+// Over streamable HTTP ([Server.NewHTTPHandler]) the server is an OAuth
+// resource server: every request needs one of the configured bearer
+// [Tokens] (a request without gets 401 and a WWW-Authenticate header naming
+// the RFC 9728 metadata at [MetadataPath]), a session is bound to the token
+// that opened it, a session idle for [HTTPOptions].IdleTTL is closed and
+// its reads freed, and [ListenHTTP] serves without tokens only on a
+// loopback address when told to.
 package gateway

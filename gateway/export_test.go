@@ -6,3 +6,14 @@ func SetMaxReadLines(n int) int {
 	maxReadLines = n
 	return old
 }
+
+// LiveSessions counts the MCP sessions the server holds and the agent
+// sessions the gateway tracks.
+func (s *Server) LiveSessions() (mcpSessions, agentSessions int) {
+	for range s.srv.Sessions() {
+		mcpSessions++
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return mcpSessions, len(s.sessions)
+}

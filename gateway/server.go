@@ -3,10 +3,10 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"strconv"
 	"strings"
@@ -80,7 +80,7 @@ const RunCodeDescription = `Run a Python program (Monty, a sandboxed Python subs
 - Call tools as api.<service>.<tool>(arg=value, ...) or run_tool("<name>", {"arg": value}); find them with find_tool and read a definition before its first call.
 - Results come back as Python values (dict, list, str, int, float, bool, None). Filter them in the program and print only what you need: printed output is capped and the rest is dropped.
 - Errors raised by tools (TypeError, ValueError, PermissionError, RuntimeError) can be caught with try/except.
-- The response lists notes first (read them), then what the program printed, then the calls made and any error. If it says WAIT, end your turn.
+- The response lists the runtime's notes first (read them), then what the program printed (printed lines that start like a note are marked "(printed)"), then the calls made and any error. If a note says WAIT, end your turn. If the sandbox worker died, the response lists the calls that completed: check their effects before running the program again.
 - No files, network or processes: only the tools.`
 
 // runCodeDescription is RunCodeDescription, or its persistent-session
@@ -124,6 +124,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
 		Instructions: instructions,
+		// HTTP session ids are agent session ids (reads, audit, saved
+		// state): 130 random bits, so one cannot be guessed.
+		GetSessionID: rand.Text,
 	})
 	if cfg.Direct {
 		s.addDirect(m)
@@ -144,12 +147,6 @@ func (s *Server) Finder() *Finder { return s.finder }
 // RunStdio serves one session over stdin/stdout until it ends.
 func (s *Server) RunStdio(ctx context.Context) error {
 	return s.srv.Run(ctx, &mcp.StdioTransport{})
-}
-
-// HTTPHandler serves streamable HTTP; every HTTP session is its own agent
-// session (its read-gate reads, its audit events).
-func (s *Server) HTTPHandler() http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, nil)
 }
 
 // sessionOf is the agent session of an MCP session: its MCP session id
@@ -191,6 +188,71 @@ func schemaOf(props map[string]any, required ...string) map[string]any {
 
 func textResult(text string, isError bool) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, IsError: isError}
+}
+
+// runCodeResult is run_code's reply: the notes (and wait) in their own
+// block, which the program cannot write to, then what the program printed
+// (lines that look like notes marked as printed), then the calls and the
+// error; structuredContent carries the same outcome as data.
+func runCodeResult(res *runtime.Result) *mcp.CallToolResult {
+	var blocks []mcp.Content
+	for _, text := range []string{res.NotesText(), res.OutputText(), res.SummaryText()} {
+		if text != "" {
+			blocks = append(blocks, &mcp.TextContent{Text: text})
+		}
+	}
+	failed := 0
+	for _, c := range res.Calls {
+		if c.Status != "ok" && c.Status != "wait" {
+			failed++
+		}
+	}
+	out := runCodeOutcome{
+		Notes: res.Notes, Calls: len(res.Calls), Failed: failed,
+		Truncated: res.Truncated, Dropped: res.Dropped, WorkerDied: res.WorkerDied,
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	if res.Wait {
+		out.Wait = &runCodeWait{Tool: res.WaitTool, Reason: res.WaitReason}
+	}
+	if res.Error != "" {
+		out.Error = &res.Error
+	}
+	if res.Limit != "" {
+		out.Limit = &res.Limit
+	}
+	if res.WorkerDied {
+		for _, c := range res.Calls {
+			out.Completed = append(out.Completed, runCodeCall{Tool: c.Tool, Status: c.Status})
+		}
+	}
+	return &mcp.CallToolResult{Content: blocks, StructuredContent: out, IsError: !res.OK()}
+}
+
+// runCodeOutcome is run_code's structuredContent.
+type runCodeOutcome struct {
+	Notes      []string      `json:"notes"`
+	Wait       *runCodeWait  `json:"wait"`
+	Calls      int           `json:"calls"`
+	Failed     int           `json:"failed"`
+	Error      *string       `json:"error"`
+	Limit      *string       `json:"limit"`
+	Truncated  bool          `json:"output_truncated"`
+	Dropped    int           `json:"output_dropped_bytes"`
+	WorkerDied bool          `json:"worker_died"`
+	Completed  []runCodeCall `json:"completed_calls,omitempty"`
+}
+
+type runCodeWait struct {
+	Tool   string `json:"tool"`
+	Reason string `json:"reason"`
+}
+
+type runCodeCall struct {
+	Tool   string `json:"tool"`
+	Status string `json:"status"`
 }
 
 // stringArgs decodes a code-mode tool's arguments.
@@ -248,7 +310,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("run_code: "+err.Error(), true), nil
 		}
-		return textResult(res.Text(), !res.OK()), nil
+		return runCodeResult(res), nil
 	})
 	s.srv.AddTool(&mcp.Tool{
 		Name: ReadAPI, Description: ReadAPIDescription, Annotations: readOnly,

@@ -6,6 +6,12 @@
 // rewrite the expected files instead: only the expected directory is ever
 // written, never a test's inputs.
 //
+// The package registers no flag of its own (a library that did would make a
+// test declaring its own -update panic). The test package declares it, and
+// golden reads it by name; [UpdateEnv] set to 1 works without a flag:
+//
+//	var _ = flag.Bool("update", false, "rewrite golden files")
+//
 //	func TestPack(t *testing.T) {
 //		files := generate(t) // map of relative path → bytes
 //		golden.Dir(t, "testdata/pack/want", files)
@@ -24,8 +30,28 @@ import (
 	"strings"
 )
 
-// Update is the -update flag: rewrite expected files instead of comparing.
-var Update = flag.Bool("update", false, "rewrite golden files instead of comparing")
+// UpdateEnv names the environment variable that, set to 1, rewrites
+// expected files as -update does.
+const UpdateEnv = "GOLDEN_UPDATE"
+
+// Updating reports whether expected files are to be rewritten instead of
+// compared: the test binary's -update flag (declared by the test package, if
+// it declares one) is true, or UpdateEnv is 1.
+func Updating() bool {
+	if os.Getenv(UpdateEnv) == "1" {
+		return true
+	}
+	f := flag.Lookup("update")
+	if f == nil {
+		return false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	on, _ := g.Get().(bool)
+	return on
+}
 
 // T is the part of testing.TB golden uses.
 type T interface {
@@ -39,7 +65,7 @@ type T interface {
 // -update it rewrites want to hold exactly files.
 func Dir(t T, want string, files map[string][]byte) {
 	t.Helper()
-	if *Update {
+	if Updating() {
 		if err := Write(want, files); err != nil {
 			t.Fatalf("golden: %v", err)
 		}
@@ -53,7 +79,7 @@ func Dir(t T, want string, files map[string][]byte) {
 // File compares one generated file with the expected file path.
 func File(t T, path string, got []byte) {
 	t.Helper()
-	if *Update {
+	if Updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatalf("golden: %v", err)
 		}

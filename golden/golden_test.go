@@ -1,6 +1,7 @@
 package golden
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,8 +72,7 @@ func TestUpdateNeverTouchesOtherDirs(t *testing.T) {
 	root := t.TempDir()
 	input := filepath.Join(root, "input.json")
 	os.WriteFile(input, []byte("in"), 0o644)
-	*Update = true
-	defer func() { *Update = false }()
+	t.Setenv(UpdateEnv, "1")
 	r := &recorder{}
 	Dir(r, filepath.Join(root, "want"), map[string][]byte{"a.py": []byte("a\n")})
 	if len(r.errs) != 0 {
@@ -83,6 +83,26 @@ func TestUpdateNeverTouchesOtherDirs(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "want", "a.py")); string(b) != "a\n" {
 		t.Errorf("want/a.py = %q", b)
+	}
+}
+
+// TestOwnUpdateFlagDoesNotPanic: a pack author's test declares its own
+// -update flag (golden used to register one at init, and the second
+// definition panicked), and golden follows it.
+func TestOwnUpdateFlagDoesNotPanic(t *testing.T) {
+	fs := flag.CommandLine
+	if fs.Lookup("update") == nil {
+		fs.Bool("update", false, "the test's own flag")
+	}
+	if Updating() {
+		t.Fatal("Updating() with -update false")
+	}
+	if err := fs.Set("update", "true"); err != nil {
+		t.Fatal(err)
+	}
+	defer fs.Set("update", "false")
+	if !Updating() {
+		t.Fatal("Updating() ignores the test's -update")
 	}
 }
 

@@ -105,6 +105,13 @@ func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstr
 		}
 		cfg.Limits.Memory = n
 	}
+	if p.Runtime.MemoryBudget != "" {
+		n, err := parseBytes(p.Runtime.MemoryBudget)
+		if err != nil {
+			return cfg, fmt.Errorf("runtime.memory_budget: %v", err)
+		}
+		cfg.MemoryBudget = n
+	}
 	granted := false
 	grants := map[ir.ServiceName][]string{}
 	cfg.NotesMeta = map[ir.ServiceName]string{}

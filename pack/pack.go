@@ -9,10 +9,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -30,6 +32,7 @@ type Pack struct {
 	Enrich    Enrich   `yaml:"enrich"`
 	Services  []Source `yaml:"services"`
 	Runtime   Runtime  `yaml:"runtime"`
+	Serve     Serve    `yaml:"serve"`
 	// Ignore silences diagnostics a pack author has reviewed, by code
 	// ("webhook-skipped") or by code and source ("webhook-skipped
 	// train-travel.json#/webhooks/newBooking", matching as a prefix). The
@@ -91,6 +94,66 @@ type Runtime struct {
 	// message), e.g. "16MiB"; default 8 MiB. A larger one is refused
 	// before it is decoded.
 	MaxReply string `yaml:"max_reply"`
+	// MemoryBudget bounds the sum of the memory limits of the programs
+	// running at once, e.g. "1GB" (default 1 GiB); programs beyond it
+	// wait for room.
+	MemoryBudget string `yaml:"memory_budget"`
+}
+
+// Serve holds the settings of codemode serve --http.
+type Serve struct {
+	Auth ServeAuth `yaml:"auth"`
+	// IdleTTL closes an HTTP session that has had no request for this long,
+	// e.g. "30m" (the default).
+	IdleTTL string `yaml:"idle_ttl"`
+	// PublicURL is the URL clients reach the server at, as the protected
+	// resource metadata names it; default: from each request's Host.
+	PublicURL string `yaml:"public_url"`
+}
+
+// ServeAuth says where the bearer tokens HTTP clients must present come
+// from: an environment variable or a file (pack-relative) holding one or
+// more tokens, one per line.
+type ServeAuth struct {
+	TokensEnv  string `yaml:"tokens_env"`
+	TokensFile string `yaml:"tokens_file"`
+	// AuthorizationServers are listed in the protected resource metadata
+	// for clients that obtain their tokens by OAuth.
+	AuthorizationServers []string `yaml:"authorization_servers"`
+}
+
+// IdleTTLDuration is serve.idle_ttl as a duration; 0 when unset.
+func (s Serve) IdleTTLDuration() time.Duration {
+	d, _ := time.ParseDuration(s.IdleTTL)
+	return d
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func (s Serve) check() error {
+	a := s.Auth
+	if a.TokensEnv != "" && a.TokensFile != "" {
+		return fmt.Errorf("serve.auth: set one of tokens_env and tokens_file, not both")
+	}
+	if a.TokensEnv != "" && !envName.MatchString(a.TokensEnv) {
+		return fmt.Errorf("serve.auth.tokens_env: %q is not an environment variable name", a.TokensEnv)
+	}
+	for i, u := range a.AuthorizationServers {
+		if pu, err := url.Parse(u); err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" {
+			return fmt.Errorf("serve.auth.authorization_servers[%d]: %q is not an http(s) URL", i, u)
+		}
+	}
+	if s.IdleTTL != "" {
+		if d, err := time.ParseDuration(s.IdleTTL); err != nil || d <= 0 {
+			return fmt.Errorf("serve.idle_ttl: %q is not a positive duration like \"30m\"", s.IdleTTL)
+		}
+	}
+	if s.PublicURL != "" {
+		if pu, err := url.Parse(s.PublicURL); err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" {
+			return fmt.Errorf("serve.public_url: %q is not an http(s) URL", s.PublicURL)
+		}
+	}
+	return nil
 }
 
 // Command is an argv; in YAML either a list or one string split like a
@@ -236,7 +299,7 @@ func (p *Pack) check() error {
 	default:
 		return fmt.Errorf("runtime.read_gate: %q is not file, tool or off", p.Runtime.ReadGate)
 	}
-	return nil
+	return p.Serve.check()
 }
 
 // Path resolves a pack-relative path.

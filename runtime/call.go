@@ -30,26 +30,35 @@ type handler struct {
 	maxOut  int
 	dropped int
 
-	notes  []string
-	waited bool
-	wait   string
+	notes    []string
+	waited   bool
+	wait     string
+	waitTool string
 
 	// abort is set when the program must stop where it cannot catch it.
 	abort      error
 	abortLimit string
 }
 
+// Print keeps output up to the limit, cut at a UTF-8 character boundary;
+// after the cut, nothing more is kept.
 func (h *handler) Print(_ monty.Stream, text string) {
 	room := h.maxOut - h.out.Len()
-	if room >= len(text) {
+	if h.dropped == 0 && room >= len(text) {
 		h.out.WriteString(text)
 		return
 	}
-	if room > 0 {
-		h.out.WriteString(text[:room])
+	keep := 0
+	if h.dropped == 0 && room > 0 {
+		keep = utf8Prefix(text, room)
 	}
-	h.dropped += len(text) - max(room, 0)
+	h.out.WriteString(text[:keep])
+	h.dropped += len(text) - keep
 }
+
+// MaxCallSize caps the encoded arguments of one call (monty.CallSizer): a
+// bigger call is refused before the host decodes it.
+func (h *handler) MaxCallSize() int { return h.r.limits.CallBytes }
 
 func (h *handler) Lookup(string, *monty.UUID) (monty.Value, bool) { return nil, false }
 
@@ -71,6 +80,17 @@ func (h *handler) OSCall(_ context.Context, c *monty.OSCall) (monty.Reply, error
 const toolHint = `Call tools as api.<service>.<tool>(...) or run_tool("<name>", {...}); find them with find_tool("<what you need>").`
 
 func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) {
+	if c.Oversize > 0 {
+		name := shortName(c.Name)
+		if svc, tool, ok := strings.Cut(c.Name, "."); ok {
+			if e, ok := h.r.tools[toolKey{ir.ServiceName(svc), tool}]; ok {
+				name = e.call()
+			}
+		}
+		msg := fmt.Sprintf("%s(...) was not called: its arguments are %d bytes, over the limit of %d bytes for one call; pass less data per call", name, c.Oversize, h.r.limits.CallBytes)
+		h.record(name, "refused", msg, 0)
+		return monty.Raise("ValueError", msg), nil
+	}
 	switch c.Name {
 	case "run_tool":
 		return h.runTool(ctx, c)
@@ -122,7 +142,7 @@ func (h *handler) runTool(ctx context.Context, c *monty.Call) (monty.Reply, erro
 	}
 	e, err := h.r.lookupTool(n)
 	if err != nil {
-		h.record(n, "refused", err.Error(), 0)
+		h.record(shortName(n), "refused", err.Error(), 0)
 		return monty.Raise("NameError", err.Error()), nil
 	}
 	bound := map[string]any{}
@@ -140,8 +160,24 @@ func (h *handler) runTool(ctx context.Context, c *monty.Call) (monty.Reply, erro
 	return h.invoke(ctx, e, bound)
 }
 
+// maxToolName is the longest name run_tool looks up: no tool name is
+// longer, and a longer one is refused before any fuzzy matching.
+const maxToolName = 256
+
+// shortName shows a name in a message: whole when it is short, else its
+// start and its length.
+func shortName(name string) string {
+	if len(name) <= 64 {
+		return name
+	}
+	return fmt.Sprintf("%s… (%d bytes)", name[:utf8Prefix(name, 48)], len(name))
+}
+
 // lookupTool resolves run_tool's name.
 func (r *Runtime) lookupTool(name string) (*toolEntry, error) {
+	if len(name) > maxToolName {
+		return nil, fmt.Errorf("there is no tool named %q: tool names are at most %d bytes. %s", shortName(name), maxToolName, findHint)
+	}
 	name = strings.TrimPrefix(name, "api.")
 	if svc, tool, ok := strings.Cut(name, "."); ok {
 		if e, ok := r.tools[toolKey{ir.ServiceName(svc), tool}]; ok {
@@ -301,7 +337,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any) 
 		return failed("refused", "RuntimeError", fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)), 0, "", nil
 	}
 	if len(h.res.Calls) >= h.r.limits.Calls {
-		h.abort = fmt.Errorf("LimitError: call limit (%d tool calls per program) reached at %s; the program was stopped. Filter or batch inside fewer calls", h.r.limits.Calls, call)
+		h.abort = &LimitError{Limit: "calls", Message: fmt.Sprintf("LimitError: call limit (%d tool calls per program) reached at %s; the program was stopped. Filter or batch inside fewer calls", h.r.limits.Calls, call)}
 		h.abortLimit = "calls"
 		return outcome{}, 0, "", h.abort
 	}
@@ -373,6 +409,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any) 
 func (h *handler) startWait(e *toolEntry, reason string) outcome {
 	h.waited = true
 	h.wait = reason
+	h.waitTool = e.call()
 	h.notes = append(h.notes, fmt.Sprintf("WAIT: %s is waiting: %s. End your turn now.", e.call(), reason))
 	return outcome{status: "wait", message: reason, value: map[string]any{"status": "waiting", "reason": reason}}
 }

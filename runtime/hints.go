@@ -150,25 +150,36 @@ func (r *Runtime) closestTool(name string) string {
 	return ""
 }
 
+// maxFuzzy is the longest name fuzzy matching considers: no misspelling of
+// a tool or service name is longer, and matching work grows with it.
+const maxFuzzy = 64
+
 // closest returns the candidate nearest to s by edit distance, if it is
-// near enough to be a likely misspelling, else "".
+// near enough to be a likely misspelling, else "". The work is bounded: a
+// name longer than maxFuzzy matches nothing, and a candidate is given up
+// as soon as it cannot be nearer than the best so far.
 func closest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
+	if len(s) > maxFuzzy {
+		return ""
+	}
+	limit := max(2, len(s)/3)
+	ls := []rune(strings.ToLower(s))
+	best, bestD := "", limit+1
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
-		if d < bestD || d == bestD && c < best {
+		d := editDistanceWithin(ls, []rune(strings.ToLower(c)), bestD)
+		if d < bestD || d == bestD && d <= limit && c < best {
 			best, bestD = c, d
 		}
 	}
-	limit := max(2, len(s)/3)
 	if bestD <= limit {
 		return best
 	}
 	// A name that is the start of exactly one candidate ("github" for
 	// "github_rest") is a likely shorthand.
+	lower := strings.ToLower(s)
 	prefixed := ""
 	for _, c := range candidates {
-		if strings.HasPrefix(strings.ToLower(c), strings.ToLower(s)) {
+		if len(c) >= len(s) && strings.HasPrefix(strings.ToLower(c), lower) {
 			if prefixed != "" {
 				return ""
 			}
@@ -178,8 +189,13 @@ func closest(s string, candidates []string) string {
 	return prefixed
 }
 
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
+// editDistanceWithin is the edit distance of a and b when it is at most
+// bound, else bound+1; it stops as soon as every entry of a row exceeds
+// bound.
+func editDistanceWithin(ra, rb []rune, bound int) int {
+	if d := len(ra) - len(rb); d > bound || -d > bound {
+		return bound + 1
+	}
 	prev := make([]int, len(rb)+1)
 	cur := make([]int, len(rb)+1)
 	for j := range prev {
@@ -187,14 +203,19 @@ func editDistance(a, b string) int {
 	}
 	for i := 1; i <= len(ra); i++ {
 		cur[0] = i
+		rowMin := cur[0]
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > bound {
+			return bound + 1
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return min(prev[len(rb)], bound+1)
 }

@@ -91,16 +91,23 @@ func TestWorkerKilledMidProgram(t *testing.T) {
 	}()
 	time.Sleep(500 * time.Millisecond)
 	// Kill every worker, the busy one and the idle ones in the pool.
-	killed := 0
+	var killed []int
 	for pid := range montyChildren(t) {
 		syscall.Kill(pid, syscall.SIGKILL)
-		killed++
+		killed = append(killed, pid)
 	}
-	if killed == 0 {
+	if len(killed) == 0 {
 		t.Fatal("found no worker to kill")
 	}
 	res := <-done
-	if !strings.HasPrefix(res.Error, "the sandbox worker failed while running the program") {
+	// Once the killed workers have exited, the pool's dead ones are
+	// replaced before a program is given to them.
+	for _, pid := range killed {
+		for f := strings.Fields(readStat(pid)); len(f) > 0 && f[0] != "Z"; f = strings.Fields(readStat(pid)) {
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	if !strings.HasPrefix(res.Error, "the sandbox worker died while running the program") || !res.WorkerDied || !strings.HasSuffix(res.Error, "No tool call was made before the worker died, so nothing outside the sandbox changed.") {
 		t.Errorf("error = %q", res.Error)
 	}
 	if got := run(t, rt, "print(2)\n").Text(); got != "2\n[0 tool calls]\n" {

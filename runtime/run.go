@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/runtime/monty"
@@ -34,12 +35,25 @@ type Result struct {
 	// Error is the program's error, if it failed: a traceback pointing at
 	// the program's own lines, a type-check report, or a limit.
 	Error string
+	// ErrorDropped counts the bytes of error text cut at Limits.ErrorText.
+	ErrorDropped int
 	// Limit names the limit that stopped the program ("time", "memory",
-	// "calls"), "" otherwise.
+	// "calls"), "" otherwise; Err is then the *LimitError. A program's own
+	// exception (even MemoryError) is never a limit.
 	Limit string
+	Err   error
+	// WorkerDied says the sandbox worker died while the program ran, for
+	// no limit: the program did not finish, and only the calls in Calls
+	// completed.
+	WorkerDied bool
 	// Wait is set when a call came back as a wait: the agent should end its
-	// turn.
-	Wait bool
+	// turn. WaitTool is the call that waits, WaitReason why.
+	Wait       bool
+	WaitTool   string
+	WaitReason string
+	// Attempts is how many workers the program was given: more than one
+	// only when a worker died before it had the program.
+	Attempts int
 	// RunID identifies this run in the audit log.
 	RunID    string
 	Duration time.Duration
@@ -53,12 +67,81 @@ type CallRecord struct {
 	Duration time.Duration // upstream time
 }
 
+// LimitError is a runtime limit (time, memory, calls) stopping a program
+// where it cannot catch it.
+type LimitError struct {
+	Limit   string // "time", "memory", "calls"
+	Message string // "LimitError: ..."
+}
+
+func (e *LimitError) Error() string { return e.Message }
+
+func (r *Result) setLimit(limit, message string) {
+	r.Limit, r.Error, r.Err = limit, message, &LimitError{Limit: limit, Message: message}
+}
+
+// completedCalls tells the agent, after a worker death, which calls had
+// completed (their effects happened), so it does not blindly repeat them.
+func completedCalls(calls []CallRecord) string {
+	if len(calls) == 0 {
+		return "No tool call was made before the worker died, so nothing outside the sandbox changed."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d call%s completed before the worker died: ", len(calls), plural(len(calls)))
+	for i, c := range calls {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if i == 20 {
+			fmt.Fprintf(&b, "and %d more", len(calls)-i)
+			break
+		}
+		b.WriteString(c.Tool + " (" + c.Status + ")")
+	}
+	b.WriteString("; check their effects before running the program again.")
+	return b.String()
+}
+
+// cutText keeps at most max bytes of s, cut at a UTF-8 character
+// boundary, and says how many bytes it dropped.
+func cutText(s string, max int) (string, int) {
+	if max <= 0 || len(s) <= max {
+		return s, 0
+	}
+	n := utf8Prefix(s, max)
+	return s[:n], len(s) - n
+}
+
+// utf8Prefix is the length of the longest prefix of s of at most n bytes
+// that does not split a UTF-8 character.
+func utf8Prefix(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
+	}
+	if n <= 0 {
+		return 0
+	}
+	// Back off at most utf8.UTFMax-1 continuation bytes.
+	for i := n; i > n-utf8.UTFMax && i > 0; i-- {
+		if utf8.RuneStart(s[i]) {
+			return i
+		}
+	}
+	return n
+}
+
 // OK reports whether the program ran to its end.
 func (r *Result) OK() bool { return r.Error == "" }
 
 // Text renders the result for an agent: notes first, then the output, then
-// the calls and any error.
+// the calls and any error (NotesText + OutputText + SummaryText).
 func (r *Result) Text() string {
+	return r.NotesText() + r.OutputText() + r.SummaryText()
+}
+
+// NotesText is the notes, one "NOTE: " line each, and a blank line; "" when
+// there are none.
+func (r *Result) NotesText() string {
 	var b strings.Builder
 	for _, n := range r.Notes {
 		b.WriteString("NOTE: " + n + "\n")
@@ -66,10 +149,40 @@ func (r *Result) Text() string {
 	if len(r.Notes) > 0 {
 		b.WriteString("\n")
 	}
-	b.WriteString(r.Output)
-	if r.Output != "" && !strings.HasSuffix(r.Output, "\n") {
+	return b.String()
+}
+
+// OutputText is what the program printed, ending in a newline. A printed
+// line that looks like the runtime's own notes (starting NOTE: or WAIT:,
+// in any case) is prefixed "(printed) ", so a program cannot pass its
+// output off as notes.
+func (r *Result) OutputText() string {
+	if r.Output == "" {
+		return ""
+	}
+	var b strings.Builder
+	for line := range strings.SplitAfterSeq(r.Output, "\n") {
+		if looksLikeMarker(line) {
+			b.WriteString(printedPrefix)
+		}
+		b.WriteString(line)
+	}
+	if !strings.HasSuffix(r.Output, "\n") {
 		b.WriteString("\n")
 	}
+	return b.String()
+}
+
+const printedPrefix = "(printed) "
+
+func looksLikeMarker(line string) bool {
+	l := strings.ToUpper(strings.TrimLeft(line, " \t"))
+	return strings.HasPrefix(l, "NOTE:") || strings.HasPrefix(l, "WAIT:")
+}
+
+// SummaryText is the output cut notice, the call count and the error.
+func (r *Result) SummaryText() string {
+	var b strings.Builder
 	if r.Truncated {
 		fmt.Fprintf(&b, "[output cut at the limit: %d more bytes were printed and not kept; print less]\n", r.Dropped)
 	}
@@ -116,17 +229,28 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	}
 	used := r.servicesUsed(code)
 	inputs := r.apiInputs
+	// Programs running at once may together claim no more sandbox memory
+	// than the budget: a program waits for room rather than overcommit.
+	r.queued.Add(1)
+	err = r.budget.Acquire(ctx, r.weight)
+	r.queued.Add(-1)
+	if err != nil {
+		return nil, fmt.Errorf("no room in the sandbox memory budget before the run ended, nothing ran: %w", err)
+	}
+	defer r.budget.Release(r.weight)
 	rctx, cancel := context.WithTimeout(ctx, r.limits.Time+2*time.Second)
 	defer cancel()
 	var (
-		h   *handler
 		w   *monty.Worker
+		h   *handler
 		out *monty.Outcome
 	)
-	// A worker that died before the program did anything observable (no
-	// output, no tool call: nothing outside the sandbox happened) is
-	// replaced and the program started again, at most twice.
+	// A worker that dies before it has the program (while it is prepared,
+	// or dead when the program is sent) has run nothing of it: it is
+	// replaced, at most twice. Once the worker has the program, a dead
+	// worker is reported, never silently run again.
 	for attempt := 0; ; attempt++ {
+		res.Attempts = attempt + 1
 		w, err = r.pool.Get(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("no sandbox worker available, nothing ran: %w", err)
@@ -135,14 +259,14 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		// caller's wait.
 		defer func(w *monty.Worker) { go w.Close() }(w)
 		if err = r.prepare(ctx, w, session, used); err != nil {
-			if errors.Is(err, monty.ErrDead) && attempt < 2 {
+			if errors.Is(err, monty.ErrDead) && attempt < 2 && ctx.Err() == nil {
 				continue
 			}
 			return nil, err
 		}
 		h = &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
 		out, err = w.Feed(rctx, rewritten, inputs, h)
-		if err != nil && errors.Is(err, monty.ErrDead) && rctx.Err() == nil && h.out.Len() == 0 && len(res.Calls) == 0 && attempt < 2 {
+		if errors.Is(err, monty.ErrNotStarted) && attempt < 2 && rctx.Err() == nil {
 			continue
 		}
 		break
@@ -152,22 +276,28 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	res.Truncated = h.dropped > 0
 	switch {
 	case h.abort != nil:
+		res.Err = h.abort
 		res.Error = h.abort.Error()
 		res.Limit = h.abortLimit
 	case err != nil && ctx.Err() != nil:
 		res.Error = "cancelled: the run was cancelled; the program made no more calls"
 	case err != nil && rctx.Err() != nil:
-		res.Error = fmt.Sprintf("LimitError: time limit (%s) exceeded; the program was stopped", r.limits.Time)
-		res.Limit = "time"
+		res.setLimit(string(monty.LimitTime), fmt.Sprintf("LimitError: time limit (%s) exceeded; the program was stopped", r.limits.Time))
+	case err != nil && errors.Is(err, monty.ErrMemoryLimit):
+		res.setLimit(string(monty.LimitMemory), limitMessage(&monty.Outcome{Limit: monty.LimitMemory}, r.limits))
 	case err != nil:
-		res.Error = "the sandbox worker failed while running the program (" + err.Error() + "); it was replaced, run the program again"
+		res.WorkerDied = true
+		res.Error = "the sandbox worker died while running the program (" + err.Error() + "); it was replaced. " + completedCalls(res.Calls)
 	case out.TypingError != "":
 		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, r)
 	case out.Limit != "":
-		res.Limit = string(out.Limit)
-		res.Error = limitMessage(out, r.limits)
+		res.setLimit(string(out.Limit), limitMessage(out, r.limits))
 	case out.Exception != nil:
 		res.Error = formatException(out.Exception, r)
+	}
+	res.Error, res.ErrorDropped = cutText(res.Error, r.limits.ErrorText)
+	if res.ErrorDropped > 0 {
+		res.Error += fmt.Sprintf("\n[error text cut at %d bytes: %d more bytes were not kept]", r.limits.ErrorText, res.ErrorDropped)
 	}
 	if err == nil && out != nil && out.Limit == "" && r.cfg.Persistent && h.abort == nil {
 		if derr := r.saveState(w, session); derr != nil {
@@ -176,6 +306,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	}
 	res.Notes = append(res.Notes, h.notes...)
 	res.Wait = h.waited
+	res.WaitTool, res.WaitReason = h.waitTool, h.wait
 	res.Duration = time.Since(start)
 	r.auditRun(session, code, res)
 	return res, nil

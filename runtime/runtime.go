@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemode-dev/codemode/emit"
@@ -17,6 +18,7 @@ import (
 	"github.com/codemode-dev/codemode/runtime/monty"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 	"github.com/codemode-dev/codemode/validate"
+	"golang.org/x/sync/semaphore"
 )
 
 // Config configures a Runtime.
@@ -34,6 +36,11 @@ type Config struct {
 	MontyBin string // "" finds the pinned binary (monty.FindBinary)
 	Workers  int    // workers kept ready; default 2
 	Limits   Limits
+	// MemoryBudget bounds the sum of the memory limits (Limits.Memory) of
+	// the programs running at once; a program waits for room (as long as
+	// its context allows) rather than overcommit. Default
+	// DefaultMemoryBudget; it must be at least Limits.Memory.
+	MemoryBudget uint64
 	// NoTypeCheck turns Monty's type check of programs off.
 	NoTypeCheck bool
 
@@ -66,7 +73,16 @@ type Limits struct {
 	Memory uint64        // bytes of sandbox heap; default 256 MiB
 	Calls  int           // tool calls; default 200
 	Output int           // bytes of printed output kept; default 32 KiB
+	// ErrorText is the bytes of error text kept; default 32 KiB.
+	ErrorText int
+	// CallBytes caps the encoded arguments of one call a program makes
+	// (what it hands the host); default 8 MiB.
+	CallBytes int
 }
+
+// DefaultMemoryBudget is Config.MemoryBudget's default: four programs at
+// the default memory limit.
+const DefaultMemoryBudget = 1 << 30
 
 func (l Limits) withDefaults() Limits {
 	if l.Time <= 0 {
@@ -80,6 +96,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Output <= 0 {
 		l.Output = 32 << 10
+	}
+	if l.ErrorText <= 0 {
+		l.ErrorText = 32 << 10
+	}
+	if l.CallBytes <= 0 {
+		l.CallBytes = 8 << 20
 	}
 	return l
 }
@@ -105,7 +127,16 @@ type Runtime struct {
 
 	sessMu   sync.Mutex
 	sessions map[string]*sync.Mutex // persistent mode: one program at a time per session
+
+	// budget holds, per running program, its memory limit's bytes;
+	// queued counts the programs waiting for room in it.
+	budget *semaphore.Weighted
+	weight int64 // one program's share: its memory limit
+	queued atomic.Int64
 }
+
+// Queued is the number of programs waiting for room in the memory budget.
+func (r *Runtime) Queued() int { return int(r.queued.Load()) }
 
 type toolKey struct {
 	service ir.ServiceName
@@ -138,6 +169,17 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		tools: map[toolKey]*toolEntry{}, byWire: map[string][]*toolEntry{},
 		sessions: map[string]*sync.Mutex{},
 	}
+	if cfg.MemoryBudget == 0 {
+		cfg.MemoryBudget = DefaultMemoryBudget
+	}
+	if cfg.MemoryBudget < r.limits.Memory {
+		return nil, fmt.Errorf("runtime: the memory budget (%d MiB) is below one program's memory limit (%d MiB): no program could run", cfg.MemoryBudget>>20, r.limits.Memory>>20)
+	}
+	r.cfg.MemoryBudget = cfg.MemoryBudget
+	// Weights are clamped to the semaphore's size: a program never asks
+	// for more than all of it, which would wait forever.
+	r.budget = semaphore.NewWeighted(int64(min(cfg.MemoryBudget, 1<<62)))
+	r.weight = int64(min(r.limits.Memory, 1<<62))
 	var vtools []validate.Tool
 	var defs []readgate.Def
 	for i := range cfg.Manifest.Services {

@@ -23,7 +23,7 @@ Usage:
   codemode gen -c codemode.yaml
   codemode check -c codemode.yaml
   codemode run -c codemode.yaml PROGRAM.py
-  codemode serve -c codemode.yaml [--http ADDR]
+  codemode serve -c codemode.yaml [--http ADDR --token-file FILE]
   codemode enrich -c codemode.yaml --explain TOOL
   codemode audit verify FILE
   codemode version

@@ -36,7 +36,7 @@ func TestScripts(t *testing.T) {
 	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
-		UpdateScripts: *golden.Update,
+		UpdateScripts: golden.Updating(),
 		// Scripts reach the real peers: the npm binaries (the reference
 		// MCP server) on PATH, and the pinned Monty binary (a script's work
 		// directory is outside this module, where codemode would not find

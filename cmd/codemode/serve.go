@@ -16,6 +16,7 @@ import (
 	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
@@ -31,17 +32,37 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	shapesPath := fs.String("shapes", "", "keep the result-shape cache in `FILE` (default .codemode/shapes.json beside the pack)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	state := fs.String("state", "", "keep each session's variables across programs, saved in `DIR` (persistent mode)")
+	tokenEnv := fs.String("token-env", "", "with --http, accept the bearer tokens in environment variable `VAR` (one per line)")
+	tokenFile := fs.String("token-file", "", "with --http, accept the bearer tokens in `FILE` (one per line; read again when it changes)")
+	noAuth := fs.Bool("insecure-no-auth", false, "with --http on a loopback address, serve without authentication")
+	idleTTL := fs.Duration("idle-ttl", 0, "with --http, close a session after `DURATION` without a request (default 30m, or serve.idle_ttl)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return usageErr("codemode serve: unexpected argument %q", fs.Arg(0))
 	}
+	if *addr == "" && (*tokenEnv != "" || *tokenFile != "" || *noAuth || *idleTTL != 0) {
+		return usageErr("codemode serve: --token-env, --token-file, --insecure-no-auth and --idle-ttl are for --http")
+	}
 	p, err := loadPack(*config, nil, "")
 	if err != nil {
 		return err
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "codemode serve: "+format+"\n", a...) }
+	// The HTTP settings are checked, and the address taken, before anything
+	// starts.
+	var hopts gateway.HTTPOptions
+	var ln net.Listener
+	if *addr != "" {
+		if hopts, err = httpOptions(p, *tokenEnv, *tokenFile, *noAuth, *idleTTL, logf); err != nil {
+			return err
+		}
+		if ln, err = gateway.ListenHTTP(*addr, hopts); err != nil {
+			return err
+		}
+		defer ln.Close()
+	}
 
 	if *shapesPath == "" {
 		*shapesPath = p.Path(filepath.Join(".codemode", "shapes.json"))
@@ -107,11 +128,16 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		return nil
 	}
-	ln, err := net.Listen("tcp", *addr)
+	handler, err := srv.NewHTTPHandler(hopts)
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	if hopts.NoAuth {
+		logf("WARNING: --insecure-no-auth: anyone who can connect to %s runs programs with this pack's credentials", ln.Addr())
+	} else {
+		logf("bearer tokens from %s: %d accepted", hopts.Tokens.Source(), hopts.Tokens.Len())
+	}
 	logf("serving MCP over streamable HTTP at http://%s/", ln.Addr())
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
@@ -123,6 +149,40 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer cancel()
 		return hs.Shutdown(sctx)
 	}
+}
+
+// httpOptions resolves the HTTP settings: flags over the pack's serve
+// section.
+func httpOptions(p *pack.Pack, tokenEnv, tokenFile string, noAuth bool, idleTTL time.Duration, logf func(string, ...any)) (gateway.HTTPOptions, error) {
+	o := gateway.HTTPOptions{
+		NoAuth: noAuth, IdleTTL: p.Serve.IdleTTLDuration(), PublicURL: p.Serve.PublicURL,
+		AuthorizationServers: p.Serve.Auth.AuthorizationServers,
+	}
+	if idleTTL < 0 {
+		return o, usageErr("codemode serve: --idle-ttl %s: want a positive duration like 30m", idleTTL)
+	}
+	if idleTTL > 0 {
+		o.IdleTTL = idleTTL
+	}
+	if tokenEnv != "" && tokenFile != "" {
+		return o, usageErr("codemode serve: give one of --token-env and --token-file")
+	}
+	if tokenEnv == "" && tokenFile == "" {
+		tokenEnv, tokenFile = p.Serve.Auth.TokensEnv, p.Path(p.Serve.Auth.TokensFile)
+		if noAuth && (tokenEnv != "" || tokenFile != "") {
+			return o, usageErr("codemode serve: --insecure-no-auth, but the pack names bearer tokens (serve.auth)")
+		}
+	} else if noAuth {
+		return o, usageErr("codemode serve: --insecure-no-auth with --token-env or --token-file")
+	}
+	var err error
+	switch {
+	case tokenEnv != "":
+		o.Tokens, err = gateway.TokensFromEnv(tokenEnv)
+	case tokenFile != "":
+		o.Tokens, err = gateway.TokensFromFile(tokenFile, logf)
+	}
+	return o, err
 }
 
 type nopWriteCloser struct{ io.Writer }

@@ -23,9 +23,17 @@ package monty
 // pinned by a test:
 //
 //   - Limits: exceeding MaxDuration or MaxMemory ends the feed with an
-//     uncatchable TimeoutError("time limit exceeded: ...") or
-//     MemoryError("memory limit exceeded: ...") without a traceback; Feed
-//     reports it as Outcome.Limit. Discard or reset such a session.
+//     uncatchable TimeoutError("time limit exceeded: A > B") without a
+//     traceback, or MemoryError("memory limit exceeded: N bytes > M bytes")
+//     without one or with the frame of the allocation that crossed it;
+//     Feed reports it as Outcome.Limit. Discard or reset such a session.
+//     A program's own raise of the same exception has a traceback whose
+//     innermost frame is marked HideCaret, which no limit has: it is not a
+//     limit. Some allocations over MaxMemory end the child instead (exit
+//     status 65, stderr "monty worker: allocation of N bytes exceeds the
+//     memory limit"): Feed's error then wraps ErrMemoryLimit.
+//   - Workers are started with a parent-death signal (SIGKILL) and in
+//     their own process group, which Kill and Close kill as a whole.
 //   - A handler error is delivered with AbortFeed: the program stops at its
 //     suspended call, uncatchably, and the session survives.
 //   - Runtime tracebacks name each feed "<python-input-N>" (N counts feeds

@@ -115,6 +115,9 @@ type Call struct {
 	// Object is the receiver's id for a method call on a host object (the
 	// receiver is not in Args); nil for a plain function call.
 	Object *UUID
+	// Oversize is the call's encoded size when it exceeded the Handler's
+	// MaxCallSize (see CallSizer): Args and Kwargs were not decoded.
+	Oversize int
 }
 
 // Kwarg returns the named keyword argument.
@@ -402,13 +405,13 @@ func decodeCall(b []byte) (*Call, error) {
 		case 1:
 			c.Name = string(f.B)
 		case 2:
-			v, err := decodeValue(f.B)
+			v, err := decodeValue(f.B, 0)
 			if err != nil {
 				return nil, err
 			}
 			c.Args = append(c.Args, v)
 		case 3:
-			p, err := decodePair(f.B)
+			p, err := decodePair(f.B, 0)
 			if err != nil {
 				return nil, err
 			}
@@ -421,6 +424,46 @@ func decodeCall(b []byte) (*Call, error) {
 			c.ID = uint32(f.V)
 		case 5:
 			u, err := decodeUUID(f.B)
+			if err != nil {
+				return nil, err
+			}
+			c.Object = &u
+		}
+	}
+	return c, nil
+}
+
+// decodeCallHead decodes a call's name, id and receiver, skipping its
+// arguments without decoding or collecting them.
+func decodeCallHead(b []byte) (*Call, error) {
+	c := &Call{Oversize: len(b)}
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		b = b[n:]
+		var v uint64
+		var body []byte
+		switch typ {
+		case protowire.VarintType:
+			v, n = protowire.ConsumeVarint(b)
+		case protowire.BytesType:
+			body, n = protowire.ConsumeBytes(b)
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+		}
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			c.Name = string(body)
+		case 4:
+			c.ID = uint32(v)
+		case 5:
+			u, err := decodeUUID(body)
 			if err != nil {
 				return nil, err
 			}

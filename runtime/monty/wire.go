@@ -67,8 +67,14 @@ const (
 	objCycle       = 30
 )
 
-// maxFrame bounds one frame read from the child.
+// maxFrame bounds one frame read from the child. A length prefix above it
+// is refused before anything is allocated.
 const maxFrame = 1 << 30
+
+// frameChunk is how much of a frame is allocated ahead of the bytes that
+// arrive: a length prefix alone (a lying or desynced child) cannot make
+// the host allocate more than this.
+const frameChunk = 1 << 20
 
 // field is one decoded protobuf field: V for varint/fixed, B for bytes.
 type field struct {
@@ -80,10 +86,21 @@ type field struct {
 
 func parseFields(b []byte) ([]field, error) {
 	var out []field
+	err := eachField(b, func(f field) error {
+		out = append(out, f)
+		return nil
+	})
+	return out, err
+}
+
+// eachField calls fn on each field of b in order, without collecting them
+// (a list of many small elements would otherwise cost far more host
+// memory than its encoding).
+func eachField(b []byte, fn func(field) error) error {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return nil, protowire.ParseError(n)
+			return protowire.ParseError(n)
 		}
 		b = b[n:]
 		f := field{Num: num, Typ: typ}
@@ -102,12 +119,14 @@ func parseFields(b []byte) ([]field, error) {
 			n = protowire.ConsumeFieldValue(num, typ, b)
 		}
 		if n < 0 {
-			return nil, protowire.ParseError(n)
+			return protowire.ParseError(n)
 		}
 		b = b[n:]
-		out = append(out, f)
+		if err := fn(f); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }
 
 // msg is a tiny protobuf message builder.
@@ -135,7 +154,8 @@ func writeFrame(w io.Writer, b []byte) error {
 	return err
 }
 
-// readFrame reads one length-prefixed frame.
+// readFrame reads one length-prefixed frame. The buffer grows with the
+// bytes actually read, never from the length prefix alone.
 func readFrame(r io.Reader) ([]byte, error) {
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -143,14 +163,23 @@ func readFrame(r io.Reader) ([]byte, error) {
 	}
 	n := binary.LittleEndian.Uint32(hdr[:])
 	if n > maxFrame {
-		return nil, fmt.Errorf("frame of %d bytes exceeds limit", n)
+		return nil, fmt.Errorf("frame of %d bytes exceeds the limit of %d bytes", n, maxFrame)
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r, b); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
+	b := make([]byte, 0, min(int(n), frameChunk))
+	for len(b) < int(n) {
+		if len(b) == cap(b) { // double, up to the frame's length
+			nb := make([]byte, len(b), min(int(n), 2*cap(b)))
+			copy(nb, b)
+			b = nb
 		}
-		return nil, err
+		k, err := io.ReadFull(r, b[len(b):min(int(n), cap(b))])
+		b = b[:len(b)+k]
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
 	}
 	return b, nil
 }
@@ -356,8 +385,15 @@ func encodeType(name string, id UUID, origin Origin, dataclass bool, attrs []Att
 	return t, nil
 }
 
-// decodeValue decodes a MontyObject message body.
-func decodeValue(b []byte) (Value, error) {
+// maxDepth bounds how deeply the values a child sends may nest, as
+// encoding/json does: decoding recurses once per level.
+const maxDepth = 10000
+
+// decodeValue decodes a MontyObject message body nested depth levels deep.
+func decodeValue(b []byte, depth int) (Value, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("value nested more than %d levels deep", maxDepth)
+	}
 	fs, err := parseFields(b)
 	if err != nil {
 		return nil, err
@@ -401,18 +437,18 @@ func decodeValue(b []byte) (Value, error) {
 	case objBytes:
 		return append([]byte{}, f.B...), nil
 	case objList:
-		return decodeList(f.B)
+		return decodeList(f.B, depth+1)
 	case objTuple:
-		l, err := decodeList(f.B)
+		l, err := decodeList(f.B, depth+1)
 		return Tuple(l), err
 	case objSet:
-		l, err := decodeList(f.B)
+		l, err := decodeList(f.B, depth+1)
 		return Set(l), err
 	case objFrozenSet:
-		l, err := decodeList(f.B)
+		l, err := decodeList(f.B, depth+1)
 		return FrozenSet(l), err
 	case objDict:
-		pairs, err := decodeDict(f.B)
+		pairs, err := decodeDict(f.B, depth+1)
 		if err != nil {
 			return nil, err
 		}
@@ -430,7 +466,7 @@ func decodeValue(b []byte) (Value, error) {
 			case 2:
 				nt.Fields = append(nt.Fields, string(x.B))
 			case 3:
-				v, err := decodeValue(x.B)
+				v, err := decodeValue(x.B, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -454,7 +490,7 @@ func decodeValue(b []byte) (Value, error) {
 		}
 		return e, nil
 	case objType:
-		return decodeType(f.B)
+		return decodeType(f.B, depth+1)
 	case objInstance:
 		inf, err := parseFields(f.B)
 		if err != nil {
@@ -464,7 +500,7 @@ func decodeValue(b []byte) (Value, error) {
 		for _, x := range inf {
 			switch x.Num {
 			case 1:
-				t, err := decodeType(x.B)
+				t, err := decodeType(x.B, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -475,7 +511,7 @@ func decodeValue(b []byte) (Value, error) {
 					return nil, err
 				}
 			case 3:
-				in.Attrs, err = decodeAttrs(x.B)
+				in.Attrs, err = decodeAttrs(x.B, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -526,26 +562,26 @@ func decodeValue(b []byte) (Value, error) {
 	}
 }
 
-func decodeList(b []byte) ([]any, error) {
-	fs, err := parseFields(b)
+func decodeList(b []byte, depth int) ([]any, error) {
+	var out []any
+	err := eachField(b, func(f field) error {
+		if f.Num != 1 {
+			return nil
+		}
+		v, err := decodeValue(f.B, depth+1)
+		out = append(out, v)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]any, 0, len(fs))
-	for _, f := range fs {
-		if f.Num != 1 {
-			continue
-		}
-		v, err := decodeValue(f.B)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
+	if out == nil {
+		out = []any{}
 	}
 	return out, nil
 }
 
-func decodePair(b []byte) (Pair, error) {
+func decodePair(b []byte, depth int) (Pair, error) {
 	fs, err := parseFields(b)
 	if err != nil {
 		return Pair{}, err
@@ -554,9 +590,9 @@ func decodePair(b []byte) (Pair, error) {
 	for _, f := range fs {
 		switch f.Num {
 		case 1:
-			p.Key, err = decodeValue(f.B)
+			p.Key, err = decodeValue(f.B, depth+1)
 		case 2:
-			p.Value, err = decodeValue(f.B)
+			p.Value, err = decodeValue(f.B, depth+1)
 		}
 		if err != nil {
 			return Pair{}, err
@@ -565,27 +601,24 @@ func decodePair(b []byte) (Pair, error) {
 	return p, nil
 }
 
-func decodeDict(b []byte) ([]Pair, error) {
-	fs, err := parseFields(b)
+func decodeDict(b []byte, depth int) ([]Pair, error) {
+	var out []Pair
+	err := eachField(b, func(f field) error {
+		if f.Num != 1 {
+			return nil
+		}
+		p, err := decodePair(f.B, depth+1)
+		out = append(out, p)
+		return err
+	})
 	if err != nil {
 		return nil, err
-	}
-	var out []Pair
-	for _, f := range fs {
-		if f.Num != 1 {
-			continue
-		}
-		p, err := decodePair(f.B)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, p)
 	}
 	return out, nil
 }
 
-func decodeAttrs(b []byte) ([]Attr, error) {
-	pairs, err := decodeDict(b)
+func decodeAttrs(b []byte, depth int) ([]Attr, error) {
+	pairs, err := decodeDict(b, depth+1)
 	if err != nil {
 		return nil, err
 	}
@@ -617,7 +650,7 @@ func decodeUUID(b []byte) (UUID, error) {
 	return u, nil
 }
 
-func decodeType(b []byte) (*TypeValue, error) {
+func decodeType(b []byte, depth int) (*TypeValue, error) {
 	fs, err := parseFields(b)
 	if err != nil {
 		return nil, err
@@ -634,7 +667,7 @@ func decodeType(b []byte) (*TypeValue, error) {
 		case 4:
 			t.IsDataclass = f.V != 0
 		case 5:
-			t.Attrs, err = decodeAttrs(f.B)
+			t.Attrs, err = decodeAttrs(f.B, depth+1)
 		}
 		if err != nil {
 			return nil, err

@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -34,6 +37,15 @@ type Handler interface {
 // with NotHandled.
 type OSHandler interface {
 	OSCall(ctx context.Context, c *OSCall) (Reply, error)
+}
+
+// CallSizer is implemented by a Handler that caps how much one call may
+// hand the host: a FunctionCall whose encoded arguments exceed
+// MaxCallSize bytes reaches Call with Args and Kwargs left undecoded (nil)
+// and Call.Oversize set to its encoded size, so the handler can refuse it
+// without the host ever holding the decoded values.
+type CallSizer interface {
+	MaxCallSize() int
 }
 
 // Funcs is a Handler built from functions; nil fields print nothing, answer
@@ -107,6 +119,10 @@ type Worker struct {
 	exited  chan struct{} // closed when the process has been reaped
 	waitErr error
 
+	// maxMemory is the memory limit the session was configured with (0:
+	// unknown or none), which a real memory limit error names.
+	maxMemory uint64
+
 	mu      sync.Mutex
 	deadErr error // set once the worker can no longer be used
 }
@@ -114,6 +130,17 @@ type Worker struct {
 // ErrDead is wrapped by every error from a worker that can no longer be
 // used (exited, killed, protocol desync).
 var ErrDead = errors.New("monty worker is dead")
+
+// ErrNotStarted is wrapped (with ErrDead) by Feed's error when the worker
+// was dead before it received the snippet: nothing of it ran.
+var ErrNotStarted = errors.New("the worker ended before it received the program")
+
+// ErrMemoryLimit is wrapped (with ErrDead) when the child exited because an
+// allocation would have crossed its memory limit: the memory limit, ending
+// the worker rather than raising MemoryError.
+var ErrMemoryLimit = errors.New("the program exceeded the memory limit")
+
+var allocOverLimit = regexp.MustCompile(`(?m)^monty worker: allocation of \d+ bytes exceeds the memory limit$`)
 
 // Start spawns `bin subprocess` with an empty environment and no extra file
 // descriptors. The worker has no session until Configure or Load. ctx only
@@ -139,6 +166,9 @@ func Start(ctx context.Context, bin string) (*Worker, error) {
 	cmd.Stdin = inR
 	cmd.Stdout = outW
 	cmd.Stderr = w.stderr
+	// The child dies with this process (even when it is SIGKILLed) and
+	// leads its own process group, which Kill and Close end as a whole.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		inR.Close()
 		inW.Close()
@@ -163,13 +193,29 @@ func (w *Worker) Pid() int { return w.cmd.Process.Pid }
 // in progress returns an error.
 func (w *Worker) Kill() {
 	w.markDead(fmt.Errorf("%w: killed", ErrDead))
-	w.cmd.Process.Kill()
+	w.kill()
+}
+
+// kill sends SIGKILL to the child's process group (the child and anything
+// it started), and to the child itself.
+func (w *Worker) kill() {
+	pid := w.cmd.Process.Pid
+	select {
+	case <-w.exited: // reaped: the pid may belong to another process now
+		return
+	default:
+	}
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = w.cmd.Process.Kill()
 }
 
 // Close ends the worker: Shutdown if it is idle, then kill. It waits for the
 // process to be reaped.
 func (w *Worker) Close() error {
 	if w.alive() == nil {
+		// A child that does not answer the shutdown is killed.
+		stuck := time.AfterFunc(time.Second, w.kill)
+		defer stuck.Stop()
 		if ev, err := w.request(msg(nil).bytes(reqShutdown, nil)); err == nil && ev.kind == evOk {
 			select {
 			case <-w.exited:
@@ -185,7 +231,7 @@ func (w *Worker) Close() error {
 // destroy kills the child, reaps it and releases the pipes.
 func (w *Worker) destroy() {
 	w.markDead(fmt.Errorf("%w: killed", ErrDead))
-	w.cmd.Process.Kill()
+	w.kill()
 	<-w.exited
 	w.stdin.Close()
 	w.outF.Close()
@@ -211,7 +257,7 @@ func (w *Worker) alive() error {
 // fail marks the worker dead because of err and kills it.
 func (w *Worker) fail(err error) error {
 	w.markDead(fmt.Errorf("%w: %v", ErrDead, err))
-	w.cmd.Process.Kill()
+	w.kill()
 	return err
 }
 
@@ -234,8 +280,14 @@ func (w *Worker) exitError(readErr error) error {
 	default:
 	}
 	msg := fmt.Sprintf("monty worker exited: %s (read: %v)", status, readErr)
-	if tail := strings.TrimSpace(w.stderr.String()); tail != "" {
+	tail := strings.TrimSpace(w.stderr.String())
+	if tail != "" {
 		msg += "; stderr: " + tail
+	}
+	// The program cannot write to the child's stderr (its prints are
+	// Print events): this line is the child's own.
+	if allocOverLimit.MatchString(tail) {
+		return w.fail(fmt.Errorf("%w: %w: %s", ErrDead, ErrMemoryLimit, msg))
 	}
 	return w.fail(fmt.Errorf("%w: %s", ErrDead, msg))
 }
@@ -305,6 +357,7 @@ func (w *Worker) Configure(c Config) error {
 	if err != nil {
 		return err
 	}
+	w.maxMemory = c.Limits.MaxMemory
 	return expectOK("configure", ev)
 }
 
@@ -376,7 +429,7 @@ func (w *Worker) Feed(ctx context.Context, code string, inputs []NamedValue, h H
 	}
 	stop := context.AfterFunc(ctx, func() {
 		w.markDead(fmt.Errorf("%w: %w", ErrDead, context.Cause(ctx)))
-		w.cmd.Process.Kill()
+		w.kill()
 	})
 	defer stop()
 	out, err := w.feed(ctx, msg(nil).bytes(reqFeed, f), h)
@@ -388,8 +441,11 @@ func (w *Worker) Feed(ctx context.Context, code string, inputs []NamedValue, h H
 
 func (w *Worker) feed(ctx context.Context, req []byte, h Handler) (*Outcome, error) {
 	var abortErr error
-	for {
+	for first := true; ; first = false {
 		if err := w.send(req); err != nil {
+			if first {
+				return nil, fmt.Errorf("%w: %w", ErrNotStarted, err)
+			}
 			return nil, err
 		}
 		ev, err := w.recv()
@@ -414,7 +470,7 @@ func (w *Worker) feed(ctx context.Context, req []byte, h Handler) (*Outcome, err
 			if b, ok, err := firstBytes(ev.body, 1); err != nil {
 				return nil, w.fail(fmt.Errorf("monty: bad Complete event: %w", err))
 			} else if ok {
-				if out.Value, err = decodeValue(b); err != nil {
+				if out.Value, err = decodeValue(b, 0); err != nil {
 					return nil, w.fail(fmt.Errorf("monty: bad Complete value: %w", err))
 				}
 			}
@@ -432,7 +488,7 @@ func (w *Worker) feed(ctx context.Context, req []byte, h Handler) (*Outcome, err
 				// The child refused the request and stayed where it was.
 				return nil, fmt.Errorf("monty: %s", e.Message)
 			}
-			out := &Outcome{Exception: e, Limit: limitOf(e), ExecTime: time.Duration(ev.totalMicros) * time.Microsecond}
+			out := &Outcome{Exception: e, Limit: limitOf(e, w.maxMemory), ExecTime: time.Duration(ev.totalMicros) * time.Microsecond}
 			if abortErr != nil {
 				out.Limit = ""
 			}
@@ -444,7 +500,13 @@ func (w *Worker) feed(ctx context.Context, req []byte, h Handler) (*Outcome, err
 			}
 			return &Outcome{TypingError: string(b), ExecTime: time.Duration(ev.totalMicros) * time.Microsecond}, abortErr
 		case evFunctionCall:
-			c, err := decodeCall(ev.body)
+			var c *Call
+			var err error
+			if cs, ok := h.(CallSizer); ok && cs.MaxCallSize() > 0 && len(ev.body) > cs.MaxCallSize() {
+				c, err = decodeCallHead(ev.body)
+			} else {
+				c, err = decodeCall(ev.body)
+			}
 			if err != nil {
 				return nil, w.fail(fmt.Errorf("monty: bad FunctionCall event: %w", err))
 			}
@@ -517,22 +579,34 @@ func resumeCall(id uint32, r Reply) ([]byte, error) {
 }
 
 // limitOf recognises the uncatchable errors the child raises when a
-// resource limit is exceeded.
-// They carry no traceback and a fixed message prefix, which tells them
-// apart from a program raising TimeoutError or MemoryError itself.
-func limitOf(e *Exception) Limit {
+// resource limit is exceeded, which a program raising TimeoutError or
+// MemoryError itself with the same message must not pass for: the child
+// raises a time limit with no traceback, and a memory limit with none or
+// with the frame of the allocation that crossed it; a program's own
+// exception comes from a raise statement, whose innermost frame the child
+// marks HideCaret. The message must also have the child's exact form (and
+// name the worker's configured limit, when it is known).
+func limitOf(e *Exception, maxMemory uint64) Limit {
+	if n := len(e.Traceback); n > 0 && e.Traceback[n-1].HideCaret {
+		return ""
+	}
 	switch {
-	// The child raises a time limit with no traceback; a program raising
-	// TimeoutError itself always has one.
-	case e.Type == "TimeoutError" && strings.HasPrefix(e.Message, "time limit exceeded") && len(e.Traceback) == 0:
+	case e.Type == "TimeoutError" && len(e.Traceback) == 0 && timeLimitMsg.MatchString(e.Message):
 		return LimitTime
-	// A memory limit can surface inside the allocation that crossed it,
-	// with that frame's traceback.
-	case e.Type == "MemoryError" && strings.HasPrefix(e.Message, "memory limit exceeded"):
+	case e.Type == "MemoryError":
+		m := memLimitMsg.FindStringSubmatch(e.Message)
+		if m == nil || maxMemory > 0 && m[1] != strconv.FormatUint(maxMemory, 10) {
+			return ""
+		}
 		return LimitMemory
 	}
 	return ""
 }
+
+var (
+	timeLimitMsg = regexp.MustCompile(`^time limit exceeded: \S+ > \S+$`)
+	memLimitMsg  = regexp.MustCompile(`^memory limit exceeded: \d+ bytes > (\d+) bytes$`)
+)
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {

@@ -1,0 +1,6 @@
+package main
+
+import "flag"
+
+// -update rewrites golden files (the golden package reads it by name).
+var _ = flag.Bool("update", false, "rewrite golden files instead of comparing")
