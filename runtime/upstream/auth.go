@@ -119,6 +119,11 @@ func newCredentials(a *Auth, schemes []ir.SecurityScheme) (*credentials, error) 
 			c.query = name
 			c.apply = func(r *http.Request) {
 				pair := url.QueryEscape(name) + "=" + url.QueryEscape(key)
+				if q := r.URL.Query(); q.Has(name) {
+					// Put on once (a redirect may already carry it).
+					q.Del(name)
+					r.URL.RawQuery = q.Encode()
+				}
 				if r.URL.RawQuery == "" {
 					r.URL.RawQuery = pair
 				} else {
