@@ -58,11 +58,11 @@ func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream
 		var up upstream.Upstream
 		switch {
 		case len(src.MCPCommand) > 0, src.MCPURL != "":
-			m, err := p.mcpUpstream(src, string(ms.Name))
+			mc, err := p.mcpUpstream(src, string(ms.Name))
 			if err != nil {
 				return nil, fmt.Errorf("service %s: %w", ms.Name, err)
 			}
-			up = m
+			up = mc
 		case src.OpenAPI != "":
 			h, err := p.httpUpstream(src, ms)
 			if err != nil {
