@@ -2,7 +2,12 @@
 // servers (stdio or streamable HTTP) and OpenAPI operations over HTTP. The
 // runtime hands it a tool's manifest entry and the bound, validated
 // arguments; it hands back the full result. Credentials live here, in the
-// host process, and never reach a Monty worker.
+// host process, and never reach a Monty worker: every error and result an
+// upstream returns has passed its Redactor, credentials go only to the
+// service's own origin (never along a redirect elsewhere, never in a
+// Referer), and an MCP server's stderr goes to the operator's log only.
+// NewMCP is the one way an MCP server is started, for gen, check, run and
+// serve alike.
 package upstream
 
 import (
