@@ -234,10 +234,8 @@ func (p *Pack) parse(ctx context.Context, src Source) (*ir.Service, error) {
 	switch {
 	case src.MCP != "":
 		return parse.MCPFile(p.Path(src.MCP), opts)
-	case len(src.MCPCommand) > 0:
-		return parse.MCPCommand(ctx, p.CommandArgv(src), opts)
-	case src.MCPURL != "":
-		return parse.MCPURL(ctx, src.MCPURL, opts)
+	case len(src.MCPCommand) > 0, src.MCPURL != "":
+		return p.parseLive(ctx, src, opts)
 	default:
 		return parse.OpenAPIFile(p.Path(src.OpenAPI), opts)
 	}

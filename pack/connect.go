@@ -60,14 +60,12 @@ func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream
 		src, ms := pr.Source, pr.Manifest
 		var up upstream.Upstream
 		switch {
-		case len(src.MCPCommand) > 0:
-			env, err := upstream.ServerEnv(src.Env)
+		case len(src.MCPCommand) > 0, src.MCPURL != "":
+			mc, err := p.mcpUpstream(src, string(ms.Name))
 			if err != nil {
 				return nil, fmt.Errorf("service %s: %w", ms.Name, err)
 			}
-			up = upstream.NewMCPCommand(p.CommandArgv(src), env)
-		case src.MCPURL != "":
-			up = upstream.NewMCPURL(src.MCPURL, nil, nil)
+			up = mc
 		case src.OpenAPI != "":
 			h, err := p.httpUpstream(src, ms)
 			if err != nil {

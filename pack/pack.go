@@ -58,8 +58,12 @@ type Source struct {
 	OpenAPI    string  `yaml:"openapi"`     // an OpenAPI 2.0/3.x file
 
 	// Env is extra environment for an MCP server process: NAME: value, where
-	// a value "$VAR" is taken from codemode's own environment at start.
+	// a value "$VAR" is taken from codemode's own environment at start. The
+	// server gets nothing else of codemode's environment but PATH and HOME.
 	Env map[string]string `yaml:"env"`
+	// StartTimeout bounds an MCP server's start (and, for gen and check,
+	// its tools/list), e.g. "60s"; default 30s.
+	StartTimeout string `yaml:"start_timeout"`
 	// BaseURL overrides the OpenAPI servers list.
 	BaseURL string `yaml:"base_url"`
 	Auth    *Auth  `yaml:"auth"`
@@ -88,6 +92,10 @@ type Runtime struct {
 	Memory   string `yaml:"memory"`    // per program, e.g. "256MB"
 	MaxCalls int    `yaml:"max_calls"` // per program
 	MaxOut   int    `yaml:"max_output"`
+	// MaxReply caps one reply from an upstream (an HTTP body, an MCP
+	// message), e.g. "16MiB"; default 8 MiB. A larger one is refused
+	// before it is decoded.
+	MaxReply string `yaml:"max_reply"`
 	// MemoryBudget bounds the sum of the memory limits of the programs
 	// running at once, e.g. "1GB" (default 1 GiB); programs beyond it
 	// wait for room.
@@ -306,7 +314,21 @@ func (p *Pack) check() error {
 			default:
 				return fmt.Errorf("services[%d].auth.type: %q is not bearer, basic or apiKey", i, s.Auth.Type)
 			}
+			if s.OpenAPI == "" && s.MCPURL == "" {
+				return fmt.Errorf("services[%d].auth: only an openapi or mcp_url service takes auth: (a stdio server gets its secrets through env:)", i)
+			}
 		}
+		if s.StartTimeout != "" {
+			if _, err := s.startTimeout(); err != nil {
+				return fmt.Errorf("services[%d].start_timeout: %v", i, err)
+			}
+			if len(s.MCPCommand) == 0 && s.MCPURL == "" {
+				return fmt.Errorf("services[%d].start_timeout: only an mcp_command or mcp_url service has a start", i)
+			}
+		}
+	}
+	if _, err := p.maxReply(); err != nil {
+		return err
 	}
 	switch p.Runtime.ReadGate {
 	case "", "file", "tool", "off":

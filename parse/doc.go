@@ -5,8 +5,10 @@
 //   - MCP tools/list output, from a file or bytes (MCP, MCPFile): a bare
 //     tools array, {"tools": [...]}, a JSON-RPC response envelope, or the
 //     corpus capture format with serverInfo and instructions beside the tools.
-//   - A live MCP server (MCPCommand over stdio, MCPURL over streamable HTTP),
-//     listed with the go-sdk client, every page of tools.
+//   - What a live MCP server listed (MCPListed): the {"tools": [...]}
+//     bytes of every tools/list page and its initialize result. parse only
+//     reads bytes; starting and listing the server is upstream.ListTools,
+//     the one launcher gen, check, run and serve share.
 //   - OpenAPI 3.0 and 3.1 documents and Swagger 2.0 documents, JSON or YAML
 //     (OpenAPI, OpenAPIFile).
 //

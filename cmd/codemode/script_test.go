@@ -11,6 +11,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/codemode-dev/codemode/golden"
+	"github.com/codemode-dev/codemode/internal/testmcp"
 	"github.com/codemode-dev/codemode/internal/testpeer"
 	"github.com/codemode-dev/codemode/runtime/monty"
 )
@@ -18,6 +19,7 @@ import (
 func TestMain(m *testing.M) {
 	os.Exit(testscript.RunMain(m, map[string]func() int{
 		"codemode": func() int { return run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr) },
+		"testmcp":  func() int { return testmcp.Main(os.Args[1:]) },
 	}))
 }
 

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/textproto"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,9 +37,12 @@ type HTTPConfig struct {
 	Security []ir.SecurityScheme
 	// Header is sent with every request (before auth, which wins).
 	Header http.Header
-	// MaxResponse caps a response body in bytes (default 32 MiB); a larger
-	// body is an error.
+	// MaxResponse caps a response body in bytes (default DefaultMaxReply);
+	// a larger body is refused before it is decoded.
 	MaxResponse int64
+	// Redactor hides secrets in errors and results; the auth secrets are
+	// added to it. nil makes one of its own.
+	Redactor *Redactor
 }
 
 // HTTP calls OpenAPI operations. Credentials are injected into every
@@ -51,6 +53,7 @@ type HTTP struct {
 	header  http.Header
 	auth    func(*http.Request)
 	maxResp int64
+	red     *Redactor
 }
 
 // NewHTTP checks cfg and reads the auth secrets from the environment.
@@ -84,96 +87,31 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	}
 	h := &HTTP{
 		base:    strings.TrimRight(base, "/"),
-		client:  cfg.Client,
 		header:  cfg.Header.Clone(),
 		maxResp: cfg.MaxResponse,
-	}
-	if h.client == nil {
-		h.client = &http.Client{}
+		red:     cfg.Redactor,
 	}
 	if h.maxResp <= 0 {
-		h.maxResp = 32 << 20
+		h.maxResp = DefaultMaxReply
 	}
+	if h.red == nil {
+		h.red = NewRedactor()
+	}
+	var creds *credentials
 	if cfg.Auth != nil {
-		if h.auth, err = authFunc(cfg.Auth, cfg.Security); err != nil {
+		if creds, err = newCredentials(cfg.Auth, cfg.Security); err != nil {
 			return nil, err
 		}
+		h.auth = creds.apply
+		h.red.Add(creds.secrets...)
 	}
+	h.client = guardRedirects(cfg.Client, u, creds, h.header)
 	return h, nil
 }
 
-func secret(field, name string) (string, error) {
-	if name == "" {
-		return "", fmt.Errorf("auth: %s is not set in the pack file", field)
-	}
-	v, ok := os.LookupEnv(name)
-	if !ok {
-		return "", fmt.Errorf("auth: environment variable %s (%s) is not set", name, field)
-	}
-	return v, nil
-}
-
-// authFunc reads the secrets now and returns what injects them.
-func authFunc(a *Auth, schemes []ir.SecurityScheme) (func(*http.Request), error) {
-	switch strings.ToLower(a.Type) {
-	case "bearer":
-		tok, err := secret("token_env", a.TokenEnv)
-		if err != nil {
-			return nil, err
-		}
-		return func(r *http.Request) { r.Header.Set("Authorization", "Bearer "+tok) }, nil
-	case "basic":
-		user, err := secret("user_env", a.UserEnv)
-		if err != nil {
-			return nil, err
-		}
-		pass, err := secret("password_env", a.PasswordEnv)
-		if err != nil {
-			return nil, err
-		}
-		return func(r *http.Request) { r.SetBasicAuth(user, pass) }, nil
-	case "apikey":
-		key, err := secret("token_env", a.TokenEnv)
-		if err != nil {
-			return nil, err
-		}
-		in, name := strings.ToLower(a.In), a.Name
-		if name == "" {
-			var found []ir.SecurityScheme
-			for _, s := range schemes {
-				if s.Type == "apiKey" {
-					found = append(found, s)
-				}
-			}
-			if len(found) != 1 {
-				return nil, fmt.Errorf("auth: apiKey needs a name (the spec has %d apiKey schemes to take it from)", len(found))
-			}
-			name = found[0].Header
-			if in == "" {
-				in = found[0].In
-			}
-		}
-		switch in {
-		case "", "header":
-			return func(r *http.Request) { r.Header.Set(name, key) }, nil
-		case "query":
-			return func(r *http.Request) {
-				pair := url.QueryEscape(name) + "=" + url.QueryEscape(key)
-				if r.URL.RawQuery == "" {
-					r.URL.RawQuery = pair
-				} else {
-					r.URL.RawQuery += "&" + pair
-				}
-			}, nil
-		case "cookie":
-			return func(r *http.Request) { r.AddCookie(&http.Cookie{Name: name, Value: key}) }, nil
-		default:
-			return nil, fmt.Errorf("auth: apiKey in %q: want header, query or cookie", a.In)
-		}
-	default:
-		return nil, fmt.Errorf("auth: type %q: want bearer, basic or apiKey", a.Type)
-	}
-}
+// Redactor is the redactor the upstream applies to everything it returns,
+// holding its auth secrets; a caller may add more or apply it elsewhere.
+func (h *HTTP) Redactor() *Redactor { return h.red }
 
 // Close implements Upstream.
 func (h *HTTP) Close() error {
@@ -183,6 +121,14 @@ func (h *HTTP) Close() error {
 
 // Call implements Upstream.
 func (h *HTTP) Call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error) {
+	res, err := h.call(ctx, tool, args)
+	if err != nil {
+		return nil, h.red.Error(err)
+	}
+	return h.red.Result(res), nil
+}
+
+func (h *HTTP) call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error) {
 	req, err := h.Request(ctx, tool, args)
 	if err != nil {
 		return nil, err
@@ -192,12 +138,15 @@ func (h *HTTP) Call(ctx context.Context, tool *emit.ManifestTool, args map[strin
 		return nil, fmt.Errorf("%s %s: %w", req.Method, tool.HTTP.Path, err)
 	}
 	defer resp.Body.Close()
+	if resp.ContentLength > h.maxResp {
+		return nil, fmt.Errorf("%s %s: %s", req.Method, tool.HTTP.Path, replyTooLarge(h.maxResp))
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, h.maxResp+1))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: reading the response: %w", req.Method, tool.HTTP.Path, err)
 	}
 	if int64(len(body)) > h.maxResp {
-		return nil, fmt.Errorf("%s %s: the response is larger than %d bytes", req.Method, tool.HTTP.Path, h.maxResp)
+		return nil, fmt.Errorf("%s %s: %s", req.Method, tool.HTTP.Path, replyTooLarge(h.maxResp))
 	}
 	return responseResult(resp, body), nil
 }
@@ -315,7 +264,11 @@ func (h *HTTP) Request(ctx context.Context, tool *emit.ManifestTool, args map[st
 			if !strings.Contains(path, tmpl) {
 				return nil, fmt.Errorf("%s: path %s has no {%s}", tool.Wire, op.Path, name)
 			}
-			path = strings.ReplaceAll(path, tmpl, s)
+			next := strings.ReplaceAll(path, tmpl, s)
+			if dotSegment(next) && !dotSegment(path) {
+				return nil, fmt.Errorf("%s: path parameter %s: %q would make a \".\" or \"..\" path segment, which names another route; refused", tool.Wire, name, text(v))
+			}
+			path = next
 		case ir.InQuery:
 			q, err := queryPairs(name, p.Style, explode(p, true), v)
 			if err != nil {
@@ -396,6 +349,16 @@ func (h *HTTP) Request(ctx context.Context, tool *emit.ManifestTool, args map[st
 		h.auth(req)
 	}
 	return req, nil
+}
+
+// dotSegment reports whether a URL path has a "." or ".." segment.
+func dotSegment(path string) bool {
+	for _, seg := range strings.Split(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 func explode(p *emit.ManifestParam, def bool) bool {

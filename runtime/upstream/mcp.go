@@ -8,13 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"os"
 	"os/exec"
-	"sort"
 	"strings"
 	"sync"
-	"syscall"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -27,14 +24,21 @@ import (
 var clientInfo = &mcp.Implementation{Name: "codemode", Version: "0.1"}
 
 // MCP is a connection to one MCP server, over stdio (a child process) or
-// streamable HTTP. The session is opened on the first call and kept; when
-// the server dies it is reopened on the next call. A call that was in flight
-// when the server died is sent again only when the tool is annotated
-// read-only or idempotent; any other tool gets the error, since it may have
-// taken effect.
+// streamable HTTP; NewMCP makes one. The session is opened on the first
+// call and kept; when the server dies it is reopened on the next call. A
+// call that was in flight when the server died is sent again only when the
+// tool is annotated read-only or idempotent; any other tool gets the error,
+// since it may have taken effect. Everything it returns passes its
+// Redactor; the server's stderr goes to the operator's log only.
 type MCP struct {
-	what      string // for errors: the command line or the URL
-	transport func() (mcp.Transport, *exec.Cmd, *tailBuffer)
+	cfg    MCPConfig
+	what   string // the command line or the URL
+	name   string // the service, else what: for errors and the log
+	red    *Redactor
+	launch func() (*launched, error)
+	capt   *capture
+	trips  atomic.Int64 // replies refused for their size
+	listMu sync.Mutex   // one tools/list listing at a time
 
 	mu      sync.Mutex
 	sess    *mcpSession
@@ -46,10 +50,9 @@ type MCP struct {
 
 // mcpSession is one live session and the process behind it, if any.
 type mcpSession struct {
-	cs     *mcp.ClientSession
-	cmd    *exec.Cmd
-	stderr *tailBuffer
-	dead   chan struct{} // closed when the session's connection ends
+	cs   *mcp.ClientSession
+	proc *process
+	dead chan struct{} // closed when the session's connection ends
 }
 
 func (s *mcpSession) isDead() bool {
@@ -61,102 +64,20 @@ func (s *mcpSession) isDead() bool {
 	}
 }
 
-// NewMCPCommand returns an upstream that runs argv as a stdio MCP server.
-// env is the server's whole environment ("NAME=value"); nil means an empty
-// one, never codemode's own (see ServerEnv). The process starts on the
-// first call (or Start).
-func NewMCPCommand(argv []string, env []string) *MCP {
-	argv = append([]string(nil), argv...)
-	env = append([]string{}, env...)
-	return &MCP{
-		what:    strings.Join(argv, " "),
-		connect: make(chan struct{}, 1),
-		transport: func() (mcp.Transport, *exec.Cmd, *tailBuffer) {
-			var cmd *exec.Cmd
-			if len(argv) > 0 {
-				cmd = exec.Command(argv[0], argv[1:]...)
-			} else {
-				cmd = exec.Command("")
-			}
-			cmd.Env = env
-			tail := &tailBuffer{max: 4096}
-			cmd.Stderr = tail
-			// Its own process group, so a terminal's signals reach codemode
-			// alone and codemode decides when the server stops.
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, cmd, tail
-		},
-	}
-}
+// Redactor is the redactor the upstream applies to everything it returns,
+// holding its own secrets; a caller may add more or apply it to notes.
+func (m *MCP) Redactor() *Redactor { return m.red }
 
-// NewMCPURL returns an upstream for a streamable-HTTP MCP server at url.
-// header is sent with every request (e.g. Authorization); client may be nil
-// for a default client.
-func NewMCPURL(url string, header http.Header, client *http.Client) *MCP {
-	if client == nil {
-		client = &http.Client{}
+// StderrTail is the last 4 KB the current server process wrote to stderr
+// (redacted), for the operator; "" for HTTP or when none runs.
+func (m *MCP) StderrTail() string {
+	m.mu.Lock()
+	s := m.sess
+	m.mu.Unlock()
+	if s == nil || s.proc == nil {
+		return ""
 	}
-	hc := *client
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	if len(header) > 0 {
-		hc.Transport = &headerTransport{base: base, header: header.Clone()}
-	}
-	return &MCP{
-		what:    url,
-		connect: make(chan struct{}, 1),
-		transport: func() (mcp.Transport, *exec.Cmd, *tailBuffer) {
-			return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &hc, DisableStandaloneSSE: true}, nil, nil
-		},
-	}
-}
-
-// headerTransport adds fixed headers to every request.
-type headerTransport struct {
-	base   http.RoundTripper
-	header http.Header
-}
-
-func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, vs := range t.header {
-		r.Header[k] = append([]string(nil), vs...)
-	}
-	return t.base.RoundTrip(r)
-}
-
-// ServerEnv builds a stdio server's environment: PATH and HOME from
-// codemode's environment, then extra (a pack's env:), where a value "$VAR"
-// is VAR from codemode's environment. A "$VAR" that is not set is an error
-// naming it. The result is sorted by name.
-func ServerEnv(extra map[string]string) ([]string, error) {
-	vars := map[string]string{}
-	for _, k := range []string{"PATH", "HOME"} {
-		if v, ok := os.LookupEnv(k); ok {
-			vars[k] = v
-		}
-	}
-	for k, v := range extra {
-		if ref, ok := strings.CutPrefix(v, "$"); ok && ref != "" {
-			if r, ok := strings.CutPrefix(ref, "{"); ok && strings.HasSuffix(r, "}") {
-				ref = strings.TrimSuffix(r, "}")
-			}
-			val, ok := os.LookupEnv(ref)
-			if !ok {
-				return nil, fmt.Errorf("env %s: environment variable %s is not set", k, ref)
-			}
-			v = val
-		}
-		vars[k] = v
-	}
-	out := make([]string, 0, len(vars))
-	for k, v := range vars {
-		out = append(out, k+"="+v)
-	}
-	sort.Strings(out)
-	return out, nil
+	return s.proc.stderr.String()
 }
 
 // Start opens the session now instead of on the first call.
@@ -167,6 +88,14 @@ func (m *MCP) Start(ctx context.Context) error {
 
 // Call implements Upstream.
 func (m *MCP) Call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error) {
+	res, err := m.call(ctx, tool, args)
+	if err != nil {
+		return nil, m.red.Error(err)
+	}
+	return m.red.Result(res), nil
+}
+
+func (m *MCP) call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
@@ -174,31 +103,42 @@ func (m *MCP) Call(ctx context.Context, tool *emit.ManifestTool, args map[string
 	if err != nil {
 		return nil, err
 	}
+	trips := m.trips.Load()
 	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: string(tool.Wire), Arguments: args})
 	if err == nil {
 		return mapResult(res), nil
 	}
+	if m.trips.Load() != trips {
+		if m.lost(s, err) {
+			m.drop(s)
+		}
+		return nil, fmt.Errorf("mcp %s: %s: %s", m.name, tool.Wire, replyTooLarge(m.cfg.MaxReply))
+	}
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("mcp %s: %s: %w", m.what, tool.Wire, ctx.Err())
+		return nil, fmt.Errorf("mcp %s: %s: %w", m.name, tool.Wire, ctx.Err())
 	}
 	if !m.lost(s, err) {
-		return nil, fmt.Errorf("mcp %s: %s: %w", m.what, tool.Wire, err)
+		return nil, fmt.Errorf("mcp %s: %s: %w", m.name, tool.Wire, err)
 	}
 	m.drop(s)
 	if !tool.Annotations.ReadOnly && !tool.Annotations.Idempotent {
-		return nil, fmt.Errorf("mcp %s: %s: the server went away during the call (%v%s); not retried, because the tool is neither read-only nor idempotent and may have taken effect; the next call restarts the server",
-			m.what, tool.Wire, err, s.stderrNote())
+		return nil, fmt.Errorf("mcp %s: %s: the server went away during the call (%v); not retried, because the tool is neither read-only nor idempotent and may have taken effect; the next call restarts the server",
+			m.name, tool.Wire, err)
 	}
 	s2, err2 := m.session(ctx)
 	if err2 != nil {
-		return nil, fmt.Errorf("mcp %s: %s: the server went away during the call (%v) and could not be restarted: %w", m.what, tool.Wire, err, err2)
+		return nil, fmt.Errorf("mcp %s: %s: the server went away during the call (%v) and could not be restarted: %w", m.name, tool.Wire, err, err2)
 	}
+	trips = m.trips.Load()
 	res, err = s2.cs.CallTool(ctx, &mcp.CallToolParams{Name: string(tool.Wire), Arguments: args})
 	if err != nil {
 		if ctx.Err() == nil && m.lost(s2, err) {
 			m.drop(s2)
 		}
-		return nil, fmt.Errorf("mcp %s: %s (after restarting the server): %w", m.what, tool.Wire, err)
+		if m.trips.Load() != trips {
+			return nil, fmt.Errorf("mcp %s: %s (after restarting the server): %s", m.name, tool.Wire, replyTooLarge(m.cfg.MaxReply))
+		}
+		return nil, fmt.Errorf("mcp %s: %s (after restarting the server): %w", m.name, tool.Wire, err)
 	}
 	return mapResult(res), nil
 }
@@ -224,20 +164,21 @@ func (m *MCP) lost(s *mcpSession, err error) bool {
 }
 
 // session returns the live session, opening one when there is none or the
-// last one died.
+// last one died. Opening is bounded by the start timeout.
 func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	select {
 	case m.connect <- struct{}{}:
 		defer func() { <-m.connect }()
 	case <-ctx.Done():
-		return nil, fmt.Errorf("mcp %s: connecting: %w", m.what, ctx.Err())
+		return nil, fmt.Errorf("mcp %s: connecting: %w", m.name, ctx.Err())
 	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		return nil, fmt.Errorf("mcp %s: upstream is closed", m.what)
+		return nil, fmt.Errorf("mcp %s: upstream is closed", m.name)
 	}
 	s := m.sess
+	watch := m.watch
 	m.mu.Unlock()
 	if s != nil && !s.isDead() {
 		return s, nil
@@ -245,28 +186,34 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	if s != nil {
 		m.drop(s)
 	}
-	t, cmd, tail := m.transport()
-	m.mu.Lock()
-	watch := m.watch
-	m.mu.Unlock()
+	l, err := m.launch()
+	if err != nil {
+		return nil, m.red.Error(fmt.Errorf("mcp %s: %s: %s", m.name, m.failedTo(), oneLine(err.Error())))
+	}
+	t := l.t
+	if l.proc != nil {
+		t = &captureTransport{inner: t, capt: m.capt}
+	}
 	var opts *mcp.ClientOptions
 	if watch != nil {
 		opts = &mcp.ClientOptions{ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
-			go reportTools(req.Session, watch)
+			go m.reportTools(req.Session, watch)
 		}}
 	}
-	cs, err := mcp.NewClient(clientInfo, opts).Connect(ctx, t, nil)
+	sctx, cancel := context.WithTimeout(ctx, m.cfg.StartTimeout)
+	stop := m.progress()
+	cs, err := mcp.NewClient(clientInfo, opts).Connect(sctx, t, nil)
+	stop()
 	if err != nil {
-		if cmd != nil && cmd.Process != nil {
-			_ = cmd.Process.Kill()
+		err = m.startErr(ctx, sctx, l, err)
+		cancel()
+		if l.proc != nil {
+			l.proc.stop(0)
 		}
-		ns := &mcpSession{stderr: tail}
-		if ctx.Err() != nil {
-			return nil, fmt.Errorf("mcp %s: connecting: %w", m.what, ctx.Err())
-		}
-		return nil, fmt.Errorf("mcp %s: connecting: %w%s", m.what, err, ns.stderrNote())
+		return nil, m.red.Error(err)
 	}
-	ns := &mcpSession{cs: cs, cmd: cmd, stderr: tail, dead: make(chan struct{})}
+	cancel()
+	ns := &mcpSession{cs: cs, proc: l.proc, dead: make(chan struct{})}
 	go func() {
 		_ = cs.Wait()
 		close(ns.dead)
@@ -274,13 +221,13 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		go cs.Close()
-		return nil, fmt.Errorf("mcp %s: upstream is closed", m.what)
+		go ns.close()
+		return nil, fmt.Errorf("mcp %s: upstream is closed", m.name)
 	}
 	m.sess = ns
 	m.starts++
 	if watch != nil {
-		go reportTools(cs, watch)
+		go m.reportTools(cs, watch)
 	}
 	return ns, nil
 }
@@ -298,37 +245,14 @@ func (m *MCP) WatchTools(fn func(list []byte, err error)) {
 
 // reportTools lists cs's tools for a WatchTools callback. A session that
 // closes meanwhile is not reported: a new session reports for itself.
-func reportTools(cs *mcp.ClientSession, fn func([]byte, error)) {
+func (m *MCP) reportTools(cs *mcp.ClientSession, fn func([]byte, error)) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	list, err := listTools(ctx, cs)
+	list, err := m.listTools(ctx, cs)
 	if err != nil && (errors.Is(err, mcp.ErrConnectionClosed) || strings.Contains(err.Error(), "connection closed")) {
 		return
 	}
-	fn(list, err)
-}
-
-// listTools lists every page of a session's tools as {"tools": [...]}.
-func listTools(ctx context.Context, cs *mcp.ClientSession) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(`{"tools":[`)
-	n := 0
-	for t, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			return nil, fmt.Errorf("tools/list: %w", err)
-		}
-		b, err := json.Marshal(t)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
-			buf.WriteByte(',')
-		}
-		buf.Write(b)
-		n++
-	}
-	buf.WriteString(`]}`)
-	return buf.Bytes(), nil
+	fn(list, m.red.Error(err))
 }
 
 // drop forgets s (if it is still the current session) and closes it in the
@@ -347,26 +271,16 @@ func (s *mcpSession) close() error {
 		return nil
 	}
 	err := s.cs.Close()
-	if s.cmd != nil && s.cmd.Process != nil {
-		// The server is stopped; anything it started in its process group
-		// (an npx wrapper's child, say) goes with it.
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	if s.proc != nil {
+		// Closing the session closed the server's stdin; it gets a moment
+		// to exit, then it and anything it started in its process group
+		// (an npx wrapper's child, say) are killed.
+		s.proc.stop(2 * time.Second)
 	}
 	if s.isDead() && err != nil {
 		return nil // the process had already gone: its exit status is no news
 	}
 	return err
-}
-
-func (s *mcpSession) stderrNote() string {
-	if s == nil || s.stderr == nil {
-		return ""
-	}
-	t := strings.TrimSpace(s.stderr.String())
-	if t == "" {
-		return ""
-	}
-	return "; server stderr: " + t
 }
 
 // Close stops the server (stdio) or ends the session (HTTP).
@@ -384,17 +298,17 @@ func (m *MCP) Close() error {
 	if errors.As(err, &ee) {
 		return nil // a server that exits non-zero on stdin EOF is still stopped
 	}
-	return err
+	return m.red.Error(err)
 }
 
 // pid is the current server process's id, 0 when none (for tests).
 func (m *MCP) pid() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.sess == nil || m.sess.cmd == nil || m.sess.cmd.Process == nil {
+	if m.sess == nil || m.sess.proc == nil {
 		return 0
 	}
-	return m.sess.cmd.Process.Pid
+	return m.sess.proc.cmd.Process.Pid
 }
 
 // mapResult turns an MCP tool result into a Result as upstream.go documents.
@@ -516,27 +430,4 @@ func renumber(v any) any {
 		return v
 	}
 	return out
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }

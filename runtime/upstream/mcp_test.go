@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/codemode-dev/codemode/internal/testmcp"
 	"github.com/codemode-dev/codemode/internal/testpeer"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -29,6 +29,13 @@ import (
 const testServerEnv = "CODEMODE_UPSTREAM_TEST_SERVER"
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv("CODEMODE_TESTMCP"); mode != "" {
+		os.Exit(testmcp.Main([]string{mode}))
+	}
+	if os.Getenv("CODEMODE_T_PARENT") == "1" {
+		runParent()
+		return
+	}
 	if os.Getenv(testServerEnv) == "1" {
 		runTestServer()
 		return
@@ -390,16 +397,6 @@ func TestSelfServerEnvIsExactlyGiven(t *testing.T) {
 	}
 }
 
-func TestStartFailureNamesCommand(t *testing.T) {
-	ctx := ctxT(t, 30*time.Second)
-	u := NewMCPCommand([]string{"/bin/sh", "-c", "echo broken config >&2; exit 3"}, nil)
-	defer u.Close()
-	_, err := u.Call(ctx, tool("x", readOnly), nil)
-	if err == nil || !strings.Contains(err.Error(), "mcp /bin/sh -c") || !strings.Contains(err.Error(), "server stderr: broken config") {
-		t.Fatalf("err = %v", err)
-	}
-}
-
 // hangingServer is an in-process go-sdk server whose "hang" tool blocks
 // until the test ends, and whose "meta" tool returns _meta and isError.
 // The returned func releases the blocked handlers; tests call it before
@@ -443,13 +440,14 @@ func hangingServer(t *testing.T) (*mcp.Server, func()) {
 
 // inMemory is an MCP upstream connected to s through in-memory transports.
 func inMemory(t *testing.T, s *mcp.Server) *MCP {
-	u := &MCP{what: "in-memory", connect: make(chan struct{}, 1)}
-	u.transport = func() (mcp.Transport, *exec.Cmd, *tailBuffer) {
+	u := NewMCPCommand([]string{"in-memory"}, nil)
+	u.what, u.name = "in-memory", "in-memory"
+	u.launch = func() (*launched, error) {
 		ct, st := mcp.NewInMemoryTransports()
 		if _, err := s.Connect(context.Background(), st, nil); err != nil {
 			t.Error(err)
 		}
-		return ct, nil, nil
+		return &launched{t: ct}, nil
 	}
 	t.Cleanup(func() { u.Close() })
 	return u

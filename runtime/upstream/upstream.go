@@ -2,11 +2,17 @@
 // servers (stdio or streamable HTTP) and OpenAPI operations over HTTP. The
 // runtime hands it a tool's manifest entry and the bound, validated
 // arguments; it hands back the full result. Credentials live here, in the
-// host process, and never reach a Monty worker.
+// host process, and never reach a Monty worker: every error and result an
+// upstream returns has passed its Redactor, credentials go only to the
+// service's own origin (never along a redirect elsewhere, never in a
+// Referer), and an MCP server's stderr goes to the operator's log only.
+// NewMCP is the one way an MCP server is started, for gen, check, run and
+// serve alike.
 package upstream
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/codemode-dev/codemode/emit"
 )
@@ -36,4 +42,25 @@ type Result struct {
 	Status  int
 	// Meta is the MCP result's _meta (nil for HTTP).
 	Meta map[string]any
+}
+
+// DefaultMaxReply caps one reply from an upstream (an HTTP body, an MCP
+// message) unless configured otherwise: a larger reply is refused before it
+// is decoded.
+const DefaultMaxReply = 8 << 20
+
+// replyTooLarge is the one-line error for a reply over the cap.
+func replyTooLarge(limit int64) string {
+	return fmt.Sprintf("the reply is larger than the %s cap (runtime.max_reply); refused", formatSize(limit))
+}
+
+// formatSize renders n bytes as "8 MiB", "512 KiB" or "100 bytes".
+func formatSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

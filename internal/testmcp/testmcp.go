@@ -1,0 +1,125 @@
+// Package testmcp is a tiny stdio MCP server for tests, run as a command
+// (a test binary's TestMain, or a testscript command) with one mode:
+//
+//	env    one tool per environment variable, named env_<NAME>: what the
+//	       server was started with shows in its tools/list
+//	leak   prints $TOKEN on stderr at start and in its tools: fail (prints
+//	       it again, then answers isError with it in the message) and crash
+//	       (prints it, then exits 1 mid-call)
+//	mute   never answers initialize
+//	big    tool big: a text reply of n bytes; tool pid: its process id
+//	stubborn  big, but it does not exit when its stdin ends
+//	loop   answers initialize, then every tools/list with the same cursor
+//	nolist answers initialize, never tools/list
+package testmcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Main runs the server mode args[0] on stdin/stdout and returns the exit
+// code.
+func Main(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: testmcp env|leak|mute|big")
+		return 2
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "testmcp", Version: "1"}, nil)
+	type none struct{}
+	switch args[0] {
+	case "env":
+		var names []string
+		for _, kv := range os.Environ() {
+			k, _, _ := strings.Cut(kv, "=")
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		bad := regexp.MustCompile(`[^A-Za-z0-9_]`)
+		for _, k := range names {
+			mcp.AddTool(s, &mcp.Tool{Name: "env_" + bad.ReplaceAllString(k, "_"), Description: "The server's environment has " + k + "."},
+				func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: os.Getenv(k)}}}, nil, nil
+				})
+		}
+	case "leak":
+		tok := os.Getenv("TOKEN")
+		fmt.Fprintf(os.Stderr, "starting with token %s\n", tok)
+		mcp.AddTool(s, &mcp.Tool{Name: "fail"}, func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintf(os.Stderr, "auth failed for token=%s\n", tok)
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "token " + tok + " was rejected"}}}, nil, nil
+		})
+		mcp.AddTool(s, &mcp.Tool{Name: "crash"}, func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			fmt.Fprintf(os.Stderr, "panic: bad token %s\n", tok)
+			os.Exit(1)
+			return nil, nil, nil
+		})
+	case "loop", "nolist":
+		return loop(args[0] == "nolist")
+	case "mute":
+		io.Copy(io.Discard, os.Stdin)
+		return 0
+	case "big", "stubborn":
+		mcp.AddTool(s, &mcp.Tool{Name: "big", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
+			N int `json:"n"`
+		}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.N)}}}, nil, nil
+		})
+		mcp.AddTool(s, &mcp.Tool{Name: "pid", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil, nil
+		})
+	default:
+		fmt.Fprintf(os.Stderr, "testmcp: unknown mode %q\n", args[0])
+		return 2
+	}
+	err := s.Run(context.Background(), &mcp.StdioTransport{})
+	if args[0] == "stubborn" {
+		time.Sleep(time.Hour)
+	}
+	if err != nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// loop speaks JSON-RPC by hand: a well-behaved initialize, then a
+// tools/list that pages forever on one cursor.
+func loop(nolist bool) int {
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if json.Unmarshal(sc.Bytes(), &req) != nil || req.ID == nil {
+			continue
+		}
+		var result string
+		switch req.Method {
+		case "initialize":
+			result = `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"loop","version":"1"}}`
+		case "tools/list":
+			if nolist {
+				continue
+			}
+			result = `{"tools":[{"name":"t","inputSchema":{"type":"object"}}],"nextCursor":"again"}`
+		default:
+			result = `{}`
+		}
+		fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result)
+	}
+	return 0
+}
