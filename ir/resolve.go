@@ -52,6 +52,7 @@ func Resolve(svc *Service) {
 			t.Result = r.typeOf(c, t.Output, Pascal(string(t.Py))+"Result")
 		}
 	}
+	capDepth(svc)
 }
 
 type resolver struct {

@@ -92,8 +92,12 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		ir.Resolve(svc)
 		file := string(svc.Name) + ".py"
 		py, spans := emit.Python(svc)
+		ms := emit.ManifestFor(svc, file, spans, byTool(decisions))
+		if err := checkGenerated(src, file, py, ms.Stub); err != nil {
+			return nil, err
+		}
 		out.Files[file] = py
-		out.Manifest.Services = append(out.Manifest.Services, emit.ManifestFor(svc, file, spans, byTool(decisions)))
+		out.Manifest.Services = append(out.Manifest.Services, ms)
 		out.Services = append(out.Services, svc)
 		out.Decisions = append(out.Decisions, decisions...)
 		out.Diagnostics = append(out.Diagnostics, svc.Diagnostics...)
@@ -120,6 +124,19 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		out.Trees = append(out.Trees, trees...)
 	}
 	return out, nil
+}
+
+// checkGenerated refuses a generated file (or type-check stub) that breaks
+// the invariants emit.CheckPython checks. The emitter guarantees them for
+// any input, so this is a compiler bug, stopped before anything is written.
+func checkGenerated(src Source, file string, py []byte, stub string) error {
+	if err := emit.CheckPython(py); err != nil {
+		return fmt.Errorf("%s: codemode bug: generated %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
+	}
+	if err := emit.CheckPython([]byte(stub)); err != nil {
+		return fmt.Errorf("%s: codemode bug: the type-check stub of %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
+	}
+	return nil
 }
 
 // GoSurfaceDir is where the Go package keeps its copy of the surface when

@@ -1,0 +1,134 @@
+package ir
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// MaxTypeDepth is how deeply the brackets of one printed type may nest
+// (list[...], dict[str, ...], tuple[...], Literal[...]; a TypedDict is
+// printed by name and starts afresh). Python and Monty's checker refuse 200
+// levels; no real API nests anywhere near this.
+const MaxTypeDepth = 32
+
+// capDepth replaces every part of a type that would print deeper than
+// MaxTypeDepth by Any, with one type-too-deep diagnostic per parameter,
+// result or shape field it cut. Types are shared (a $ref target's type is
+// used everywhere it is referenced), so a cut copies instead of changing
+// the shared value. The schemas in the manifest are untouched and still
+// validate every argument in full.
+func capDepth(svc *Service) {
+	c := &capper{svc: svc, shapes: map[*Shape]bool{}}
+	for _, t := range svc.Tools {
+		base := t.Pointer
+		if svc.Source.Kind != SourceOpenAPI {
+			base += "/inputSchema"
+		}
+		for _, p := range t.Params {
+			ptr := p.Pointer
+			if ptr == "" {
+				ptr = "/properties/" + EscapeToken(p.Arg)
+			}
+			p.Type = c.visit(p.Type, 1, base+ptr)
+		}
+		if t.Result != nil {
+			out := t.Pointer + "/outputSchema"
+			if svc.Source.Kind == SourceOpenAPI {
+				out = t.Pointer + "/responses/2xx"
+			}
+			t.Result = c.visit(t.Result, 0, out)
+		}
+	}
+	for _, sh := range svc.Shapes { // defensive: Resolve makes only reachable ones
+		c.shape(sh, sh.Pointer)
+	}
+}
+
+type capper struct {
+	svc    *Service
+	shapes map[*Shape]bool // walked
+}
+
+// visit returns t, or a copy of it cut at MaxTypeDepth, for a type whose
+// outer brackets open at depth (the brackets around it already open).
+func (c *capper) visit(t *Type, depth int, ptr string) *Type {
+	if t == nil {
+		return nil
+	}
+	opens := 0
+	switch t.Kind {
+	case KindList, KindTuple, KindMap, KindLiteral:
+		opens = 1
+	}
+	if depth+opens > MaxTypeDepth {
+		c.svc.Diagnostics = append(c.svc.Diagnostics, Diagnostic{
+			Code: "type-too-deep", File: sourceName(c.svc.Source), Pointer: ptr,
+			Message: fmt.Sprintf("the type nests more than %d brackets deep; printed as Any from here (the schema in the manifest keeps it and validates arguments with it)", MaxTypeDepth),
+		})
+		return &Type{Kind: KindAny, Nullable: t.Nullable, Description: t.Description}
+	}
+	d := depth + opens
+	switch t.Kind {
+	case KindList:
+		if it := c.visit(t.Items, d, ptr+"/items"); it != t.Items {
+			cp := *t
+			cp.Items = it
+			return &cp
+		}
+	case KindMap:
+		if v := c.visit(t.Values, d, ptr+"/additionalProperties"); v != t.Values {
+			cp := *t
+			cp.Values = v
+			return &cp
+		}
+	case KindTuple:
+		return c.list(t, t.Elems, d, ptr+"/prefixItems", func(cp *Type, l []*Type) { cp.Elems = l })
+	case KindUnion:
+		// The variants print side by side; which keyword (anyOf, oneOf,
+		// type list) holds them is not kept, so the pointer stays here.
+		return c.list(t, t.Variants, depth, "", func(cp *Type, l []*Type) { cp.Variants = l }, ptr)
+	case KindObject:
+		c.shape(t.Shape, ptr)
+	}
+	return t
+}
+
+// list visits the element types of a tuple (pointers base/i) or a union
+// (pointer at, when given).
+func (c *capper) list(t *Type, elems []*Type, depth int, base string, set func(*Type, []*Type), at ...string) *Type {
+	var out []*Type
+	for i, e := range elems {
+		ptr := base + "/" + strconv.Itoa(i)
+		if len(at) > 0 {
+			ptr = at[0]
+		}
+		n := c.visit(e, depth, ptr)
+		if n != e && out == nil {
+			out = append([]*Type(nil), elems...)
+		}
+		if out != nil {
+			out[i] = n
+		}
+	}
+	if out == nil {
+		return t
+	}
+	cp := *t
+	set(&cp, out)
+	return &cp
+}
+
+// shape walks a shape's fields once: each prints inside NotRequired[...]
+// or a functional TypedDict's braces, so at depth 2.
+func (c *capper) shape(sh *Shape, ptr string) {
+	if sh == nil || c.shapes[sh] {
+		return
+	}
+	c.shapes[sh] = true
+	for _, f := range sh.Fields {
+		f.Type = c.visit(f.Type, 2, ptr+"/properties/"+EscapeToken(f.Wire))
+	}
+	if sh.Extra != nil {
+		sh.Extra = c.visit(sh.Extra, 2, ptr+"/additionalProperties")
+	}
+}
