@@ -47,7 +47,7 @@ var pyKeywords = map[string]bool{
 var Reserved = map[string]bool{
 	"Any": true, "Literal": true, "TypedDict": true, "NotRequired": true,
 	"self": true,
-	"str": true, "int": true, "float": true, "bool": true, "bytes": true,
+	"str":  true, "int": true, "float": true, "bool": true, "bytes": true,
 	"list": true, "dict": true, "tuple": true,
 }
 
