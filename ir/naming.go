@@ -46,9 +46,8 @@ var pyKeywords = map[string]bool{
 // shadow for every annotation after it.
 var Reserved = map[string]bool{
 	"Any": true, "Literal": true, "TypedDict": true, "NotRequired": true,
-	"self": true,
-	"str":  true, "int": true, "float": true, "bool": true, "bytes": true,
-	"list": true, "dict": true, "tuple": true,
+	"self": true, "str": true, "int": true, "float": true, "bool": true,
+	"bytes": true, "list": true, "dict": true, "tuple": true,
 }
 
 // IsKeyword reports whether s is a Python keyword (or soft keyword).
