@@ -17,8 +17,19 @@ const MaxTypeDepth = 32
 // used everywhere it is referenced), so a cut copies instead of changing
 // the shared value. The schemas in the manifest are untouched and still
 // validate every argument in full.
-func capDepth(svc *Service) {
-	c := &capper{svc: svc, shapes: map[*Shape]bool{}}
+//
+// pending are Resolve's own type-too-deep diagnostics (schemas nested past
+// MaxSchemaDepth), each at the pointer of the parameter or result it cut;
+// one is dropped where capDepth already reports a cut in the same one.
+func capDepth(svc *Service, pending []Diagnostic) {
+	c := &capper{svc: svc, shapes: map[*Shape]bool{}, cut: map[string]bool{}}
+	defer func() {
+		for _, d := range pending {
+			if !c.cut[d.Pointer] {
+				svc.Diagnostics = append(svc.Diagnostics, d)
+			}
+		}
+	}()
 	for _, t := range svc.Tools {
 		base := t.Pointer
 		if svc.Source.Kind != SourceOpenAPI {
@@ -29,6 +40,7 @@ func capDepth(svc *Service) {
 			if ptr == "" {
 				ptr = "/properties/" + EscapeToken(p.Arg)
 			}
+			c.root = base + ptr
 			p.Type = c.visit(p.Type, 1, base+ptr)
 		}
 		if t.Result != nil {
@@ -36,10 +48,12 @@ func capDepth(svc *Service) {
 			if svc.Source.Kind == SourceOpenAPI {
 				out = t.Pointer + "/responses/2xx"
 			}
+			c.root = out
 			t.Result = c.visit(t.Result, 0, out)
 		}
 	}
 	for _, sh := range svc.Shapes { // defensive: Resolve makes only reachable ones
+		c.root = sh.Pointer
 		c.shape(sh, sh.Pointer)
 	}
 }
@@ -47,6 +61,8 @@ func capDepth(svc *Service) {
 type capper struct {
 	svc    *Service
 	shapes map[*Shape]bool // walked
+	root   string          // pointer of the parameter or result being walked
+	cut    map[string]bool // roots with a cut reported
 }
 
 // visit returns t, or a copy of it cut at MaxTypeDepth, for a type whose
@@ -61,6 +77,7 @@ func (c *capper) visit(t *Type, depth int, ptr string) *Type {
 		opens = 1
 	}
 	if depth+opens > MaxTypeDepth {
+		c.cut[c.root] = true
 		c.svc.Diagnostics = append(c.svc.Diagnostics, Diagnostic{
 			Code: "type-too-deep", File: sourceName(c.svc.Source), Pointer: ptr,
 			Message: fmt.Sprintf("the type nests more than %d brackets deep; printed as Any from here (the schema in the manifest keeps it and validates arguments with it)", MaxTypeDepth),
