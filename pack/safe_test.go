@@ -247,3 +247,31 @@ func TestBadStubInManifestBreaksNoOtherService(t *testing.T) {
 	typeCheck(t, bin, stubs, "api.old.t(a=[])\napi.crlf.after(xs=[\"x\"])\n", "")
 	typeCheck(t, bin, stubs, "api.crlf.after(xs=1)\n", "error[invalid-argument-type]")
 }
+
+// TestBuiltinNamesDoNotShadowAnnotations: a tool named list made every
+// later list[...] annotation mean that function, and a TypedDict key named
+// bool or int (class form) did the same inside the class, so Monty's
+// checker accepted wrong types. Such names are reserved: the tool is list_,
+// the shape takes the functional form, and wrong calls are refused.
+func TestBuiltinNamesDoNotShadowAnnotations(t *testing.T) {
+	out := compileSources(t, pack.Source{MCP: "unsafe/mcp-builtin-names.json"})
+	ms := &out.Manifest.Services[0]
+	py := string(out.Files[ms.File])
+	for _, want := range []string{"def list_(*, str_: str | None = None, self_: int | None = None) -> Any:", `"bool": NotRequired[bool],`, "def after(xs: list[str]) -> Any:"} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in\n%s", want, py)
+		}
+	}
+	pythonParses(t, out)
+	bin, err := monty.FindBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stubs := emit.AssembleStubs([]*emit.ManifestService{ms})
+	typeCheck(t, bin, stubs, "api.mcp_builtin_names.list_(str_=\"a\", self_=1)\napi.mcp_builtin_names.attrs(a={\"bool\": True, \"int\": 1, \"bools\": [False], \"self\": \"s\"})\napi.mcp_builtin_names.after(xs=[\"x\"])\n", "")
+	typeCheck(t, bin, stubs, "api.mcp_builtin_names.attrs(a={\"int\": \"x\"})\n", "error[invalid-argument-type]")
+	typeCheck(t, bin, stubs, "api.mcp_builtin_names.after(xs=1)\n", "error[invalid-argument-type]")
+	pyStubs := py + "\n__all__ = [\"attrs\", \"after\"]\n"
+	typeCheck(t, bin, pyStubs, "attrs(a={\"bools\": [1]})\n", "error[invalid-argument-type]")
+	typeCheck(t, bin, pyStubs, "after(xs=1)\n", "error[invalid-argument-type]")
+}
