@@ -2,6 +2,7 @@ package pack_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -274,4 +275,30 @@ func TestBuiltinNamesDoNotShadowAnnotations(t *testing.T) {
 	pyStubs := py + "\n__all__ = [\"attrs\", \"after\"]\n"
 	typeCheck(t, bin, pyStubs, "attrs(a={\"bools\": [1]})\n", "error[invalid-argument-type]")
 	typeCheck(t, bin, pyStubs, "after(xs=1)\n", "error[invalid-argument-type]")
+}
+
+// TestStubMontyCannotReadRefusedAtGen: a stub that passes the Go-side
+// check but that Monty's checker cannot use (here an indented class, which
+// its parser recovers from by dropping the class: no program would then
+// be checked at all) is refused by CheckStubs, which gen runs before
+// writing; a good one passes.
+func TestStubMontyCannotReadRefusedAtGen(t *testing.T) {
+	out := compileSources(t, pack.Source{MCP: "unsafe/mcp-builtin-names.json"})
+	p := &pack.Pack{Dir: "."}
+	if err := out.CheckStubs(context.Background(), p); err != nil {
+		t.Fatalf("a good stub refused: %v", err)
+	}
+	bad := "\n\n  class _svc_mcp_builtin_names:\n    def t(self, a: int) -> Any:\n        ...\n"
+	if err := emit.CheckPython([]byte(bad)); err != nil {
+		t.Fatalf("CheckPython: %v", err)
+	}
+	out.Manifest.Services[0].Stub = bad
+	err := out.CheckStubs(context.Background(), p)
+	if err == nil || !strings.Contains(err.Error(), "codemode bug: Monty's type checker cannot read the stub of mcp_builtin_names.py (") {
+		t.Fatalf("CheckStubs = %v", err)
+	}
+	p.Runtime.Monty = "no/such/monty"
+	if err := out.CheckStubs(context.Background(), p); err == nil || errors.Is(err, pack.ErrNoMonty) {
+		t.Fatalf("a missing runtime.monty: %v", err)
+	}
 }
