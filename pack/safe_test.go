@@ -302,3 +302,28 @@ func TestStubMontyCannotReadRefusedAtGen(t *testing.T) {
 		t.Fatalf("a missing runtime.monty: %v", err)
 	}
 }
+
+// TestCorpusParsesInPython: every .py generated from the corpus is read by python3 as the printers meant, and its
+// stub passes CheckPython (Compile refuses otherwise).
+func TestCorpusParsesInPython(t *testing.T) {
+	packs := corpusPacks(t)
+	all := &pack.Output{Files: map[string][]byte{}}
+	for _, name := range sortedNames(packs) {
+		if testing.Short() && strings.Contains(name, "github-rest") {
+			continue
+		}
+		out, err := pack.Compile(context.Background(), packs[name], pack.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for f, data := range out.Files {
+			if strings.HasSuffix(f, ".py") {
+				all.Files[strings.ReplaceAll(name, "/", "-")+"-"+f] = data
+			}
+		}
+	}
+	if len(all.Files) < 30 {
+		t.Fatalf("only %d files", len(all.Files))
+	}
+	pythonParses(t, all)
+}
