@@ -62,7 +62,7 @@ type capper struct {
 	svc    *Service
 	shapes map[*Shape]bool // walked
 	root   string          // pointer of the parameter or result being walked
-	cut    map[string]bool // roots with a cut reported
+	cut    map[string]bool // roots and places with a cut reported
 }
 
 // visit returns t, or a copy of it cut at MaxTypeDepth, for a type whose
@@ -78,10 +78,13 @@ func (c *capper) visit(t *Type, depth int, ptr string) *Type {
 	}
 	if depth+opens > MaxTypeDepth {
 		c.cut[c.root] = true
-		c.svc.Diagnostics = append(c.svc.Diagnostics, Diagnostic{
-			Code: "type-too-deep", File: sourceName(c.svc.Source), Pointer: ptr,
-			Message: fmt.Sprintf("the type nests more than %d brackets deep; printed as Any from here (the schema in the manifest keeps it and validates arguments with it)", MaxTypeDepth),
-		})
+		if !c.cut[ptr] { // one per place (the variants of a union share it)
+			c.cut[ptr] = true
+			c.svc.Diagnostics = append(c.svc.Diagnostics, Diagnostic{
+				Code: "type-too-deep", File: sourceName(c.svc.Source), Pointer: ptr,
+				Message: fmt.Sprintf("the type nests more than %d brackets deep; printed as Any from here (the schema in the manifest keeps it and validates arguments with it)", MaxTypeDepth),
+			})
+		}
 		return &Type{Kind: KindAny, Nullable: t.Nullable, Description: t.Description}
 	}
 	d := depth + opens
@@ -99,27 +102,33 @@ func (c *capper) visit(t *Type, depth int, ptr string) *Type {
 			return &cp
 		}
 	case KindTuple:
-		return c.list(t, t.Elems, d, ptr+"/prefixItems", func(cp *Type, l []*Type) { cp.Elems = l })
+		elems := c.each(t.Elems, func(i int, e *Type) *Type { return c.visit(e, d, ptr+"/prefixItems/"+strconv.Itoa(i)) })
+		if elems != nil {
+			cp := *t
+			cp.Elems = elems
+			return &cp
+		}
 	case KindUnion:
 		// The variants print side by side; which keyword (anyOf, oneOf,
 		// type list) holds them is not kept, so the pointer stays here.
-		return c.list(t, t.Variants, depth, "", func(cp *Type, l []*Type) { cp.Variants = l }, ptr)
+		vs := c.each(t.Variants, func(_ int, v *Type) *Type { return c.visit(v, depth, ptr) })
+		if vs != nil {
+			cp := *t
+			cp.Variants = vs
+			return &cp
+		}
 	case KindObject:
 		c.shape(t.Shape, ptr)
 	}
 	return t
 }
 
-// list visits the element types of a tuple (pointers base/i) or a union
-// (pointer at, when given).
-func (c *capper) list(t *Type, elems []*Type, depth int, base string, set func(*Type, []*Type), at ...string) *Type {
+// each applies f to every element and returns the new elements, or nil
+// when f changed none.
+func (c *capper) each(elems []*Type, f func(int, *Type) *Type) []*Type {
 	var out []*Type
 	for i, e := range elems {
-		ptr := base + "/" + strconv.Itoa(i)
-		if len(at) > 0 {
-			ptr = at[0]
-		}
-		n := c.visit(e, depth, ptr)
+		n := f(i, e)
 		if n != e && out == nil {
 			out = append([]*Type(nil), elems...)
 		}
@@ -127,12 +136,7 @@ func (c *capper) list(t *Type, elems []*Type, depth int, base string, set func(*
 			out[i] = n
 		}
 	}
-	if out == nil {
-		return t
-	}
-	cp := *t
-	set(&cp, out)
-	return &cp
+	return out
 }
 
 // shape walks a shape's fields once: each prints inside NotRequired[...]
