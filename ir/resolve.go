@@ -73,17 +73,21 @@ type resolver struct {
 	refShapes map[refKey]*Shape // shapes of $ref targets, set before their fields
 
 	steps   int          // schemas converted for the current tool (bounded by maxResolveSteps)
+	total   int          // and for the whole service (maxServiceSteps)
 	pending []Diagnostic // bounds hit, reported unless capDepth reports the same place
+	cuts    int          // bounds hit so far
 }
 
 // Bounds of the walk, beside the cycle guard: schemas nested deeper than
 // MaxSchemaDepth, and a tool whose schemas take more than maxResolveSteps
-// conversions (a document can repeat a subschema at every level), become
-// Any from there, with a diagnostic. Printed depth has its own, lower
-// bound (MaxTypeDepth).
+// conversions (a document can repeat a subschema at every level), or a
+// service whose take more than maxServiceSteps, become Any from there, with
+// a diagnostic. Printed depth has its own, lower bound (MaxTypeDepth). For
+// scale: the GitHub REST API takes 15,074 steps, at most 593 for one tool.
 const (
 	MaxSchemaDepth  = 64
 	maxResolveSteps = 200_000
+	maxServiceSteps = 2_000_000
 )
 
 // ctx is the state of one walk over one root schema.
@@ -101,11 +105,16 @@ func (r *resolver) typeOf(c *ctx, s Schema, hint string) *Type {
 		return &Type{Kind: KindAny}
 	}
 	r.steps++
-	if c.depth >= MaxSchemaDepth || r.steps > maxResolveSteps {
+	r.total++
+	if c.depth >= MaxSchemaDepth || r.steps > maxResolveSteps || r.total > maxServiceSteps {
+		r.cuts++
 		if !c.cut {
 			c.cut = true
 			msg := fmt.Sprintf("the schema nests more than %d levels deep", MaxSchemaDepth)
-			if r.steps > maxResolveSteps {
+			switch {
+			case r.total > maxServiceSteps:
+				msg = fmt.Sprintf("the service's schemas take more than %d steps to convert", maxServiceSteps)
+			case r.steps > maxResolveSteps:
 				msg = fmt.Sprintf("the tool's schemas take more than %d steps to convert", maxResolveSteps)
 			}
 			r.pending = append(r.pending, Diagnostic{
@@ -151,6 +160,7 @@ func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
 	default:
 		c.busy[ref] = true
 		name := Pascal(ref[strings.LastIndex(ref, "/")+1:])
+		cuts := r.cuts
 		if isShape(target) {
 			t = &Type{Kind: KindObject, Shape: r.shape(c, target, name, &key)}
 		} else {
@@ -158,7 +168,9 @@ func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
 		}
 		annotate(t, target)
 		delete(c.busy, ref)
-		r.refTypes[key] = t
+		if r.cuts == cuts { // a type cut by a bound here may be whole elsewhere
+			r.refTypes[key] = t
+		}
 	}
 	// The sibling keywords of $ref (allowed since 2019-09) document this use.
 	cp := *t
