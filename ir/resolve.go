@@ -87,7 +87,7 @@ type resolver struct {
 const (
 	MaxSchemaDepth  = 64
 	maxResolveSteps = 200_000
-	maxServiceSteps = 2_000_000
+	maxServiceSteps = 1_000_000
 )
 
 // ctx is the state of one walk over one root schema.
