@@ -134,7 +134,8 @@ func TestLoneCRInDescriptionNotCode(t *testing.T) {
 	stubs := emit.AssembleStubs(ms)
 	typeCheck(t, bin, stubs, "api.crlf.note_import_os(text=\"a\", self_=\"b\", kind_import_os_print_INJECTED=\"a\\rimport os; print(\\\"INJECTED\\\")\")\napi.crlf.after(xs=[\"x\"])\n", "")
 	typeCheck(t, bin, stubs, "api.crlf.after(xs=[1])\n", "error[invalid-argument-type]")
-	typeCheck(t, bin, stubs, "api.openapi_injection.addNote_import_os_print_INJECTED(id=\"1\", text=\"t\")\n", "")
+	typeCheck(t, bin, stubs, "api.openapi_injection.addNote_import_os_print_INJECTED(id=\"1\", text=\"t\", self_=\"b\\u2028c\")\n", "")
+	typeCheck(t, bin, stubs, "api.openapi_injection.addNote_import_os_print_INJECTED(id=\"1\", text=\"t\", self_=\"b\")\n", "error[invalid-argument-type]")
 	// The Go package's comments are one line each too.
 	for _, tr := range out.Trees {
 		for name, data := range tr.Files {
