@@ -26,6 +26,7 @@ test: tools
 	go vet ./...
 	go test -run '^$$' -fuzz '^FuzzMCP$$' -fuzztime 10s ./parse
 	go test -run '^$$' -fuzz '^FuzzOpenAPI$$' -fuzztime 10s ./parse
+	go test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime 10s ./pack
 	go test -count=1 ./...
 
 # make bench: token economy on the ops lab, compile speed beside peers and

@@ -449,11 +449,12 @@ func (n *goNamer) take(name string) string {
 	}
 }
 
-// firstLine is the first line of a description with its spaces collapsed,
-// for a one-line doc comment.
+// firstLine is the first line of a description with its spaces collapsed
+// and made SafeText (a CR would end a Go comment's line as well), for a
+// one-line doc comment.
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(SafeText(s)), " ")
 }
 
 var goKeywords = map[string]bool{

@@ -143,7 +143,8 @@ func (p *printer) shape(sh *ir.Shape) {
 	w := &p.w
 	classForm := true
 	for _, f := range sh.Fields {
-		if ir.Ident(f.Wire) != ir.PyIdent(f.Wire) {
+		// "self" is reserved for parameters only: as a key it is fine.
+		if ir.Ident(f.Wire) != ir.PyIdent(f.Wire) && f.Wire != "self" {
 			classForm = false
 		}
 	}

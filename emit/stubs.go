@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/codemode-dev/codemode/ir"
@@ -55,19 +56,41 @@ func ServiceStub(svc *ir.Service) string {
 // given services: the common header, each service's stub, and the api
 // object whose attributes are the services, so that api.<service>.<tool>(...)
 // checks against the real signature.
+//
+// The services share one module, and a module the checker cannot parse
+// leaves every name in it undefined, so one bad stub would fail every
+// program. Each stub is therefore checked on its own first (CheckPython;
+// gen refuses to write one that fails, but a manifest may come from
+// elsewhere): one that fails is replaced by an open class whose attributes
+// are all Any, and only calls into that service go unchecked.
 func AssembleStubs(svcs []*ManifestService) string {
 	var b strings.Builder
 	b.WriteString(stubsHeader)
 	for _, s := range svcs {
+		if !ir.IsPyIdent(string(s.Name)) {
+			continue
+		}
+		if CheckPython([]byte(s.Stub)) != nil || !strings.Contains(s.Stub, "\nclass _svc_"+string(s.Name)+":\n") {
+			b.WriteString(openStub(s.Name))
+			continue
+		}
 		b.WriteString(s.Stub)
 	}
 	b.WriteString("\n\nclass _api:\n")
-	if len(svcs) == 0 {
+	if !slices.ContainsFunc(svcs, func(s *ManifestService) bool { return ir.IsPyIdent(string(s.Name)) }) {
 		b.WriteString("    pass\n")
 	}
 	for _, s := range svcs {
-		b.WriteString("    " + string(s.Name) + ": _svc_" + string(s.Name) + "\n")
+		if ir.IsPyIdent(string(s.Name)) {
+			b.WriteString("    " + string(s.Name) + ": _svc_" + string(s.Name) + "\n")
+		}
 	}
 	b.WriteString("\n\napi: _api\n")
 	return b.String()
+}
+
+// openStub is the stand-in for a service whose stub cannot be checked:
+// any attribute, any call.
+func openStub(name ir.ServiceName) string {
+	return "\n\nclass _svc_" + string(name) + ":\n    def __getattr__(self, name: str) -> Any: ...\n"
 }

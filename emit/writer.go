@@ -2,10 +2,18 @@ package emit
 
 import (
 	"strings"
+
+	"github.com/codemode-dev/codemode/ir"
 )
 
 // writer builds a text file line by line and knows the current line number,
 // so the manifest can record where each tool's definition stands.
+//
+// Every line passes through SafeText: whatever text a source supplies
+// (descriptions, patterns, formats, file names), a printed line is one line
+// of source that Python's tokenizer, Monty's parser and every line counter
+// read the same way. String literals are escaped before they get here
+// (ir.PyString), so SafeText never changes their value.
 type writer struct {
 	b    strings.Builder
 	line int // lines written so far
@@ -13,6 +21,7 @@ type writer struct {
 
 // ln writes one line (indent in units of four spaces).
 func (w *writer) ln(indent int, s string) {
+	s = SafeText(s)
 	if s != "" {
 		w.b.WriteString(strings.Repeat("    ", indent))
 		w.b.WriteString(s)
@@ -25,3 +34,34 @@ func (w *writer) ln(indent int, s string) {
 func (w *writer) next() int { return w.line + 1 }
 
 func (w *writer) bytes() []byte { return []byte(w.b.String()) }
+
+// SafeText makes s safe to print as part of one line of generated source
+// (a comment, a docstring line, a Go comment): every ir.UnsafeRune that
+// separates words (CR, LF, tab, form feed, vertical tab, the file, group
+// and record separators, NEL, U+2028, U+2029) becomes a space, any other
+// one U+FFFD, and invalid UTF-8 U+FFFD.
+func SafeText(s string) string {
+	clean := true
+	for _, r := range s {
+		if ir.UnsafeRune(r) || r == '\uFFFD' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t', r == '\n', r == '\v', r == '\f', r == '\r', r >= 0x1c && r <= 0x1f,
+			r == 0x85, r == 0x2028, r == 0x2029:
+			b.WriteByte(' ')
+		case ir.UnsafeRune(r):
+			b.WriteRune('\uFFFD')
+		default:
+			b.WriteRune(r) // invalid UTF-8 arrives as U+FFFD and is written valid
+		}
+	}
+	return b.String()
+}

@@ -204,7 +204,14 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo) ([]De
 			},
 		})
 		if mcp && (p.In == ir.InArg || p.In == "") {
-			walkNested(t.Input, view, ptr, p.Required, map[string]bool{}, &targets)
+			cut := ""
+			walkNested(t.Input, view, ptr, p.Required, map[string]bool{}, 0, &targets, &cut)
+			if cut != "" {
+				svc.Diagnostics = append(svc.Diagnostics, ir.Diagnostic{
+					Code: "enrich-too-deep", File: sourceFile(svc.Source), Pointer: t.Pointer + "/inputSchema" + cut,
+					Message: fmt.Sprintf("parameters nested deeper than %d levels (or more than %d of them) are not enriched", maxNestedDepth, maxNestedTargets),
+				})
+			}
 		}
 	}
 
@@ -360,15 +367,33 @@ func isRequired(obj ir.Schema, name string) bool {
 	return false
 }
 
+// Bounds of walkNested: a path of distinct $refs can be long and a
+// document's references can branch at every step, so the seen-set alone
+// bounds no walk. Nothing real nests parameters this deeply.
+const (
+	maxNestedDepth   = 32   // levels of properties/items/anyOf below a parameter
+	maxNestedTargets = 5000 // nested parameter slots per tool
+)
+
 // walkNested appends the nested object properties of node (an MCP
-// parameter's resolved schema) to targets.
-func walkNested(root, node ir.Schema, ptr string, required bool, seen map[string]bool, targets *[]target) {
+// parameter's schema) to targets. A $ref is marked seen before it is
+// resolved, at every keyword the walk descends through (properties, items,
+// anyOf, oneOf, allOf), so a cycle through any of them ends; the walk also
+// stops at maxNestedDepth and maxNestedTargets, saying so in cut.
+func walkNested(root, node ir.Schema, ptr string, required bool, seen map[string]bool, depth int, targets *[]target, cut *string) {
 	if ref, ok := node["$ref"].(string); ok {
 		if seen[ref] {
 			return
 		}
 		seen = copySeen(seen)
 		seen[ref] = true
+		node = resolveRef(root, node, 0)
+	}
+	if depth >= maxNestedDepth || len(*targets) >= maxNestedTargets {
+		if *cut == "" {
+			*cut = ptr
+		}
+		return
 	}
 	if props, ok := node["properties"].(map[string]any); ok {
 		keys := sortedKeys(props)
@@ -377,35 +402,36 @@ func walkNested(root, node ir.Schema, ptr string, required bool, seen map[string
 			if !ok {
 				continue
 			}
+			if ref, ok := child["$ref"].(string); ok && seen[ref] {
+				continue
+			}
+			if len(*targets) >= maxNestedTargets {
+				if *cut == "" {
+					*cut = ptr
+				}
+				return
+			}
 			obj := node
 			name := k
 			cview := resolveRef(root, child, 0)
 			creq := required && isRequired(node, k)
 			cptr := ptr + "/properties/" + ir.EscapeToken(k)
 			desc, _ := cview["description"].(string)
-			cs := seen
-			if ref, ok := child["$ref"].(string); ok {
-				if seen[ref] {
-					continue
-				}
-				cs = copySeen(seen)
-				cs[ref] = true
-			}
 			*targets = append(*targets, target{
 				pointer: cptr, description: desc, holder: child, view: cview, required: creq,
 				setRequired: func() { addRequired(obj, name) },
 			})
-			walkNested(root, cview, cptr, creq, cs, targets)
+			walkNested(root, child, cptr, creq, seen, depth+1, targets, cut)
 		}
 	}
 	if items, ok := node["items"].(map[string]any); ok {
-		walkNested(root, resolveRef(root, items, 0), ptr+"/items", required, seen, targets)
+		walkNested(root, items, ptr+"/items", required, seen, depth+1, targets, cut)
 	}
 	for _, kw := range []string{"anyOf", "oneOf", "allOf"} {
 		if arr, ok := node[kw].([]any); ok {
 			for i, b := range arr {
 				if bm, ok := b.(map[string]any); ok {
-					walkNested(root, resolveRef(root, bm, 0), fmt.Sprintf("%s/%s/%d", ptr, kw, i), required, seen, targets)
+					walkNested(root, bm, fmt.Sprintf("%s/%s/%d", ptr, kw, i), required, seen, depth+1, targets, cut)
 				}
 			}
 		}
@@ -582,4 +608,14 @@ func formatTo(to map[string]any) string {
 		parts = append(parts, k+"="+string(b))
 	}
 	return strings.Join(parts, " ")
+}
+
+func sourceFile(s ir.Source) string {
+	switch {
+	case s.File != "":
+		return s.File
+	case s.Command != "":
+		return s.Command
+	}
+	return s.URL
 }

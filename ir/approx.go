@@ -23,8 +23,12 @@ var approximated = map[string]bool{
 func diagnoseApproximations(svc *Service) {
 	seen := map[uintptr]bool{}
 	var out []Diagnostic
-	var walk func(v any, ptr string)
-	walk = func(v any, ptr string) {
+	var walkAt func(v any, ptr string, depth int)
+	walk := func(v any, ptr string) { walkAt(v, ptr, 0) }
+	walkAt = func(v any, ptr string, depth int) {
+		if depth > 8*MaxSchemaDepth {
+			return // printed as Any long before (and a pointer costs its depth)
+		}
 		switch x := v.(type) {
 		case map[string]any:
 			if len(x) == 0 {
@@ -50,11 +54,11 @@ func diagnoseApproximations(svc *Service) {
 				if k == "const" || k == "enum" || k == "default" || k == "examples" || k == "example" || strings.HasPrefix(k, "x-") {
 					continue
 				}
-				walk(x[k], ptr+"/"+EscapeToken(k))
+				walkAt(x[k], ptr+"/"+EscapeToken(k), depth+1)
 			}
 		case []any:
 			for i, e := range x {
-				walk(e, ptr+"/"+strconv.Itoa(i))
+				walkAt(e, ptr+"/"+strconv.Itoa(i), depth+1)
 			}
 		}
 	}

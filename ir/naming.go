@@ -16,7 +16,8 @@ import (
 //  2. A name that starts with a digit gets a leading "n" ("2fa" -> "n2fa").
 //  3. A name that is empty after 1 becomes "x".
 //  4. A Python keyword, or a name reserved by the generated module
-//     (Reserved), gets a trailing "_" ("from" -> "from_").
+//     (Reserved), gets a trailing "_" ("from" -> "from_", "self" ->
+//     "self_").
 //  5. Within one scope (the tools of a service, the parameters of a tool,
 //     the shapes of a service) names are taken in source order; a name
 //     already taken gets "_2", "_3", ... (the first free one).
@@ -38,9 +39,15 @@ var pyKeywords = map[string]bool{
 }
 
 // Reserved are names the generated modules use themselves: typing names
-// imported at the top of every api/<service>.py.
+// imported at the top of every api/<service>.py; "self", the first
+// parameter of every method of the type-check stubs (a parameter of that
+// name could not be passed by keyword); and the builtin types the
+// annotations name, which a def or a TypedDict key of that name would
+// shadow for every annotation after it.
 var Reserved = map[string]bool{
 	"Any": true, "Literal": true, "TypedDict": true, "NotRequired": true,
+	"self": true, "str": true, "int": true, "float": true, "bool": true,
+	"bytes": true, "list": true, "dict": true, "tuple": true,
 }
 
 // IsKeyword reports whether s is a Python keyword (or soft keyword).
@@ -112,4 +119,19 @@ func (n *Namer) Take(id PyIdent) PyIdent {
 			return c
 		}
 	}
+}
+
+// IsPyIdent reports whether s is an identifier the naming rule can produce:
+// ASCII letters, digits and "_", not starting with a digit, no keyword.
+func IsPyIdent(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' || pyKeywords[s] {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

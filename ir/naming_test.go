@@ -19,6 +19,10 @@ func TestIdent(t *testing.T) {
 		"a..b":              "a_b",
 		"get /pets/{petId}": "get_pets_petId",
 		"Any":               "Any_",
+		"self":              "self_",
+		"list":              "list_",
+		"str":               "str_",
+		"selfie":            "selfie",
 		"naïve":             "na_ve",
 	} {
 		if got := Ident(in); got != want {

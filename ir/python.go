@@ -9,7 +9,29 @@ import (
 	"unicode"
 )
 
-// PyString quotes s as a Python string literal (double quotes).
+// UnsafeRune reports whether r may not appear as itself in generated
+// source: every C0 control character (line feed and tab included: the
+// printers write their own), DEL, the C1 controls (NEL among them), the
+// Unicode line and paragraph separators, the byte-order mark, and the
+// bidirectional controls that make a reader see other code than the
+// interpreter does. Python's tokenizer reads CR as a line break and rejects
+// NUL; str.splitlines, and so every tool that counts lines, also breaks at
+// form feed, vertical tab, \x1c-\x1e, NEL and U+2028/U+2029.
+func UnsafeRune(r rune) bool {
+	switch {
+	case r < 0x20, r >= 0x7f && r <= 0x9f:
+		return true
+	case r == 0x2028, r == 0x2029, r == 0xfeff:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
+}
+
+// PyString quotes s as a Python string literal (double quotes). Every
+// UnsafeRune is escaped, so the literal is one line of plain source;
+// invalid UTF-8 becomes U+FFFD.
 func PyString(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -22,8 +44,10 @@ func PyString(s string) string {
 			b.WriteString(`\n`)
 		case r == '\t':
 			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
+		case r < 0x100 && UnsafeRune(r):
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case UnsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}

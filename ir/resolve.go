@@ -38,9 +38,14 @@ func Resolve(svc *Service) {
 	diagnoseApproximations(svc)
 	for _, t := range svc.Tools {
 		props, _ := t.Input["properties"].(map[string]any)
+		r.steps = 0
 		for _, p := range t.Params {
 			s, _ := props[p.Arg].(map[string]any)
-			c := &ctx{root: t.Input, order: svc.KeyOrder, busy: map[string]bool{}}
+			ptr := t.Pointer + p.Pointer
+			if svc.Source.Kind != SourceOpenAPI {
+				ptr = t.Pointer + "/inputSchema" + p.Pointer
+			}
+			c := &ctx{root: t.Input, order: svc.KeyOrder, busy: map[string]bool{}, where: ptr}
 			p.Type = r.typeOf(c, s, Pascal(string(t.Py))+Pascal(p.Arg))
 			if p.Description == "" {
 				p.Description = p.Type.Description
@@ -48,10 +53,15 @@ func Resolve(svc *Service) {
 		}
 		t.Result = nil
 		if t.Output != nil {
-			c := &ctx{root: t.Output, order: svc.KeyOrder, busy: map[string]bool{}}
+			ptr := t.Pointer + "/outputSchema"
+			if svc.Source.Kind == SourceOpenAPI {
+				ptr = t.Pointer + "/responses/2xx"
+			}
+			c := &ctx{root: t.Output, order: svc.KeyOrder, busy: map[string]bool{}, where: ptr}
 			t.Result = r.typeOf(c, t.Output, Pascal(string(t.Py))+"Result")
 		}
 	}
+	capDepth(svc, r.pending)
 }
 
 type resolver struct {
@@ -61,19 +71,61 @@ type resolver struct {
 
 	refTypes  map[refKey]*Type  // resolved $ref targets, shared by every use
 	refShapes map[refKey]*Shape // shapes of $ref targets, set before their fields
+
+	steps   int          // schemas converted for the current tool (bounded by maxResolveSteps)
+	total   int          // and for the whole service (maxServiceSteps)
+	pending []Diagnostic // bounds hit, reported unless capDepth reports the same place
+	cuts    int          // bounds hit so far
 }
+
+// Bounds of the walk, beside the cycle guard: schemas nested deeper than
+// MaxSchemaDepth, and a tool whose schemas take more than maxResolveSteps
+// conversions (a document can repeat a subschema at every level), or a
+// service whose take more than maxServiceSteps, become Any from there, with
+// a diagnostic. Printed depth has its own, lower bound (MaxTypeDepth). For
+// scale: the GitHub REST API takes 15,074 steps, at most 593 for one tool.
+const (
+	MaxSchemaDepth  = 64
+	maxResolveSteps = 200_000
+	maxServiceSteps = 1_000_000
+)
 
 // ctx is the state of one walk over one root schema.
 type ctx struct {
 	root  Schema
 	order KeyOrder        // the service's, shared
 	busy  map[string]bool // $refs being expanded (cycle guard)
+	depth int             // schemas entered and not left
+	where string          // pointer of the parameter or result walked, for diagnostics
+	cut   bool            // a bound was hit (reported once)
 }
 
 func (r *resolver) typeOf(c *ctx, s Schema, hint string) *Type {
 	if s == nil {
 		return &Type{Kind: KindAny}
 	}
+	r.steps++
+	r.total++
+	if c.depth >= MaxSchemaDepth || r.steps > maxResolveSteps || r.total > maxServiceSteps {
+		r.cuts++
+		if !c.cut {
+			c.cut = true
+			msg := fmt.Sprintf("the schema nests more than %d levels deep", MaxSchemaDepth)
+			switch {
+			case r.total > maxServiceSteps:
+				msg = fmt.Sprintf("the service's schemas take more than %d steps to convert", maxServiceSteps)
+			case r.steps > maxResolveSteps:
+				msg = fmt.Sprintf("the tool's schemas take more than %d steps to convert", maxResolveSteps)
+			}
+			r.pending = append(r.pending, Diagnostic{
+				Code: "type-too-deep", File: sourceName(r.svc.Source), Pointer: c.where,
+				Message: msg + "; the Python type is Any from there (the schema in the manifest keeps it and validates arguments with it)",
+			})
+		}
+		return &Type{Kind: KindAny}
+	}
+	c.depth++
+	defer func() { c.depth-- }()
 	if ref, ok := s["$ref"].(string); ok {
 		return r.refType(c, s, ref, hint)
 	}
@@ -108,6 +160,7 @@ func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
 	default:
 		c.busy[ref] = true
 		name := Pascal(ref[strings.LastIndex(ref, "/")+1:])
+		cuts := r.cuts
 		if isShape(target) {
 			t = &Type{Kind: KindObject, Shape: r.shape(c, target, name, &key)}
 		} else {
@@ -115,7 +168,9 @@ func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
 		}
 		annotate(t, target)
 		delete(c.busy, ref)
-		r.refTypes[key] = t
+		if r.cuts == cuts { // a type cut by a bound here may be whole elsewhere
+			r.refTypes[key] = t
+		}
 	}
 	// The sibling keywords of $ref (allowed since 2019-09) document this use.
 	cp := *t
@@ -156,12 +211,17 @@ func (r *resolver) bare(c *ctx, s Schema, hint string) *Type {
 	switch typ := s["type"].(type) {
 	case []any:
 		var vs []*Type
+		done := map[string]bool{}
 		for _, one := range typ {
 			name, _ := one.(string)
 			if name == "null" {
 				nullable = true
 				continue
 			}
+			if done[name] {
+				continue // ["object", "object"] would walk the properties twice per level
+			}
+			done[name] = true
 			cp := Schema{}
 			for k, v := range s {
 				cp[k] = v

@@ -98,8 +98,11 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		ir.Resolve(svc)
 		file := string(svc.Name) + ".py"
 		py, spans := emit.Python(svc)
-		out.Files[file] = py
 		ms := emit.ManifestFor(svc, file, spans, byTool(decisions))
+		if err := checkGenerated(src, file, py, ms.Stub); err != nil {
+			return nil, err
+		}
+		out.Files[file] = py
 		if src.Grant != nil {
 			if err := runtime.CheckGrant(&ms, src.Grant); err != nil {
 				return nil, fmt.Errorf("%s: %w", src.Describe(), err)
@@ -132,6 +135,19 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		out.Trees = append(out.Trees, trees...)
 	}
 	return out, nil
+}
+
+// checkGenerated refuses a generated file (or type-check stub) that breaks
+// the invariants emit.CheckPython checks. The emitter guarantees them for
+// any input, so this is a compiler bug, stopped before anything is written.
+func checkGenerated(src Source, file string, py []byte, stub string) error {
+	if err := emit.CheckPython(py); err != nil {
+		return fmt.Errorf("%s: codemode bug: generated %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
+	}
+	if err := emit.CheckPython([]byte(stub)); err != nil {
+		return fmt.Errorf("%s: codemode bug: the type-check stub of %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
+	}
+	return nil
 }
 
 // GoSurfaceDir is where the Go package keeps its copy of the surface when

@@ -103,6 +103,12 @@ func oneLine(s string) string {
 	return s
 }
 
+// maxOrderDepth is the deepest nesting whose key order scanOrder records:
+// a pointer costs its depth, so recording every level of a document nested
+// thousands deep costs the square of it. Types are cut long before this
+// (ir.MaxSchemaDepth); keys it does not know are printed sorted.
+const maxOrderDepth = 8 * ir.MaxSchemaDepth
+
 // scanOrder walks JSON that is already known to be valid and records the
 // key order of the objects recordKeys selects. It builds no values, so it
 // costs a small fraction of the decode.
@@ -133,7 +139,7 @@ func scanOrder(data []byte) order {
 		case '{':
 			f := frame{obj: true, expect: true}
 			n := len(stack)
-			rec := n > 0 && stack[n-1].obj && stack[n-1].key == "properties" ||
+			rec := n <= maxOrderDepth && n > 0 && stack[n-1].obj && stack[n-1].key == "properties" ||
 				n == 1 && stack[0].obj && stack[0].key == "paths" ||
 				n == 2 && stack[0].obj && stack[0].key == "paths" && stack[1].obj
 			if rec {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -99,6 +100,9 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	for _, d := range res.Diagnostics {
 		fmt.Fprintln(stderr, d.String())
+	}
+	if err := res.CheckStubs(ctx, p); err != nil && !errors.Is(err, pack.ErrNoMonty) {
+		return err
 	}
 	if err := res.Write(); err != nil {
 		return err
