@@ -6,8 +6,8 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/parse"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
@@ -31,7 +31,7 @@ type Pins struct {
 var _ runtime.Policy = (*Pins)(nil)
 
 // NewPins takes the pins of every tool in the manifest.
-func NewPins(m *emit.Manifest) *Pins {
+func NewPins(m *manifest.Manifest) *Pins {
 	p := &Pins{want: map[string]string{}, changed: map[string]string{}}
 	for _, s := range m.Services {
 		for _, t := range s.Tools {
@@ -46,14 +46,14 @@ func NewPins(m *emit.Manifest) *Pins {
 // whose definition changed or that the server no longer has are refused
 // from now on; tools that match again are allowed again. It returns one
 // line per refused tool of the service, sorted.
-func (p *Pins) CheckLive(service ir.ServiceName, m *emit.ManifestService, toolsList []byte) ([]string, error) {
+func (p *Pins) CheckLive(service ir.ServiceName, m *manifest.Service, toolsList []byte) ([]string, error) {
 	svc, err := parse.MCP(string(service)+" (live)", toolsList, parse.Options{})
 	if err != nil {
 		return nil, err
 	}
 	live := map[ir.WireName]string{}
 	for _, t := range svc.Tools {
-		live[t.Wire] = emit.Pin(t)
+		live[t.Wire] = manifest.Pin(t)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -106,7 +106,7 @@ func (p *Pins) After(context.Context, *runtime.CallInfo, *upstream.Result) runti
 // Watcher returns a callback for upstream.MCP.WatchTools that checks each
 // live tool list of the service against the pins; report receives the
 // refusals (and errors) of every check.
-func (p *Pins) Watcher(m *emit.ManifestService, report func(service ir.ServiceName, refused []string, err error)) func(list []byte, err error) {
+func (p *Pins) Watcher(m *manifest.Service, report func(service ir.ServiceName, refused []string, err error)) func(list []byte, err error) {
 	return func(list []byte, err error) {
 		var refused []string
 		if err == nil {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime"
 )
 
@@ -58,9 +58,9 @@ type Server struct {
 	rt      *runtime.Runtime
 	srv     *mcp.Server
 	finder  *Finder
-	offered map[string]bool                  // tool names this server offers
-	direct  map[string]directTool            // direct mode: MCP tool name → tool
-	files   map[string]*emit.ManifestService // resource URI → service
+	offered map[string]bool              // tool names this server offers
+	direct  map[string]directTool        // direct mode: MCP tool name → tool
+	files   map[string]*manifest.Service // resource URI → service
 
 	mu sync.Mutex
 	// sessions maps each live MCP session to its agent session id.
@@ -70,7 +70,7 @@ type Server struct {
 
 type directTool struct {
 	service ir.ServiceName
-	tool    *emit.ManifestTool
+	tool    *manifest.Tool
 }
 
 // RunCodeDescription is run_code's description: what the agent must know
@@ -116,8 +116,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	rt := cfg.Runtime
 	m := rt.Manifest()
-	s := &Server{cfg: cfg, rt: rt, offered: map[string]bool{}, direct: map[string]directTool{}, files: map[string]*emit.ManifestService{}, sessions: map[*mcp.ServerSession]string{}}
-	s.finder = NewFinder(m, cfg.FileDir, func(svc ir.ServiceName, t *emit.ManifestTool) bool { return rt.Granted(svc, t) }, cfg.Shapes)
+	s := &Server{cfg: cfg, rt: rt, offered: map[string]bool{}, direct: map[string]directTool{}, files: map[string]*manifest.Service{}, sessions: map[*mcp.ServerSession]string{}}
+	s.finder = NewFinder(m, cfg.FileDir, func(svc ir.ServiceName, t *manifest.Tool) bool { return rt.Granted(svc, t) }, cfg.Shapes)
 	instructions := "Call find_tool to find tools, read their definitions, then run_code to call them from a short Python program that prints only what you need."
 	if cfg.Direct {
 		instructions = "Every granted tool is offered directly."
@@ -404,7 +404,7 @@ func (s *Server) exampleName() string {
 
 // service resolves read_api's service argument: a service name, its file
 // name, or the file with its directory.
-func (s *Server) service(name string) (*emit.ManifestService, bool) {
+func (s *Server) service(name string) (*manifest.Service, bool) {
 	m := s.rt.Manifest()
 	name = strings.TrimPrefix(strings.TrimSpace(name), s.cfg.FileDir+"/")
 	name = strings.TrimPrefix(name, "api.")
@@ -491,7 +491,7 @@ func parseLines(s string) (int, int, error) {
 // ResourceURI is the MCP resource URI of a generated file.
 func ResourceURI(fileDir, file string) string { return "codemode:///" + fileDir + "/" + file }
 
-func (s *Server) addResources(m *emit.Manifest) {
+func (s *Server) addResources(m *manifest.Manifest) {
 	for i := range m.Services {
 		sv := &m.Services[i]
 		uri := ResourceURI(s.cfg.FileDir, sv.File)
@@ -551,7 +551,7 @@ func (s *Server) refuseOthers(next mcp.MethodHandler) mcp.MethodHandler {
 
 // addDirect offers every granted tool as an MCP tool, named by its wire
 // name, or <service>_<wire> where two services share a name.
-func (s *Server) addDirect(m *emit.Manifest) {
+func (s *Server) addDirect(m *manifest.Manifest) {
 	count := map[ir.WireName]int{}
 	for _, sv := range m.Services {
 		for i := range sv.Tools {

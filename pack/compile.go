@@ -14,6 +14,7 @@ import (
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/enrich"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/parse"
 	"github.com/codemode-dev/codemode/runtime"
 )
@@ -24,7 +25,7 @@ type Output struct {
 	// output directory: <service>.py, manifest.json, enrich.jsonl.
 	Files       map[string][]byte
 	Services    []*ir.Service
-	Manifest    *emit.Manifest
+	Manifest    *manifest.Manifest
 	Decisions   []enrich.Decision
 	Diagnostics []ir.Diagnostic
 	// Trees says where every generated file goes: first the output
@@ -56,7 +57,7 @@ const (
 // Compile parses every source of p, enriches, resolves and emits. Nothing
 // is written to disk.
 func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
-	out := &Output{Files: map[string][]byte{}, Manifest: &emit.Manifest{Version: emit.ManifestVersion}}
+	out := &Output{Files: map[string][]byte{}, Manifest: &manifest.Manifest{Version: manifest.Version}}
 	eopts, err := p.enrichOptions()
 	if err != nil {
 		return nil, err
@@ -114,7 +115,7 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		out.Diagnostics = append(out.Diagnostics, svc.Diagnostics...)
 	}
 	out.Diagnostics = p.filter(out.Diagnostics)
-	m, err := emit.MarshalManifest(out.Manifest)
+	m, err := manifest.Marshal(out.Manifest)
 	if err != nil {
 		return nil, err
 	}
@@ -138,13 +139,13 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 }
 
 // checkGenerated refuses a generated file (or type-check stub) that breaks
-// the invariants emit.CheckPython checks. The emitter guarantees them for
+// the invariants manifest.CheckPython checks. The emitter guarantees them for
 // any input, so this is a compiler bug, stopped before anything is written.
 func checkGenerated(src Source, file string, py []byte, stub string) error {
-	if err := emit.CheckPython(py); err != nil {
+	if err := manifest.CheckPython(py); err != nil {
 		return fmt.Errorf("%s: codemode bug: generated %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
 	}
-	if err := emit.CheckPython([]byte(stub)); err != nil {
+	if err := manifest.CheckPython([]byte(stub)); err != nil {
 		return fmt.Errorf("%s: codemode bug: the type-check stub of %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
 	}
 	return nil

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
@@ -18,7 +18,7 @@ import (
 // Generated is the compiled surface of a pack as read from its output
 // directory.
 type Generated struct {
-	Manifest *emit.Manifest
+	Manifest *manifest.Manifest
 	Files    map[string][]byte // <service>.py by name
 }
 
@@ -30,7 +30,7 @@ func (p *Pack) ReadGenerated() (*Generated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%v (run codemode gen first)", err)
 	}
-	m, err := emit.ReadManifest(data)
+	m, err := manifest.Read(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
@@ -50,7 +50,7 @@ func (p *Pack) ReadGenerated() (*Generated, error) {
 // auth. Secrets are read from the environment variables the pack names.
 // Services are paired by name and source (see Join); a pack and manifest
 // that disagree are an error naming codemode gen.
-func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream, error) {
+func (p *Pack) Upstreams(m *manifest.Manifest) (map[ir.ServiceName]upstream.Upstream, error) {
 	pairs, err := p.Join(m)
 	if err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream
 // Pair is one service of the pack with its entry in the manifest.
 type Pair struct {
 	Source   Source
-	Manifest *emit.ManifestService
+	Manifest *manifest.Service
 }
 
 // Join pairs the pack's services with the manifest's by name (a service the
@@ -92,7 +92,7 @@ type Pair struct {
 // each pair has the same source identity (Source.Identity). A service on one
 // side only, or a name whose source differs, is a one-line error saying to
 // run codemode gen.
-func (p *Pack) Join(m *emit.Manifest) ([]Pair, error) {
+func (p *Pack) Join(m *manifest.Manifest) ([]Pair, error) {
 	stale := func(format string, a ...any) error {
 		return fmt.Errorf("the generated files in %s do not match the pack: %s; run codemode gen to regenerate them", p.Out, fmt.Sprintf(format, a...))
 	}
@@ -100,7 +100,7 @@ func (p *Pack) Join(m *emit.Manifest) ([]Pair, error) {
 	var pairs []Pair
 	for _, src := range p.Services {
 		id := src.Identity()
-		var ms *emit.ManifestService
+		var ms *manifest.Service
 		if src.Name != "" {
 			s, ok := m.Service(ir.ServiceName(src.Name))
 			if !ok {
@@ -274,7 +274,7 @@ func parseBytes(s string) (uint64, error) {
 // grantList is the runtime grant of one service: the pack's grant as
 // written (wire names; [] grants nothing), or every tool when the pack has
 // no grant: key.
-func grantList(src Source, ms *emit.ManifestService) []string {
+func grantList(src Source, ms *manifest.Service) []string {
 	if src.Grant != nil {
 		return src.Grant
 	}

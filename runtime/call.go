@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime/monty"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 	"github.com/codemode-dev/codemode/validate"
@@ -236,8 +236,8 @@ const findHint = `Find tools with find_tool("<what you need>").`
 func bind(e *toolEntry, c *monty.Call) (map[string]any, error) {
 	t := e.tool
 	sig := "Signature: " + t.Signature
-	var required []emit.ManifestParam
-	byPy := map[string]emit.ManifestParam{}
+	var required []manifest.Param
+	byPy := map[string]manifest.Param{}
 	for _, p := range t.Params {
 		if p.Required {
 			required = append(required, p)
@@ -250,7 +250,7 @@ func bind(e *toolEntry, c *monty.Call) (map[string]any, error) {
 		return nil, fmt.Errorf("%s() takes %d positional argument%s but %d were given; pass optional arguments by keyword. %s",
 			t.Call, len(required), plural(len(required)), len(c.Args), sig)
 	}
-	set := func(p emit.ManifestParam, v monty.Value) error {
+	set := func(p manifest.Param, v monty.Value) error {
 		if v == nil && !p.Required {
 			return nil
 		}

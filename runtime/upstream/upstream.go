@@ -14,7 +14,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // Upstream is one service's connection.
@@ -23,7 +23,7 @@ type Upstream interface {
 	// decoded by encoding/json with UseNumber). A transport failure is an
 	// error; an upstream that answers with an error (MCP isError, HTTP
 	// 4xx/5xx) is a Result with IsError set.
-	Call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error)
+	Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*Result, error)
 	// Close releases the connection (stops a stdio server).
 	Close() error
 }
