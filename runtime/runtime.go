@@ -212,7 +212,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			e := &toolEntry{svc: s, tool: t}
 			r.tools[toolKey{s.Name, string(t.Py)}] = e
 			r.byWire[string(t.Wire)] = append(r.byWire[string(t.Wire)], e)
-			vtools = append(vtools, validate.Tool{Service: s.Name, Tool: irTool(t)})
+			vtools = append(vtools, validate.FromManifest(s.Name, t))
 			defs = append(defs, readgate.Def{
 				Service: s.Name, Tool: t.Wire, Py: t.Py,
 				File: cfg.FileDir + "/" + s.File, Start: t.Lines[0], End: t.Lines[1],
@@ -299,15 +299,6 @@ func preImport(ctx context.Context, w *monty.Worker) error {
 		return fmt.Errorf("preparing the sandbox worker: %s%s", out.TypingError, excText(out.Exception))
 	}
 	return nil
-}
-
-// irTool rebuilds the parts of an ir.Tool the validator needs.
-func irTool(t *manifest.Tool) *ir.Tool {
-	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Input: t.Input, Original: t.Original}
-	for _, p := range t.Params {
-		it.Params = append(it.Params, &ir.Param{Arg: p.Arg, Wire: p.Wire, Py: p.Py, In: p.In, Required: p.Required})
-	}
-	return it
 }
 
 // Close stops the pool and the upstreams.

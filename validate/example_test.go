@@ -23,7 +23,7 @@ func Example() {
 		{Arg: "sort_by", Py: "sort_by", Required: true},
 		{Arg: "limit", Py: "limit"},
 	}}
-	v, err := validate.New([]validate.Tool{{Service: "spotify", Tool: tool}})
+	v, err := validate.New([]validate.Tool{validate.FromTool("spotify", tool)})
 	if err != nil {
 		panic(err)
 	}
