@@ -24,18 +24,18 @@ import (
 // caller that gets tool lists some other way and wants the same refusals.
 type Pins struct {
 	mu      sync.Mutex
-	want    map[string]string // service.wire → manifest pin
-	changed map[string]string // service.wire → why it is refused
+	want    map[ir.ToolID]string // manifest pin
+	changed map[ir.ToolID]string // why it is refused
 }
 
 var _ runtime.Policy = (*Pins)(nil)
 
 // NewPins takes the pins of every tool in the manifest.
 func NewPins(m *manifest.Manifest) *Pins {
-	p := &Pins{want: map[string]string{}, changed: map[string]string{}}
+	p := &Pins{want: map[ir.ToolID]string{}, changed: map[ir.ToolID]string{}}
 	for _, s := range m.Services {
 		for _, t := range s.Tools {
-			p.want[shapeKey(s.Name, t.Wire)] = t.Pin
+			p.want[ir.ToolID{Service: s.Name, Wire: t.Wire}] = t.Pin
 		}
 	}
 	return p
@@ -59,7 +59,7 @@ func (p *Pins) CheckLive(service ir.ServiceName, m *manifest.Service, toolsList 
 	defer p.mu.Unlock()
 	var out []string
 	for _, t := range m.Tools {
-		key := shapeKey(service, t.Wire)
+		key := ir.ToolID{Service: service, Wire: t.Wire}
 		got, ok := live[t.Wire]
 		switch {
 		case !ok:
@@ -87,7 +87,7 @@ func short(pin string) string {
 func (p *Pins) Refused(service ir.ServiceName, wire ir.WireName) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.changed[shapeKey(service, wire)]
+	return p.changed[ir.ToolID{Service: service, Wire: wire}]
 }
 
 // Before denies a tool whose pin no longer matches.

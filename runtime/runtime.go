@@ -154,6 +154,8 @@ type Runtime struct {
 // Queued is the number of programs waiting for room in the memory budget.
 func (r *Runtime) Queued() int { return int(r.queued.Load()) }
 
+// toolKey is a program's address of a tool (api.<service>.<py>), which
+// calls are resolved by; the tool's identity elsewhere is its ir.ToolID.
 type toolKey struct {
 	service ir.ServiceName
 	py      string
@@ -216,7 +218,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			defs = append(defs, readgate.Def{
 				Service: s.Name, Tool: t.Wire, Py: t.Py,
 				File: cfg.FileDir + "/" + s.File, Start: t.Lines[0], End: t.Lines[1],
-				Sig: vw.sig[toolWire{s.Name, t.Wire}],
+				Sig: vw.sig[ir.ToolID{Service: s.Name, Wire: t.Wire}],
 			})
 		}
 	}

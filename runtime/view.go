@@ -72,19 +72,14 @@ type view struct {
 	files    map[string][]byte
 	// sig is the line of each tool's def (its signature) in the view's
 	// file, keyed by service and wire name.
-	sig map[toolWire]int
-}
-
-type toolWire struct {
-	service ir.ServiceName
-	wire    ir.WireName
+	sig map[ir.ToolID]int
 }
 
 // buildView takes the ungranted tools out of the manifest and the files. A
 // service with no granted tool is left out whole. Line ranges are those of
 // the view's files.
 func buildView(m *manifest.Manifest, files map[string][]byte, grants map[ir.ServiceName][]string) (*view, error) {
-	v := &view{manifest: &manifest.Manifest{Version: m.Version}, files: map[string][]byte{}, sig: map[toolWire]int{}}
+	v := &view{manifest: &manifest.Manifest{Version: m.Version}, files: map[string][]byte{}, sig: map[ir.ToolID]int{}}
 	known := map[ir.ServiceName]bool{}
 	for i := range m.Services {
 		known[m.Services[i].Name] = true
@@ -156,7 +151,7 @@ func buildView(m *manifest.Manifest, files map[string][]byte, grants map[ir.Serv
 					sig = mapLine(newLine, sig)
 				}
 			}
-			v.sig[toolWire{s.Name, t.Wire}] = sig
+			v.sig[ir.ToolID{Service: s.Name, Wire: t.Wire}] = sig
 		}
 		if len(hidden) > 0 {
 			vs.Stub = hideMethods(vs.Stub, hidden)
