@@ -371,7 +371,7 @@ func (g *goGen) callHelper() {
 		jen.List(jen.Id("res"), jen.Err()).Op(":=").Id("c").Dot("Runtime").Dot("Call").Call(
 			jen.Id("ctx"), jen.Id("c").Dot("Session"), jen.Id("tool"), jen.Id("m")),
 		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.If(jen.Id("res").Dot("Status").Op("==").Lit("ok").Op("||").Id("res").Dot("Status").Op("==").Lit("wait")).Block(
+		jen.If(jen.Id("res").Dot("Status").Op("==").Qual(runtimePath, "StatusOK").Op("||").Id("res").Dot("Status").Op("==").Qual(runtimePath, "StatusWait")).Block(
 			jen.Return(jen.Id("res"), jen.Nil()),
 		),
 		jen.If(jen.Id("res").Dot("Message").Op("==").Lit("")).Block(

@@ -228,7 +228,7 @@ func runCodeResult(res *runtime.Result) *mcp.CallToolResult {
 	}
 	failed := 0
 	for _, c := range res.Calls {
-		if c.Status != "ok" && c.Status != "wait" {
+		if c.Status.Failed() {
 			failed++
 		}
 	}
@@ -276,8 +276,8 @@ type runCodeWait struct {
 }
 
 type runCodeCall struct {
-	Tool   string `json:"tool"`
-	Status string `json:"status"`
+	Tool   string         `json:"tool"`
+	Status runtime.Status `json:"status"`
 }
 
 // stringArgs decodes a code-mode tool's arguments.
@@ -539,7 +539,7 @@ func (s *Server) refuseOthers(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.cfg.Audit != nil {
 			err := s.cfg.Audit.Record(runtime.Event{
 				Time: time.Now().UTC(), Kind: "call", Session: s.callSession(cr), Tool: name,
-				Args: runtime.RawPayload(cr.Params.Arguments), Status: "refused", Message: msg,
+				Args: runtime.RawPayload(cr.Params.Arguments), Status: runtime.StatusRefused, Message: msg,
 			})
 			if err != nil {
 				msg += " (and the audit log could not record this refusal: " + strings.SplitN(err.Error(), "\n", 2)[0] + ")"
@@ -609,7 +609,7 @@ func (s *Server) callDirect(ctx context.Context, session string, dt directTool, 
 			if s.cfg.Audit != nil {
 				if aerr := s.cfg.Audit.Record(runtime.Event{
 					Time: time.Now().UTC(), Kind: "call", Session: session, Tool: dt.tool.Call,
-					Args: runtime.RawPayload(raw), Status: "invalid", Message: msg,
+					Args: runtime.RawPayload(raw), Status: runtime.StatusInvalid, Message: msg,
 				}); aerr != nil {
 					msg += " (and the audit log could not record this: " + strings.SplitN(aerr.Error(), "\n", 2)[0] + ")"
 				}
@@ -630,7 +630,7 @@ func (s *Server) callDirect(ctx context.Context, session string, dt directTool, 
 		b.WriteString("\n")
 	}
 	switch res.Status {
-	case "ok", "wait":
+	case runtime.StatusOK, runtime.StatusWait:
 		if str, ok := res.Value.(string); ok {
 			b.WriteString(str)
 		} else {
@@ -643,5 +643,5 @@ func (s *Server) callDirect(ctx context.Context, session string, dt directTool, 
 	default:
 		b.WriteString(res.Message)
 	}
-	return textResult(b.String(), res.Status != "ok" && res.Status != "wait"), nil
+	return textResult(b.String(), res.Status.Failed()), nil
 }

@@ -64,7 +64,7 @@ type Event struct {
 	Tool     string        `json:"tool,omitempty"`
 	Args     *Payload      `json:"args,omitempty"`
 	Code     *Payload      `json:"code,omitempty"`
-	Status   string        `json:"status"`
+	Status   Status        `json:"status"`
 	Message  string        `json:"message,omitempty"`
 	Result   *Payload      `json:"result,omitempty"` // the value the program got
 	Calls    int           `json:"calls,omitempty"`

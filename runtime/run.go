@@ -62,7 +62,7 @@ type Result struct {
 // CallRecord is one tool call a program made.
 type CallRecord struct {
 	Tool     string        // api.<service>.<py>, or the name the program used
-	Status   string        // ok, error, refused, invalid, wait
+	Status   Status        // ok, error, refused, invalid, wait
 	Message  string        // why, when not ok
 	Duration time.Duration // upstream time
 }
@@ -96,7 +96,7 @@ func completedCalls(calls []CallRecord) string {
 			fmt.Fprintf(&b, "and %d more", len(calls)-i)
 			break
 		}
-		b.WriteString(c.Tool + " (" + c.Status + ")")
+		b.WriteString(c.Tool + " (" + string(c.Status) + ")")
 	}
 	b.WriteString("; check their effects before running the program again.")
 	return b.String()
@@ -188,7 +188,7 @@ func (r *Result) SummaryText() string {
 	}
 	failed := 0
 	for _, c := range r.Calls {
-		if c.Status != "ok" && c.Status != "wait" {
+		if c.Status.Failed() {
 			failed++
 		}
 	}

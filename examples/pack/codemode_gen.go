@@ -251,7 +251,7 @@ func (c Client) call(ctx context.Context, tool string, args any) (*runtime.CallR
 	if err != nil {
 		return nil, err
 	}
-	if res.Status == "ok" || res.Status == "wait" {
+	if res.Status == runtime.StatusOK || res.Status == runtime.StatusWait {
 		return res, nil
 	}
 	if res.Message == "" {
