@@ -392,7 +392,7 @@ func (p *Pack) filter(ds []ir.Diagnostic) []ir.Diagnostic {
 		ignored := false
 		for i, rule := range p.Ignore {
 			code, where, _ := strings.Cut(strings.TrimSpace(rule), " ")
-			if code == d.Code && strings.HasPrefix(d.File+"#"+d.Pointer, strings.TrimSpace(where)) {
+			if ir.DiagCode(code) == d.Code && strings.HasPrefix(d.File+"#"+d.Pointer, strings.TrimSpace(where)) {
 				used[i], ignored = true, true
 			}
 		}
@@ -402,7 +402,7 @@ func (p *Pack) filter(ds []ir.Diagnostic) []ir.Diagnostic {
 	}
 	for i, rule := range p.Ignore {
 		if !used[i] {
-			out = append(out, ir.Diagnostic{Code: "unused-ignore", File: "codemode.yaml", Pointer: fmt.Sprintf("/ignore/%d", i),
+			out = append(out, ir.Diagnostic{Code: ir.DiagUnusedIgnore, File: "codemode.yaml", Pointer: fmt.Sprintf("/ignore/%d", i),
 				Message: fmt.Sprintf("ignore rule %q matches no diagnostic; remove it", rule)})
 		}
 	}

@@ -178,7 +178,7 @@ func TestDeepSchemaCompilesInLinearSpace(t *testing.T) {
 	}
 	var codes []string
 	for _, d := range svc.Diagnostics {
-		codes = append(codes, d.Code+" "+d.Pointer[:min(len(d.Pointer), 40)])
+		codes = append(codes, string(d.Code)+" "+d.Pointer[:min(len(d.Pointer), 40)])
 	}
 	if want := []string{"type-too-deep /tools/0/inputSchema/properties/a"}; !slices.Equal(codes, want) {
 		t.Errorf("diagnostics %q, want %q", codes, want)

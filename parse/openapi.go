@@ -108,12 +108,12 @@ func (o *oas) service(opts Options) *ir.Service {
 	}
 	if wh := asMap(o.doc["webhooks"]); len(wh) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(wh)) {
-			o.d.add("webhook-skipped", "/webhooks/"+esc(k), "webhook %q is a request the API sends, not an operation; skipped", k)
+			o.d.add(ir.DiagWebhookSkipped, "/webhooks/"+esc(k), "webhook %q is a request the API sends, not an operation; skipped", k)
 		}
 	}
 	paths := asMap(o.doc["paths"])
 	if paths == nil && o.doc["paths"] != nil {
-		o.d.add("bad-paths", "/paths", "\"paths\" is not an object")
+		o.d.add(ir.DiagBadPaths, "/paths", "\"paths\" is not an object")
 	}
 	names := ir.NewNamer()
 	seen := map[string]string{}
@@ -133,18 +133,18 @@ func (o *oas) service(opts Options) *ir.Service {
 		for _, m := range order {
 			if !slices.Contains(methods, m) {
 				if !strings.HasPrefix(m, "x-") && !slices.Contains([]string{"parameters", "summary", "description", "servers", "$ref"}, m) {
-					o.d.add("unsupported-method", itemPtr+"/"+esc(m), "path item key %q is not an HTTP method this compiler knows; skipped", m)
+					o.d.add(ir.DiagUnsupportedMethod, itemPtr+"/"+esc(m), "path item key %q is not an HTTP method this compiler knows; skipped", m)
 				}
 				continue
 			}
 			op := asMap(item[m])
 			if op == nil {
-				o.d.add("bad-operation", itemPtr+"/"+m, "operation is not an object; skipped")
+				o.d.add(ir.DiagBadOperation, itemPtr+"/"+m, "operation is not an object; skipped")
 				continue
 			}
 			tool := o.operation(path, m, item, ptr, op, itemPtr+"/"+m, names)
 			if prev, dup := seen[string(tool.Wire)]; dup {
-				o.d.add("duplicate-tool", tool.Pointer, "operation %q is also defined at %s; both are kept, this one renamed", tool.Wire, prev)
+				o.d.add(ir.DiagDuplicateTool, tool.Pointer, "operation %q is also defined at %s; both are kept, this one renamed", tool.Wire, prev)
 			}
 			seen[string(tool.Wire)] = tool.Pointer
 			svc.Tools = append(svc.Tools, tool)
@@ -161,7 +161,7 @@ func (o *oas) deref(v any, ptr string) (map[string]any, string) {
 		m := asMap(v)
 		if m == nil {
 			if v != nil {
-				o.d.add("bad-object", ptr, "expected an object; skipped")
+				o.d.add(ir.DiagBadObject, ptr, "expected an object; skipped")
 			}
 			return nil, ptr
 		}
@@ -171,7 +171,7 @@ func (o *oas) deref(v any, ptr string) (map[string]any, string) {
 		}
 		frag, local := strings.CutPrefix(ref, "#")
 		if !local {
-			o.d.add("unresolved-ref", ptr, "$ref %q points outside this document; skipped", ref)
+			o.d.add(ir.DiagUnresolvedRef, ptr, "$ref %q points outside this document; skipped", ref)
 			return nil, ptr
 		}
 		if strings.Contains(frag, "%") {
@@ -181,12 +181,12 @@ func (o *oas) deref(v any, ptr string) (map[string]any, string) {
 		}
 		target, found := lookup(o.doc, frag)
 		if !found {
-			o.d.add("unresolved-ref", ptr, "$ref %q does not resolve; skipped", ref)
+			o.d.add(ir.DiagUnresolvedRef, ptr, "$ref %q does not resolve; skipped", ref)
 			return nil, ptr
 		}
 		v, ptr = target, frag
 	}
-	o.d.add("unresolved-ref", ptr, "$ref chain too long or circular; skipped")
+	o.d.add(ir.DiagUnresolvedRef, ptr, "$ref chain too long or circular; skipped")
 	return nil, ptr
 }
 
@@ -215,13 +215,13 @@ func (o *oas) servers() []string {
 		sm := asMap(s)
 		u := asString(sm["url"])
 		if u == "" {
-			o.d.add("bad-server", "/servers/"+strconv.Itoa(i), "server has no url; skipped")
+			o.d.add(ir.DiagBadServer, "/servers/"+strconv.Itoa(i), "server has no url; skipped")
 			continue
 		}
 		for name, v := range asMap(sm["variables"]) {
 			def := asMap(v)["default"]
 			if def == nil {
-				o.d.add("bad-server", "/servers/"+strconv.Itoa(i)+"/variables/"+esc(name), "server variable %q has no default; left in the URL", name)
+				o.d.add(ir.DiagBadServer, "/servers/"+strconv.Itoa(i)+"/variables/"+esc(name), "server variable %q has no default; left in the URL", name)
 				continue
 			}
 			u = strings.ReplaceAll(u, "{"+name+"}", scalarString(def))
@@ -271,7 +271,7 @@ func (o *oas) securitySchemes() []ir.SecurityScheme {
 			case "bearer", "basic":
 				sc.Type = scheme
 			default:
-				o.d.add("unsupported-security", ptr, "HTTP auth scheme %q is not supported; kept as type \"http\"", scheme)
+				o.d.add(ir.DiagUnsupportedSec, ptr, "HTTP auth scheme %q is not supported; kept as type \"http\"", scheme)
 				sc.Type = "http"
 			}
 		case "apiKey":
@@ -279,7 +279,7 @@ func (o *oas) securitySchemes() []ir.SecurityScheme {
 		case "oauth2", "openIdConnect":
 			sc.Type = t
 		default:
-			o.d.add("unsupported-security", ptr, "security scheme type %q is not supported; kept as given", t)
+			o.d.add(ir.DiagUnsupportedSec, ptr, "security scheme type %q is not supported; kept as given", t)
 			sc.Type = t
 		}
 		out = append(out, sc)
@@ -308,7 +308,7 @@ func (o *oas) params(item map[string]any, itemPtr string, op map[string]any, opP
 			}
 			name, in := asString(m["name"]), asString(m["in"])
 			if name == "" || in == "" {
-				o.d.add("bad-parameter", at, "parameter has no name or no \"in\"; skipped")
+				o.d.add(ir.DiagBadParameter, at, "parameter has no name or no \"in\"; skipped")
 				continue
 			}
 			key := in + "\x00" + name
@@ -363,13 +363,13 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 	}
 	if cb := asMap(op["callbacks"]); len(cb) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(cb)) {
-			o.d.add("callback-skipped", opPtr+"/callbacks/"+esc(k), "callback %q is a request the API sends, not an operation; skipped", k)
+			o.d.add(ir.DiagCallbackSkipped, opPtr+"/callbacks/"+esc(k), "callback %q is a request the API sends, not an operation; skipped", k)
 		}
 	}
 	if op["servers"] != nil {
-		o.d.add("operation-servers", opPtr+"/servers", "operation-level servers are not supported; the service's servers are used")
+		o.d.add(ir.DiagOperationServers, opPtr+"/servers", "operation-level servers are not supported; the service's servers are used")
 	} else if item["servers"] != nil {
-		o.d.add("operation-servers", itemPtr+"/servers", "path-level servers are not supported; the service's servers are used")
+		o.d.add(ir.DiagOperationServers, itemPtr+"/servers", "path-level servers are not supported; the service's servers are used")
 	}
 	tool.HTTP.Security = o.security(op)
 
@@ -423,7 +423,7 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 			if o.v2 {
 				if bodyRaw != nil {
 					// Swagger 2.0 allows one body parameter per operation.
-					o.d.add("duplicate-body", rp.at, "a second body parameter %q; Swagger 2.0 allows one, the first (%q) is used", name, asString(bodyRaw.m["name"]))
+					o.d.add(ir.DiagDuplicateBody, rp.at, "a second body parameter %q; Swagger 2.0 allows one, the first (%q) is used", name, asString(bodyRaw.m["name"]))
 					continue
 				}
 				rp := rp
@@ -432,11 +432,11 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 			}
 			fallthrough
 		default:
-			o.d.add("bad-parameter", rp.at, "parameter %q has unknown location %q; skipped", name, in)
+			o.d.add(ir.DiagBadParameter, rp.at, "parameter %q has unknown location %q; skipped", name, in)
 			continue
 		}
 		if in == "header" && slices.Contains([]string{"accept", "content-type", "authorization"}, strings.ToLower(name)) {
-			o.d.add("ignored-header", rp.at, "header parameter %q is set by the client (OpenAPI ignores it); skipped", name)
+			o.d.add(ir.DiagIgnoredHeader, rp.at, "header parameter %q is set by the client (OpenAPI ignores it); skipped", name)
 			continue
 		}
 		schema := o.paramSchema(rp, refs)
@@ -555,7 +555,7 @@ func (o *oas) paramSchema(rp rawParam, refs refSet) map[string]any {
 	if sv, ok := rp.m["schema"]; ok {
 		s := asMap(sv)
 		if s == nil {
-			o.d.add("bad-schema", rp.ptr+"/schema", "parameter schema is not an object; taken as unconstrained")
+			o.d.add(ir.DiagBadSchema, rp.ptr+"/schema", "parameter schema is not an object; taken as unconstrained")
 			return map[string]any{}
 		}
 		o.walk(s, rp.ptr+"/schema", refs)
@@ -565,14 +565,14 @@ func (o *oas) paramSchema(rp rawParam, refs refSet) map[string]any {
 		mt := bestMediaType(content, false)
 		s := asMap(asMap(content[mt])["schema"])
 		ptr := rp.ptr + "/content/" + esc(mt) + "/schema"
-		o.d.add("param-content", rp.ptr+"/content", "parameter %q is serialized as %s, which the runtime sends as JSON text; its schema is kept", asString(rp.m["name"]), mt)
+		o.d.add(ir.DiagParamContent, rp.ptr+"/content", "parameter %q is serialized as %s, which the runtime sends as JSON text; its schema is kept", asString(rp.m["name"]), mt)
 		if s == nil {
 			return map[string]any{}
 		}
 		o.walk(s, ptr, refs)
 		return s
 	}
-	o.d.add("param-without-schema", rp.ptr, "parameter %q has no schema; taken as unconstrained", asString(rp.m["name"]))
+	o.d.add(ir.DiagParamWithoutSchema, rp.ptr, "parameter %q has no schema; taken as unconstrained", asString(rp.m["name"]))
 	return map[string]any{}
 }
 
@@ -601,7 +601,7 @@ func (o *oas) style(rp rawParam, in string) (string, *bool) {
 		case "pipes":
 			return "pipeDelimited", &f
 		case "tsv":
-			o.d.add("unsupported-style", rp.ptr+"/collectionFormat", "collectionFormat \"tsv\" has no OpenAPI 3 style; sent comma-separated")
+			o.d.add(ir.DiagUnsupportedStyle, rp.ptr+"/collectionFormat", "collectionFormat \"tsv\" has no OpenAPI 3 style; sent comma-separated")
 		}
 		if in == "query" || in == "cookie" {
 			if asString(rp.m["type"]) == "array" {
@@ -670,7 +670,7 @@ func (o *oas) body3(v any, ptr string, refs refSet) ([]bodyParam, string, bool) 
 	}
 	content := asMap(rb["content"])
 	if len(content) == 0 {
-		o.d.add("body-without-content", rbPtr, "request body has no content; no body parameter")
+		o.d.add(ir.DiagBodyWithoutContent, rbPtr, "request body has no content; no body parameter")
 		return nil, "", false
 	}
 	mt := bestMediaType(content, true)
@@ -690,7 +690,7 @@ func (o *oas) body(mt string, schema map[string]any, ptr string, required bool, 
 		if strings.Contains(strings.ToLower(mt), "octet-stream") && s["format"] == nil {
 			s = map[string]any{"type": "string", "format": "binary"}
 		}
-		o.d.add("body-content-type", ptr, "request body is only offered as %s; taken as one string parameter \"body\"", mt)
+		o.d.add(ir.DiagBodyContentType, ptr, "request body is only offered as %s; taken as one string parameter \"body\"", mt)
 		return []bodyParam{{wire: "body", schema: s, required: required, desc: desc, whole: true}}, mt, false
 	}
 	if schema == nil {
@@ -827,7 +827,7 @@ func (o *oas) body2(op map[string]any, bodyRaw *rawParam, formData []rawParam, r
 			out = append(out, bodyParam{wire: name, schema: s, required: asBool(rp.m["required"]), desc: asString(rp.m["description"]), deprec: asBool(rp.m["deprecated"])})
 		}
 		if bodyRaw != nil {
-			o.d.add("bad-parameter", bodyRaw.at, "operation has both body and formData parameters; the body parameter is skipped")
+			o.d.add(ir.DiagBadParameter, bodyRaw.at, "operation has both body and formData parameters; the body parameter is skipped")
 		}
 		return out, mt, true
 	}
@@ -844,7 +844,7 @@ func (o *oas) body2(op map[string]any, bodyRaw *rawParam, formData []rawParam, r
 	}
 	schema := asMap(bodyRaw.m["schema"])
 	if schema == nil {
-		o.d.add("bad-parameter", bodyRaw.ptr, "body parameter has no schema; taken as unconstrained")
+		o.d.add(ir.DiagBadParameter, bodyRaw.ptr, "body parameter has no schema; taken as unconstrained")
 	}
 	return o.body(mt, schema, bodyRaw.ptr+"/schema", asBool(bodyRaw.m["required"]), asString(bodyRaw.m["description"]), refs)
 }

@@ -80,8 +80,8 @@ type Diagnostic struct {
 }
 
 func (d Diagnostic) String() string {
-	return fmt.Sprintf("warning: %s.%s: %s schema not compiled, calls are not validated against it: %v [uncompiled-schema]",
-		d.Service, d.Tool, d.Schema, d.Err)
+	return fmt.Sprintf("warning: %s.%s: %s schema not compiled, calls are not validated against it: %v [%s]",
+		d.Service, d.Tool, d.Schema, d.Err, ir.DiagUncompiledSchema)
 }
 
 // entry is one tool, compiled.
