@@ -119,7 +119,7 @@ func newFixture(t testing.TB, direct bool, mutate func(*runtime.Config), pinned 
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := p.ReadGenerated()
+	g, err := p.ReadSurface()
 	if err != nil {
 		t.Fatal(err)
 	}

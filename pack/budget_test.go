@@ -32,7 +32,7 @@ func TestRuntimeMemoryBudgetKey(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "tools.json"), []byte(`{"tools": [{"name": "ping", "inputSchema": {"type": "object"}}]}`), 0o644)
 	p := testpack.Build(t, dir, "services:\n  - mcp: tools.json\nruntime:\n  memory: 64MB\n  memory_budget: 128MB\n")
-	g, err := p.ReadGenerated()
+	g, err := p.ReadSurface()
 	if err != nil {
 		t.Fatal(err)
 	}

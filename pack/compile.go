@@ -19,7 +19,9 @@ import (
 	"github.com/codemode-dev/codemode/runtime"
 )
 
-// Output is a compiled pack, in memory.
+// Output is what compiling a pack produced, in memory: the files to write
+// (Trees) and what they were made from (the resolved services, enrichment
+// decisions, diagnostics). Surface is the part a runtime loads.
 type Output struct {
 	// Files are the generated files, keyed by slash path relative to the
 	// output directory: <service>.py, manifest.json, enrich.jsonl.
@@ -190,6 +192,16 @@ func (p *Pack) goPackage(out *Output) ([]Tree, error) {
 	}
 	trees = append([]Tree{{Dir: dir, Files: map[string][]byte{emit.GoFile: src}}}, trees...)
 	return trees, nil
+}
+
+// Surface is the compiled surface of the output: the manifest and the .py
+// files it names, as ReadSurface reads them back once written.
+func (o *Output) Surface() *manifest.Surface {
+	s := &manifest.Surface{Manifest: o.Manifest, Files: map[string][]byte{}}
+	for _, ms := range o.Manifest.Services {
+		s.Files[ms.File] = o.Files[ms.File]
+	}
+	return s
 }
 
 // Write writes every tree: a whole one with WriteDir, the others file by

@@ -15,16 +15,9 @@ import (
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
-// Generated is the compiled surface of a pack as read from its output
-// directory.
-type Generated struct {
-	Manifest *manifest.Manifest
-	Files    map[string][]byte // <service>.py by name
-}
-
-// ReadGenerated loads the manifest and .py files from the pack's output
-// directory.
-func (p *Pack) ReadGenerated() (*Generated, error) {
+// ReadSurface loads the compiled surface (the manifest and the .py files
+// it names) from the pack's output directory.
+func (p *Pack) ReadSurface() (*manifest.Surface, error) {
 	dir := p.Path(p.Out)
 	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if err != nil {
@@ -34,7 +27,7 @@ func (p *Pack) ReadGenerated() (*Generated, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
-	g := &Generated{Manifest: m, Files: map[string][]byte{}}
+	g := &manifest.Surface{Manifest: m, Files: map[string][]byte{}}
 	for _, s := range m.Services {
 		b, err := os.ReadFile(filepath.Join(dir, s.File))
 		if err != nil {
@@ -181,8 +174,9 @@ func JoinCommand(argv []string) string {
 }
 
 // RuntimeConfig builds a runtime configuration from the pack's runtime:
-// section and its generated files.
-func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstream) (runtime.Config, error) {
+// section and its compiled surface (ReadSurface, Output.Surface, or a
+// generated Go package's Surface).
+func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstream.Upstream) (runtime.Config, error) {
 	cfg := runtime.Config{
 		Manifest: g.Manifest, Files: g.Files, FileDir: p.Out, Upstreams: ups,
 		Workers: p.Runtime.Workers, MontyBin: p.Path(p.Runtime.Monty),
@@ -234,7 +228,7 @@ func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstr
 // a runtime; mutate may adjust the configuration first (e.g. the read-gate
 // mode for a trusted CLI run).
 func (p *Pack) OpenRuntime(ctx context.Context, mutate func(*runtime.Config)) (*runtime.Runtime, error) {
-	g, err := p.ReadGenerated()
+	g, err := p.ReadSurface()
 	if err != nil {
 		return nil, err
 	}
