@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/internal/bytesize"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
@@ -201,14 +202,14 @@ func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstr
 		cfg.Limits.Time = d
 	}
 	if p.Runtime.Memory != "" {
-		n, err := parseBytes(p.Runtime.Memory)
+		n, err := bytesize.Parse(p.Runtime.Memory)
 		if err != nil {
 			return cfg, fmt.Errorf("runtime.memory: %v", err)
 		}
 		cfg.Limits.Memory = n
 	}
 	if p.Runtime.MemoryBudget != "" {
-		n, err := parseBytes(p.Runtime.MemoryBudget)
+		n, err := bytesize.Parse(p.Runtime.MemoryBudget)
 		if err != nil {
 			return cfg, fmt.Errorf("runtime.memory_budget: %v", err)
 		}
@@ -250,25 +251,6 @@ func (p *Pack) OpenRuntime(ctx context.Context, mutate func(*runtime.Config)) (*
 		mutate(&cfg)
 	}
 	return runtime.New(ctx, cfg)
-}
-
-func parseBytes(s string) (uint64, error) {
-	s = strings.TrimSpace(strings.ToUpper(s))
-	mult := uint64(1)
-	for _, u := range []struct {
-		suffix string
-		n      uint64
-	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.n
-			break
-		}
-	}
-	var n uint64
-	if _, err := fmt.Sscanf(s, "%d", &n); err != nil || n == 0 {
-		return 0, fmt.Errorf("want a size like 256MB")
-	}
-	return n * mult, nil
 }
 
 // grantList is the runtime grant of one service: the pack's grant as
