@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode-dev/codemode/internal/bytesize"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/readgate"
@@ -195,14 +196,14 @@ func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstrea
 		cfg.Limits.Time = d
 	}
 	if p.Runtime.Memory != "" {
-		n, err := parseBytes(p.Runtime.Memory)
+		n, err := bytesize.Parse(p.Runtime.Memory)
 		if err != nil {
 			return cfg, fmt.Errorf("runtime.memory: %v", err)
 		}
 		cfg.Limits.Memory = n
 	}
 	if p.Runtime.MemoryBudget != "" {
-		n, err := parseBytes(p.Runtime.MemoryBudget)
+		n, err := bytesize.Parse(p.Runtime.MemoryBudget)
 		if err != nil {
 			return cfg, fmt.Errorf("runtime.memory_budget: %v", err)
 		}
@@ -244,25 +245,6 @@ func (p *Pack) OpenRuntime(ctx context.Context, mutate func(*runtime.Config)) (*
 		mutate(&cfg)
 	}
 	return runtime.New(ctx, cfg)
-}
-
-func parseBytes(s string) (uint64, error) {
-	s = strings.TrimSpace(strings.ToUpper(s))
-	mult := uint64(1)
-	for _, u := range []struct {
-		suffix string
-		n      uint64
-	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.n
-			break
-		}
-	}
-	var n uint64
-	if _, err := fmt.Sscanf(s, "%d", &n); err != nil || n == 0 {
-		return 0, fmt.Errorf("want a size like 256MB")
-	}
-	return n * mult, nil
 }
 
 // grantList is the runtime grant of one service: the pack's grant as
