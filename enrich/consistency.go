@@ -194,11 +194,18 @@ func verifyHedge(p Proposal, description string) (bool, string) {
 	}
 	sents := sentences(description)
 	s := sentenceAt(sents, i)
-	end := s.end
+	start, end := s.start, s.end
 	if e := i + len(p.Evidence); e > end {
 		end = e
 	}
-	if m := hedgeRe.FindString(description[s.start:end]); m != "" {
+	// The clause holding the evidence: a ";" ends a clause.
+	if k := strings.LastIndexByte(description[start:i], ';'); k >= 0 {
+		start += k + 1
+	}
+	if k := strings.IndexByte(description[i+len(p.Evidence):end], ';'); k >= 0 {
+		end = i + len(p.Evidence) + k
+	}
+	if m := hedgeRe.FindString(description[start:end]); m != "" {
 		return false, fmt.Sprintf("the constraint is hedged (%q): not a hard limit", m)
 	}
 	return true, ""

@@ -39,6 +39,18 @@ var (
 	usedBeforeRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|will be)\s+used$`)
 	usesRe       = regexp.MustCompile(`(?i)^(?:then\s+)?(?:(?:it|the [\w-]+)\s+)?uses?\s+(.+)$`)
 	otherwiseRe  = regexp.MustCompile(`(?i)\botherwise,?\s+([^.;]+)`)
+	// otherParamCondRe: a condition naming a code-quoted name or value.
+	otherParamCondRe = regexp.MustCompile("`[^`]+`|=")
+	// behaviourRe: what happens when the parameter is left out, not which
+	// value it takes ("the current value is returned and nothing is
+	// changed", "all items are listed").
+	behaviourRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b`)
+	// scopedRe: a literal default that holds for one case only ("2 for
+	// directories and 0 for files").
+	scopedRe = regexp.MustCompile(`(?i)^(?:for|when|if|unless|except)\b`)
+	// fallbackRe: "otherwise png" - a conditional default with a literal
+	// fallback.
+	fallbackRe = regexp.MustCompile("(?i)\\botherwise,?\\s+(?:[`'\"][^`'\"]+[`'\"]|[\\w.-]+)\\s*[.;]?\\s*$")
 	literalBefRe = regexp.MustCompile("(?i)(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?)(?:\\s+[a-z]+)?\\s+$")
 )
 
@@ -113,6 +125,12 @@ func (c *ctx) classify(phrase, sentence string) (valueKind, any) {
 	if core == "" {
 		return vkNone, nil
 	}
+	// A default that depends on another parameter's value ("`read` unless
+	// `path` is a directory", "true if `resourceVersion=\"\"`") is not one
+	// the caller cannot see: it is left alone.
+	if conditional && otherParamCondRe.MatchString(phrase[len(core):]) {
+		return vkNone, nil
+	}
 	// "now", "today" name the time of the call.
 	if w := strings.Trim(core, "`'\"“”"); strings.EqualFold(w, "now") || strings.EqualFold(w, "today") {
 		return vkRuntime, nil
@@ -166,7 +184,7 @@ func (c *ctx) literal(core string) (any, bool) {
 			return nil, false
 		}
 		rest := strings.TrimSpace(core[n:])
-		if rest != "" && !regexp.MustCompile(`^[a-zA-Z][\w ]*$`).MatchString(rest) {
+		if rest != "" && !regexp.MustCompile(`^[a-zA-Z][\w ]*$`).MatchString(rest) || scopedRe.MatchString(rest) {
 			return nil, false
 		}
 		text, isNum = string(num), true
@@ -315,21 +333,15 @@ func (c *ctx) defaultSubjectOK(at int) bool {
 		return true
 	}
 	subj := c.desc[s.start:at]
-	for i := 0; i < len(subj); i++ {
-		if subj[i] != '`' {
-			continue
-		}
-		j := strings.IndexByte(subj[i+1:], '`')
-		if j < 0 {
-			break
-		}
-		if name := subj[i+1 : i+1+j]; name != c.name && !strings.Contains(strings.ToLower(subj), "if ") {
-			return false
-		}
-		i += j + 1
+	if m := otherSubjectRe.FindStringSubmatch(subj); m != nil && m[1] != c.name {
+		return false
 	}
 	return true
 }
+
+// otherSubjectRe: a backticked name right before the default phrase is its
+// subject ("the `per_page` defaults to", "The `limit` parameter defaults to").
+var otherSubjectRe = regexp.MustCompile("`([^`]+)`\\s*(?:(?:parameter|field|option|argument|property|flag|setting|value)\\s*)?(?:also\\s*|then\\s*|always\\s*)?(?:is\\s*|will\\s*|,\\s*|[-–—:]\\s*)?$")
 
 // omitHits reads sentences about the parameter being left out: "If
 // omitted, the account's default currency will be used", "60000
@@ -400,7 +412,7 @@ func (c *ctx) omitHits() []defaultHit {
 				continue
 			}
 		}
-		if runtimeCueRe.MatchString(clause) {
+		if runtimeCueRe.MatchString(clause) && !behaviourRe.MatchString(clause) && !fallbackRe.MatchString(sent) {
 			hits = append(hits, defaultHit{vkRuntime, nil, ev})
 		}
 	}

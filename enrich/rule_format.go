@@ -66,7 +66,7 @@ func (c *ctx) formatRule() []Proposal {
 	if m := rfc3339Re.FindStringIndex(d); m != nil {
 		return try("date-time", m)
 	}
-	if m := isoDTRe.FindStringIndex(d); m != nil {
+	if m := isoDTRe.FindStringIndex(d); m != nil && wholeToken(d, m[0], m[1]) {
 		return try("date-time", m)
 	}
 	if m := iso8601Re.FindStringIndex(d); m != nil {
@@ -80,7 +80,7 @@ func (c *ctx) formatRule() []Proposal {
 			}
 		}
 	}
-	if m := ymdRe.FindStringIndex(d); m != nil {
+	if m := ymdRe.FindStringIndex(d); m != nil && wholeToken(d, m[0], m[1]) {
 		return try("date", m)
 	}
 	// Head noun: "The URL to ...", "Billing email address", "The UUID of ...".
@@ -157,4 +157,23 @@ func (c *ctx) alternative(start, end int) bool {
 		}
 	}
 	return false
+}
+
+// wholeToken says whether the pattern at [start,end) is the whole of its
+// token: "`YYYY-MM-DD`", "(YYYY-MM-DD)" or "YYYY-MM-DDThh:mm:ssZ", not a
+// part of a template such as "report-{YYYY-MM-DD}.csv".
+func wholeToken(d string, start, end int) bool {
+	i, j := start, end
+	for i > 0 && !isSpace(d[i-1]) {
+		i--
+	}
+	for j < len(d) && !isSpace(d[j]) {
+		j++
+	}
+	tok := strings.Trim(d[i:j], "`'\"()[],.;:“”")
+	if !strings.HasPrefix(strings.ToUpper(tok), "YYYY-MM-DD") {
+		return false
+	}
+	rest := strings.ToUpper(tok[len("YYYY-MM-DD"):])
+	return strings.Trim(rest, "THMS:.Z+-0123456789 ") == "" || rest == ""
 }
