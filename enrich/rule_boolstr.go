@@ -7,7 +7,7 @@ import (
 
 var (
 	// "If 'true', ...", "When true: ..." — the parameter used as a flag.
-	flagTrueRe  = regexp.MustCompile("(?i)\\b(?:if|when)\\s+(?:set to\\s+)?[`'\"]?(true|yes)[`'\"]?\\s*[,:]|\\bset (?:it |this |this parameter )?to [`'\"]?(true|yes)[`'\"]?\\s+to\\b")
+	flagTrueRe = regexp.MustCompile("(?i)\\b(?:if|when)\\s+(?:set to\\s+)?[`'\"]?(true|yes)[`'\"]?\\s*[,:]|\\bset (?:it |this |this parameter )?to [`'\"]?(true|yes)[`'\"]?\\s+to\\b")
 	// quotedAnyRe: a quoted token anywhere.
 	quotedAnyRe = regexp.MustCompile("[`'\"]([^`'\"\\s]+)[`'\"]")
 	flagFalseRe = regexp.MustCompile("(?i)\\b(?:if|when)\\s+[`'\"]?(false|no)[`'\"]?\\s*[,:]|\\bdefaults? (?:to|is)\\s+[`'\"](false|no)[`'\"]|[`'\"](false|no)[`'\"]")

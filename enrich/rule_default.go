@@ -50,7 +50,7 @@ var (
 	scopedRe = regexp.MustCompile(`(?i)^(?:for|when|if|unless|except)\b`)
 	// fallbackRe: "otherwise png" - a conditional default with a literal
 	// fallback.
-	fallbackRe = regexp.MustCompile("(?i)\\botherwise,?\\s+(?:[`'\"][^`'\"]+[`'\"]|[\\w.-]+)\\s*[.;]?\\s*$")
+	fallbackRe   = regexp.MustCompile("(?i)\\botherwise,?\\s+(?:[`'\"][^`'\"]+[`'\"]|[\\w.-]+)\\s*[.;]?\\s*$")
 	literalBefRe = regexp.MustCompile("(?i)(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?)(?:\\s+[a-z]+)?\\s+$")
 )
 
