@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"encoding/json"
 	"regexp"
 	"sort"
 	"strings"
@@ -30,7 +31,7 @@ var (
 	// tailRe: where a condition starts inside a value phrase.
 	tailRe = regexp.MustCompile(`(?i)\s+(?:if|unless|when|whenever|except|depending|in case)\b`)
 	// runtimeCueRe: the value comes from state the caller cannot see.
-	runtimeCueRe = regexp.MustCompile(`(?i)\b(?:current|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default)\b|\bIP\b`)
+	runtimeCueRe = regexp.MustCompile(`(?i)\b(?:current|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default|looked up|taken from|read from|fetched|assumed|account|token|credentials)\b|\bIP\b`)
 	authCueRe    = regexp.MustCompile(`(?i)\b(?:authenticated|unauthenticated|keyless|logged[- ]in|signed[- ]in|anonymous)\b`)
 	relTimeRe    = regexp.MustCompile(`(?i)^\S+\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|ms|milliseconds?)\s+(?:from|after|before|since|ago|prior)\b|\bago\b|\bfrom now\b`)
 	nonValueRe   = regexp.MustCompile(`(?i)^(?:everything|all|nothing|none|empty|null|nil|unset|unlimited|infinite|any|no limit|n/a)\b|^\[`)
@@ -39,6 +40,8 @@ var (
 	usedBeforeRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|will be)\s+used$`)
 	usesRe       = regexp.MustCompile(`(?i)^(?:then\s+)?(?:(?:it|the [\w-]+)\s+)?uses?\s+(.+)$`)
 	otherwiseRe  = regexp.MustCompile(`(?i)\botherwise,?\s+([^.;]+)`)
+	// selfValueRe: "`size` is `30`", "the limit is 50".
+	selfValueRe = regexp.MustCompile("^(?:the\\s+)?(`[^`]+`|[\\w-]+)\\s+(?:is|will be|becomes)\\s+(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?|true|false)$")
 	// otherParamCondRe: a condition naming a code-quoted name or value.
 	otherParamCondRe = regexp.MustCompile("`[^`]+`|=")
 	// behaviourRe: what happens when the parameter is left out, not which
@@ -149,6 +152,12 @@ func (c *ctx) classify(phrase, sentence string) (valueKind, any) {
 			return vkRuntime, nil
 		}
 		return vkNone, nil
+	}
+	if c.typ == "array" && strings.HasPrefix(core, "[") {
+		var arr []any
+		if err := json.Unmarshal([]byte(strings.Trim(core, "`")), &arr); err == nil && !conditional {
+			return vkStatic, arr
+		}
 	}
 	if nonValueRe.MatchString(core) {
 		return vkNone, nil
@@ -369,12 +378,23 @@ func (c *ctx) omitHits() []defaultHit {
 		isBefore := false
 		if clause == "" || strings.HasPrefix(strings.ToLower(clause), "for ") && !strings.Contains(clause, ",") {
 			clause, isBefore = before, true
+			if k := strings.LastIndexByte(clause, ';'); k >= 0 {
+				clause = strings.TrimSpace(clause[k+1:])
+			}
 		} else if strings.HasPrefix(strings.ToLower(clause), "for ") {
 			// "If omitted for close, current tab is closed."
 			clause = strings.TrimSpace(clause[strings.Index(clause, ",")+1:])
 		}
 		if clause == "" {
 			continue
+		}
+		// "If not included, `size` is `30`": the parameter's own name, then
+		// its value.
+		if nm := selfValueRe.FindStringSubmatch(clause); nm != nil && strings.Trim(nm[1], "`'\"") == c.name {
+			if v, ok := c.literal(nm[2]); ok {
+				hits = append(hits, defaultHit{vkStatic, v, ev})
+				continue
+			}
 		}
 		// A default intro in the clause is read by the intro patterns
 		// ("the default is lexical search"), unless it is only "the

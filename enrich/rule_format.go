@@ -13,8 +13,8 @@ var (
 	timeWordRe  = regexp.MustCompile(`(?i)\b(?:timestamp|date-?time|datetime|date and time|time)\b`)
 	dateWordRe  = regexp.MustCompile(`(?i)\bdate\b`)
 	durationRe  = regexp.MustCompile(`(?i)\b(?:duration|interval|period|week|offset)\b`)
-	assertURIRe = regexp.MustCompile(`(?i)\b(?:must be|should be|is) an? (?:valid |absolute |fully[- ]qualified |full )?(?:URL|URI)\b`)
-	assertMail  = regexp.MustCompile(`(?i)\b(?:must be|should be|is) an? (?:valid )?e-?mail address\b`)
+	assertURIRe = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid |absolute |fully[- ]qualified |full |HTTPS? |public |publicly accessible )?(?:URL|URI)\b`)
+	assertMail  = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid )?e-?mail address\b`)
 	uuidAnyRe   = regexp.MustCompile(`\((?:a |an )?(?:UUID|GUID)\)|\bUUID format\b|\b(?:a|valid) (?:UUID|GUID)\b`)
 	// headRe: the head noun of the description's first words.
 	headRe = regexp.MustCompile(`^(?:(?:[Tt]he|[Aa]n?|[Yy]our)\s+)?((?:[\w'’-]+\s+){0,3}?)(URL|URI|[Uu]rl|[Ee]-?mail address(?:es)?|UUID|GUID)\b`)
