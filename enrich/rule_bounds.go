@@ -38,10 +38,10 @@ var (
 	// dashRangeRe: "(1-10)", "be 3–12", "Values: 2000-10000".
 	dashRangeRe = regexp.MustCompile("(?i)(?:\\(|\\b(?:be|is|values?:?|range:?)\\s+)`?(\\d+(?:\\.\\d+)?)`?\\s*[-–]\\s*`?(\\d+(?:\\.\\d+)?)`?")
 	// toRangeRe: "Display name, 3 to 40 characters", "(1 to 10)", "be 2 to 5".
-	toRangeRe = regexp.MustCompile("(?i)(?:\\(|,\\s+|\\b(?:be|is|of|values?:?|range:?)\\s+)`?(\\d+)`?\\s+to\\s+`?(\\d+)`?\\b")
-	nonNegRe    = regexp.MustCompile(`(?i)\bnon-?negative\b|\bnot negative\b|\bzero or (?:greater|more|positive)\b|\bgreater than or equal to zero\b`)
-	positiveRe  = regexp.MustCompile(`(?i)\b(?:positive (?:integer|int|number|float|decimal|value|amount|figure|whole number|real number)|(?:must|should) be positive|strictly positive)\b`)
-	nonEmptyRe  = regexp.MustCompile(`(?i)\b(?:cannot|can ?not|must not|may not|should not|can't) be empty\b|\bnon-?empty\b|\bmust not be blank\b`)
+	toRangeRe  = regexp.MustCompile("(?i)(?:\\(|,\\s+|\\b(?:be|is|of|values?:?|range:?)\\s+)`?(\\d+)`?\\s+to\\s+`?(\\d+)`?\\b")
+	nonNegRe   = regexp.MustCompile(`(?i)\bnon-?negative\b|\bnot negative\b|\bzero or (?:greater|more|positive)\b|\bgreater than or equal to zero\b`)
+	positiveRe = regexp.MustCompile(`(?i)\b(?:positive (?:integer|int|number|float|decimal|value|amount|figure|whole number|real number)|(?:must|should) be positive|strictly positive)\b`)
+	nonEmptyRe = regexp.MustCompile(`(?i)\b(?:cannot|can ?not|must not|may not|should not|can't) be empty\b|\bnon-?empty\b|\bmust not be blank\b`)
 )
 
 var charUnits = map[string]bool{"characters": true, "character": true, "chars": true, "char": true, "letters": true, "letter": true, "digits": true, "digit": true, "symbols": true}
