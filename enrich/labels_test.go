@@ -281,7 +281,7 @@ func TestLabelsHeldApart(t *testing.T) {
 		scores, tot, _ := scoreLabels(part.recs)
 		t.Log(scoreTable(part.title, scores, tot))
 	}
-	checkLabels(t, "held-apart labels", recs, 0.85, 0.60)
+	checkLabels(t, "held-apart labels", recs, 0.97, 0.85)
 }
 
 func ratio(a, b int) float64 {

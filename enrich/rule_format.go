@@ -16,6 +16,10 @@ var (
 	assertURIRe = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid |absolute |fully[- ]qualified |full |HTTPS? |public |publicly accessible )?(?:URL|URI)\b`)
 	assertMail  = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid )?e-?mail address\b`)
 	uuidAnyRe   = regexp.MustCompile(`\((?:a |an )?(?:UUID|GUID)\)|\bUUID format\b|\b(?:a|valid) (?:UUID|GUID)\b`)
+	// templateRe: a quoted value shape with placeholders or a range.
+	templateRe = regexp.MustCompile("[`'\"][^`'\"\\s]*(?:\\{[^}]*\\}|<[^>]*>|\\.\\.)[^`'\"\\s]*[`'\"]")
+	// partsRe: the format describes parts of the value.
+	partsRe = regexp.MustCompile(`(?i)\b(?:each|both|either end|range|span|pair|list of|comma[- ]separated|start and end)\b`)
 	// headRe: the head noun of the description's first words.
 	headRe = regexp.MustCompile(`^(?:(?:[Tt]he|[Aa]n?|[Yy]our)\s+)?((?:[\w'’-]+\s+){0,3}?)(URL|URI|[Uu]rl|[Ee]-?mail address(?:es)?|UUID|GUID)\b`)
 )
@@ -58,6 +62,12 @@ func (c *ctx) formatRule() []Proposal {
 	d := c.desc
 	try := func(format string, m []int) []Proposal {
 		if m == nil || c.alternative(m[0], m[1]) {
+			return nil
+		}
+		// A date format is the whole story only when the value is one
+		// date: not a template ("`{from}..{to}`") or a range whose parts
+		// each are one.
+		if (format == "date-time" || format == "date") && (templateRe.MatchString(d) || partsRe.MatchString(c.sentenceText(m[0]))) {
 			return nil
 		}
 		return []Proposal{c.proposal(KindFormat, RuleFormat, span{m[0], m[1]}, map[string]any{"format": format})}
