@@ -37,6 +37,8 @@ var (
 	betweenRe = regexp.MustCompile(`(?i)\b(between|from|range(?:s)? from|ranges? between)\s+`)
 	// dashRangeRe: "(1-10)", "be 3–12", "Values: 2000-10000".
 	dashRangeRe = regexp.MustCompile("(?i)(?:\\(|\\b(?:be|is|values?:?|range:?)\\s+)`?(\\d+(?:\\.\\d+)?)`?\\s*[-–]\\s*`?(\\d+(?:\\.\\d+)?)`?")
+	// orFewerRe: "<n> <unit> or fewer|less|more".
+	orFewerRe = regexp.MustCompile(`(?i)\b(\d+)(\s+[a-z]+(?:\s+[a-z]+)?)?\s+or\s+(fewer|less|shorter|below|more|greater|longer|above)\b`)
 	// toRangeRe: "Display name, 3 to 40 characters", "(1 to 10)", "be 2 to 5".
 	toRangeRe  = regexp.MustCompile("(?i)(?:\\(|,\\s+|\\b(?:be|is|of|values?:?|range:?)\\s+)`?(\\d+)`?\\s+to\\s+`?(\\d+)`?\\b")
 	nonNegRe   = regexp.MustCompile(`(?i)\bnon-?negative\b|\bnot negative\b|\bzero or (?:greater|more|positive)\b|\bgreater than or equal to zero\b`)
@@ -167,6 +169,19 @@ func (c *ctx) rawBoundHits() []boundHit {
 		}
 		u := unitWords(d, i)
 		hits = append(hits, boundHit{bMin, lo, span{m[0], i}, u, RuleRange}, boundHit{bMax, hi, span{m[0], i}, u, RuleRange})
+	}
+	// "100 characters or fewer", "3 items or more": the bound after the
+	// number.
+	for _, m := range orFewerRe.FindAllStringSubmatchIndex(d, -1) {
+		if m[0] > 0 && (isWordByte(d[m[0]-1]) || d[m[0]-1] == '.' || d[m[0]-1] == '-') {
+			continue
+		}
+		dir := bMax
+		if w := strings.ToLower(d[m[6]:m[7]]); w == "more" || w == "greater" || w == "longer" || w == "above" {
+			dir = bMin
+		}
+		u := wordsAfter(d[m[4]:m[5]], 3)
+		hits = append(hits, boundHit{dir, normNumber(d[m[2]:m[3]]), span{m[0], m[1]}, u, RuleRange})
 	}
 	for _, m := range toRangeRe.FindAllStringSubmatchIndex(d, -1) {
 		lo, hi := normNumber(d[m[2]:m[3]]), normNumber(d[m[4]:m[5]])

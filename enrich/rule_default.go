@@ -42,6 +42,8 @@ var (
 	otherwiseRe  = regexp.MustCompile(`(?i)\botherwise,?\s+([^.;]+)`)
 	// selfValueRe: "`size` is `30`", "the limit is 50".
 	selfValueRe = regexp.MustCompile("^(?:the\\s+)?(`[^`]+`|[\\w-]+)\\s+(?:is|will be|becomes)\\s+(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?|true|false)$")
+	// bulletDefaultRe: a value bullet marked as the default.
+	bulletDefaultRe = regexp.MustCompile("(?m)^[ \\t]*[-*•][ \\t]+(`[^`\\n]+`|'[^'\\n]+'|\"[^\"\\n]+\")[ \\t]*(?::|[-–—])[^\\n]*\\(default\\)[ \\t.]*$")
 	// otherParamCondRe: a condition naming a code-quoted name or value.
 	otherParamCondRe = regexp.MustCompile("`[^`]+`|=")
 	// behaviourRe: what happens when the parameter is left out, not which
@@ -287,6 +289,13 @@ func (c *ctx) defaultRules() []Proposal {
 	for _, m := range parenDefaultRe.FindAllStringSubmatchIndex(d, -1) {
 		if v, ok := c.literal(d[m[2]:m[3]]); ok {
 			hits = append(hits, defaultHit{vkStatic, v, span{m[0], m[1]}})
+		}
+	}
+	// A bullet that describes one value and ends "(default)": "- `none`:
+	// no access (default)".
+	for _, m := range bulletDefaultRe.FindAllStringSubmatchIndex(d, -1) {
+		if v, ok := c.literal(d[m[2]:m[3]]); ok {
+			hits = append(hits, defaultHit{vkStatic, v, span{m[2], m[1]}})
 		}
 	}
 	for _, m := range byDefaultRe.FindAllStringSubmatchIndex(d, -1) {
