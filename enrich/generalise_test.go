@@ -61,7 +61,7 @@ func TestGeneralRulesPositive(t *testing.T) {
 			map[string]string{KindEnum: `{"enum":["edge","core"]}`}},
 		{"starred bullet list of code values", "Permitted options:\n* `r`\n* `rw`\n* `none`", `{"type":"string"}`,
 			map[string]string{KindEnum: `{"enum":["r","rw","none"]}`}},
-		{"supported nouns", "Supported shapes: `circle`, `square`.", `{"type":"string"}`,
+		{"supported nouns", "Supported modes: `circle`, `square`.", `{"type":"string"}`,
 			map[string]string{KindEnum: `{"enum":["circle","square"]}`}},
 		{"takes N values", "This flag can take three values: `low`, `mid` and `high`.", `{"type":"string"}`,
 			map[string]string{KindEnum: `{"enum":["low","mid","high"]}`}},
@@ -136,6 +136,9 @@ func TestGeneralRulesNegative(t *testing.T) {
 		{"an example outside the list", "Region code: `eu` or `us`.", `{"type":"string","example":"ap"}`},
 		{"an e.g. value above the bound", "Parallel jobs, up to 4 (e.g. 8 on large runners).", `{"type":"integer"}`},
 		{"an e.g. value that is no URI", "Site URL, e.g. `www.example.org`.", `{"type":"string"}`},
+		{"a list of paths used inside the value", "A selector expression. Supported paths:\n- metadata.uid\n- metadata.name", `{"type":"string"}`},
+		{"a number word after at least", "Must contain at least one letter.", `{"type":"string"}`},
+		{"a number word after more than", "Cannot be more than two intervals ahead.", `{"type":"integer"}`},
 		{"a value bullet that defaults to something", "Title style.\n- `SHORT` - default to the first line.\n- `LONG` - the whole message.", `{"type":"string","enum":["SHORT","LONG"]}`},
 	}
 	for _, c := range cases {

@@ -118,6 +118,12 @@ func (c *ctx) rawBoundHits() []boundHit {
 		for _, m := range bi.re.FindAllStringIndex(d, -1) {
 			v, n, ok := readNumber(d[m[1]:])
 			if !ok {
+				// A number word only after a maximum ("up to six"): "at
+				// least one letter", "more than two intervals" count
+				// other things.
+				if bi.dir != bMax {
+					continue
+				}
 				if v, n, ok = readNumberWord(d[m[1]:]); !ok {
 					continue
 				}

@@ -13,8 +13,8 @@ var enumIntroRe = regexp.MustCompile(`(?i)\b(?:` +
 	`|the (?:options|choices|allowed values|valid values|values|possible values) are` +
 	`|(?:only )?accepts?(?: only)? the values?` +
 	`|the following (?:[\w-]+ ){0,2}(?:are|is) (?:currently )?(?:supported|accepted|allowed|valid|available)` +
-	`|(?:supported|allowed|valid|accepted|acceptable|possible) (?:values|options)(?: are)?\s*:` +
-	`|(?:supported|allowed|valid|accepted|acceptable|possible|available|permitted) [a-z][\w-]*s(?: are)?\s*:` +
+	`|(?:supported|allowed|valid|accepted|acceptable|possible|permitted|available) (?:values|options)(?: are)?\s*:` +
+	`|(?:supported|allowed|valid|accepted|acceptable|possible|available|permitted) (?:kinds|types|modes|levels|states|statuses|units|roles|choices|settings|variants|strategies)(?: are)?\s*:` +
 	`|(?:can|may|will) (?:only )?take (?:one of )?(?:the following|these|two|three|four|five|\d+) (?:possible )?values?\s*[;:,]?` +
 	`)`)
 
