@@ -276,7 +276,7 @@ func (c *ctx) boundsRule() []Proposal {
 			if str && !hasCharUnit(h.unit) {
 				continue
 			}
-			if arr && (hasCharUnit(h.unit) || hasNonNumericUnit(h.unit)) {
+			if arr && (hasCharUnit(h.unit) || hasNonNumericUnit(h.unit) || c.aboutEachItem(h)) {
 				continue
 			}
 			f, err := h.val.Float64()
@@ -393,4 +393,21 @@ func readNumberWord(s string) (json.Number, int, bool) {
 		return "", 0, false
 	}
 	return json.Number(strconv.FormatInt(v, 10)), n, true
+}
+
+// aboutEachItem says whether an array bound counts something inside each
+// item rather than the items: "Each team may have up to 10 members" on a
+// list of teams. A count of the parameter's own noun ("Each slice may
+// include a maximum of 100 ports" on ports) is kept.
+func (c *ctx) aboutEachItem(h boundHit) bool {
+	sent := strings.ToLower(strings.TrimSpace(c.sentenceText(h.ev.start)))
+	if !strings.HasPrefix(sent, "each ") && !strings.HasPrefix(sent, "every ") && !strings.HasPrefix(sent, "per ") {
+		return false
+	}
+	if len(h.unit) == 0 {
+		return true
+	}
+	name := strings.ToLower(c.name)
+	u := h.unit[0]
+	return !(u == name || strings.TrimSuffix(u, "s") == strings.TrimSuffix(name, "s"))
 }

@@ -64,10 +64,10 @@ func (c *ctx) formatRule() []Proposal {
 		if m == nil || c.alternative(m[0], m[1]) {
 			return nil
 		}
-		// A date format is the whole story only when the value is one
-		// date: not a template ("`{from}..{to}`") or a range whose parts
-		// each are one.
-		if (format == "date-time" || format == "date") && (templateRe.MatchString(d) || partsRe.MatchString(c.sentenceText(m[0]))) {
+		// A format is the whole story only when the value is one such
+		// thing: not a template ("`{from}..{to}`", "must contain
+		// `<num>`"), and for dates not a range whose parts each are one.
+		if templateRe.MatchString(d) || (format == "date-time" || format == "date") && partsRe.MatchString(c.sentenceText(m[0])) {
 			return nil
 		}
 		return []Proposal{c.proposal(KindFormat, RuleFormat, span{m[0], m[1]}, map[string]any{"format": format})}
