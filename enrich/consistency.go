@@ -210,3 +210,22 @@ func verifyHedge(p Proposal, description string) (bool, string) {
 	}
 	return true, ""
 }
+
+// verifySubject rejects evidence that is about another, code-quoted name:
+// "The `limit` parameter defaults to 10" in the description of page_size,
+// "- `PR_TITLE` - default to the pull request's title" in a list of values.
+func verifySubject(p Proposal, description string) (bool, string) {
+	i := strings.Index(description, p.Evidence)
+	if i < 0 {
+		return true, ""
+	}
+	s := sentenceAt(sentences(description), i)
+	if s.start > i {
+		return true, ""
+	}
+	m := otherSubjectRe.FindStringSubmatch(description[s.start:i])
+	if m == nil || m[1] == lastSegment(p.Pointer) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("the evidence is about %q, not this parameter", m[1])
+}

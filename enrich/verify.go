@@ -62,6 +62,9 @@ func Verify(p Proposal, description string, schema ir.Schema, required bool) (bo
 	if ok, why := verifyHedge(p, description); !ok {
 		return false, why
 	}
+	if ok, why := verifySubject(p, description); !ok {
+		return false, why
+	}
 	if ok, why := verifyConsistent(p, description, schema); !ok {
 		return false, why
 	}
