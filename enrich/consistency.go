@@ -208,8 +208,17 @@ func verifyHedge(p Proposal, description string) (bool, string) {
 	if m := hedgeRe.FindString(description[start:end]); m != "" {
 		return false, fmt.Sprintf("the constraint is hedged (%q): not a hard limit", m)
 	}
+	if p.Kind == KindRange || p.Kind == KindLength {
+		if m := orMoreRe.FindStringSubmatch(description[i+len(p.Evidence):]); m != nil {
+			return false, fmt.Sprintf("the constraint is hedged (%q): not a hard limit", m[1])
+		}
+	}
 	return true, ""
 }
+
+// orMoreRe: a bound followed by an alternative bound ("up to 100, or 1000
+// on request", "at most 5 or more with approval").
+var orMoreRe = regexp.MustCompile(`(?i)^\s*(?:[a-z]+\s+){0,2}?,?\s*(or\s+(?:\d[\d,.]*\d|\d|more|higher|greater|larger|above|unlimited))\b`)
 
 // verifySubject rejects evidence that is about another, code-quoted name:
 // "The `limit` parameter defaults to 10" in the description of page_size,

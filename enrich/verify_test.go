@@ -123,6 +123,8 @@ func TestConsistencyVerifierRejects(t *testing.T) {
 			KindStaticDefault, "defaults to 10", map[string]any{"default": n("10")}, `the evidence is about "limit", not this parameter`},
 		{"evidence about one listed value", "Title style.\n- `SHORT` - default to the first line.", `{"type":"string"}`,
 			KindRuntimeDefault, "default to the first line.", map[string]any{"required": true}, `the evidence is about "SHORT", not this parameter`},
+		{"maximum with an alternative", "Rows, up to 100, or 1000 on request.", `{"type":"integer"}`,
+			KindRange, "up to 100", map[string]any{"maximum": n("100")}, `the constraint is hedged ("or 1000"): not a hard limit`},
 		{"hedged maximum", "Seconds to wait, at most 300 by default (configurable).", `{"type":"integer"}`,
 			KindRange, "at most 300", map[string]any{"maximum": n("300")}, `the constraint is hedged ("by default"): not a hard limit`},
 		{"maximum with an exception", "Returns 50 at most unless the server is configured otherwise.", `{"type":"integer"}`,
