@@ -151,3 +151,12 @@ func TestGeneralRulesNegative(t *testing.T) {
 		}
 	}
 }
+
+// TestOrMoreWithoutUnitDoesNotPanic pins a crash: "<n> or more" with no
+// unit word between the number and "or" left the unit group unmatched.
+func TestOrMoreWithoutUnitDoesNotPanic(t *testing.T) {
+	got := changes(t, "Workers to start: 2 or more.", `{"type":"integer"}`, false)
+	if got[KindRange] != `{"minimum":2}` || len(got) != 1 {
+		t.Errorf("got %v, want range {\"minimum\":2}", got)
+	}
+}

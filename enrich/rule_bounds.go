@@ -186,7 +186,10 @@ func (c *ctx) rawBoundHits() []boundHit {
 		if w := strings.ToLower(d[m[6]:m[7]]); w == "more" || w == "greater" || w == "longer" || w == "above" {
 			dir = bMin
 		}
-		u := wordsAfter(d[m[4]:m[5]], 3)
+		var u []string
+		if m[4] >= 0 {
+			u = wordsAfter(d[m[4]:m[5]], 3)
+		}
 		hits = append(hits, boundHit{dir, normNumber(d[m[2]:m[3]]), span{m[0], m[1]}, u, RuleRange})
 	}
 	for _, m := range toRangeRe.FindAllStringSubmatchIndex(d, -1) {
