@@ -61,14 +61,25 @@ func stageTwo(sp *spec) error {
 	if err := step("making mounts private", unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, "")); err != nil {
 		return err
 	}
+	// The sources are opened before the tmpfs covers newRoot (they may lie
+	// under it) and bound from their descriptors.
+	binds := append([]bindFile{{Src: sp.Prog, Dst: progPath}}, sp.Binds...)
+	fds := make([]int, len(binds))
+	for i, b := range binds {
+		fd, err := unix.Open(b.Src, unix.O_PATH|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return step("opening "+b.Src, err)
+		}
+		fds[i] = fd
+	}
 	if err := step("mounting the root tmpfs", unix.Mount("tmpfs", newRoot, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOATIME, "size=64k,nr_inodes=64,mode=0755")); err != nil {
 		return err
 	}
-	binds := append([]bindFile{{Src: sp.Prog, Dst: progPath}}, sp.Binds...)
-	for _, b := range binds {
-		if err := bindReadOnly(b.Src, filepath.Join(newRoot, b.Dst)); err != nil {
+	for i, b := range binds {
+		if err := bindReadOnly(b.Src, fmt.Sprintf("/proc/self/fd/%d", fds[i]), filepath.Join(newRoot, b.Dst)); err != nil {
 			return err
 		}
+		unix.Close(fds[i])
 	}
 	if err := step("entering the new root", unix.Chdir(newRoot)); err != nil {
 		return err
@@ -123,10 +134,10 @@ func stageTwo(sp *spec) error {
 	return step("starting the program", syscall.Exec(progPath, argv, []string{}))
 }
 
-// bindReadOnly binds host file src at dst (in the new root, created),
-// read-only, nosuid, nodev.
-func bindReadOnly(src, dst string) error {
-	what := "binding " + src
+// bindReadOnly binds host file name (open at path src) at dst (in the new
+// root, created), read-only, nosuid, nodev.
+func bindReadOnly(name, src, dst string) error {
+	what := "binding " + name
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return step(what, err)
 	}
