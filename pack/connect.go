@@ -186,7 +186,8 @@ func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstr
 	cfg := runtime.Config{
 		Manifest: g.Manifest, Files: g.Files, FileDir: p.Out, Upstreams: ups,
 		Workers: p.Runtime.Workers, MontyBin: p.Path(p.Runtime.Monty),
-		Limits: runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
+		Limits:    runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
+		NoSandbox: p.Runtime.NoSandbox(),
 	}
 	mode, err := readgate.ParseMode(p.Runtime.ReadGate)
 	if err != nil {
