@@ -59,9 +59,14 @@ func TestLiveWorkerIsSandboxed(t *testing.T) {
 		t.Fatalf("feed: %v %+v", err, out)
 	}
 	got := procStatus(t, w.Pid(), "Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")
-	want := `Uid: 65534 65534 65534 65534
-Gid: 65534 65534 65534 65534
-Groups:
+	// On the host it is nobody when root started it, else that user.
+	uid, gid := sandbox.ID, sandbox.ID
+	if os.Geteuid() != 0 {
+		uid, gid = os.Geteuid(), os.Getegid()
+	}
+	want := fmt.Sprintf(`Uid: %[1]d %[1]d %[1]d %[1]d
+Gid: %[2]d %[2]d %[2]d %[2]d
+Groups:`, uid, gid) + `
 CapInh: 0000000000000000
 CapPrm: 0000000000000000
 CapEff: 0000000000000000

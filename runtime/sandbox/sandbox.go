@@ -4,8 +4,8 @@
 //
 // Command returns an exec.Cmd that runs the program through a two-stage
 // launcher. Stage one is Go's SysProcAttr: new user, mount, PID, network,
-// IPC, UTS and cgroup namespaces; one id mapped (uid and gid 65534 inside
-// and out, setgroups denied); a parent-death signal; its own process
+// IPC, UTS and cgroup namespaces; one id mapped (uid and gid 65534 inside;
+// see ID for the host's side; setgroups denied); a parent-death signal; its own process
 // group. The child is this same executable (/proc/self/exe) run under the
 // name InitName; this package's init function recognises it before any
 // other code of the program runs (stage two), and, holding only
@@ -51,8 +51,10 @@ const InitName = "codemode-sandbox-init"
 // sandbox.
 const ExitSetup = 120
 
-// ID is the uid and gid the sandboxed program runs as, inside its user
-// namespace and on the host (nobody/nogroup).
+// ID is the uid and gid the sandboxed program runs as inside its user
+// namespace; on the host it is nobody/nogroup when this process is root,
+// else this process's own uid and gid (the only ones an unprivileged
+// process may map).
 const ID = 65534
 
 // Config sets the sandbox's resource limits; zero fields take the
@@ -138,14 +140,21 @@ func Command(cfg Config, bin string, args ...string) (*exec.Cmd, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	// Root maps the sandbox's id to nobody; anyone else can map only its
+	// own ids (the program then runs as that user on the host, still with
+	// no capabilities, no files and no network).
+	hostUID, hostGID := ID, ID
+	if os.Geteuid() != 0 {
+		hostUID, hostGID = os.Geteuid(), os.Getegid()
+	}
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{InitName, string(b)}}
 	cmd.Env = []string{}
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{
 		Cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID | syscall.CLONE_NEWNET |
 			syscall.CLONE_NEWIPC | syscall.CLONE_NEWUTS | syscall.CLONE_NEWCGROUP,
-		UidMappings:                []syscall.SysProcIDMap{{ContainerID: ID, HostID: ID, Size: 1}},
-		GidMappings:                []syscall.SysProcIDMap{{ContainerID: ID, HostID: ID, Size: 1}},
+		UidMappings:                []syscall.SysProcIDMap{{ContainerID: ID, HostID: hostUID, Size: 1}},
+		GidMappings:                []syscall.SysProcIDMap{{ContainerID: ID, HostID: hostGID, Size: 1}},
 		GidMappingsEnableSetgroups: false,
 		Credential:                 &syscall.Credential{Uid: ID, Gid: ID, NoSetGroups: true},
 		// Stage two needs these two, in its own user namespace only, to
