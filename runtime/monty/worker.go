@@ -203,7 +203,7 @@ func StartWith(ctx context.Context, bin string, o StartOptions) (*Worker, error)
 		outR.Close()
 		outW.Close()
 		if !o.NoSandbox {
-			return nil, fmt.Errorf("monty: %w: start %s: %w (runtime.sandbox: none runs workers without it, unsafely)", sandbox.ErrSetup, bin, err)
+			return nil, fmt.Errorf("monty: starting %s: %w (runtime.sandbox: none runs workers without it, unsafely)", bin, sandbox.StartError(err))
 		}
 		return nil, fmt.Errorf("monty: start %s: %w", bin, err)
 	}

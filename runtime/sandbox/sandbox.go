@@ -196,3 +196,20 @@ var libCache sync.Map
 // ErrSetup is wrapped by the error describing a child that could not
 // build its sandbox (see SetupError).
 var ErrSetup = errors.New("the OS sandbox could not be set up")
+
+// StartError explains why a sandboxed command could not start: the
+// kernel's refusal to make the namespaces, in words.
+func StartError(err error) error {
+	var why string
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		why = "this machine allows no new user namespaces (user.max_user_namespaces is 0)"
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
+		why = "this machine refuses this user a user namespace (unprivileged user namespaces are disabled, or a security module forbids them)"
+	case errors.Is(err, syscall.EINVAL):
+		why = "this kernel cannot make the namespaces"
+	default:
+		return fmt.Errorf("%w: %w", ErrSetup, err)
+	}
+	return fmt.Errorf("%w: %s: %w", ErrSetup, why, err)
+}

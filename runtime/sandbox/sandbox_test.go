@@ -265,3 +265,47 @@ func TestUnreadableBinaryFailsClosed(t *testing.T) {
 		t.Errorf("stderr = %q, stdout = %q; want stderr %q and no output", stderr.String(), stdout.String(), want)
 	}
 }
+
+// noUserNSEnv makes the test binary, in a user namespace of its own that
+// allows no more, try to start the helper, for
+// TestNoUserNamespacesFailsClosed.
+const noUserNSEnv = "SANDBOX_TEST_NO_USERNS"
+
+func TestNoUserNamespacesFailsClosed(t *testing.T) {
+	if os.Getenv(noUserNSEnv) != "" {
+		if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0\n"), 0); err != nil {
+			t.Fatal(err)
+		}
+		cmd, err := sandbox.Command(sandbox.Config{}, helper, "socket")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		err = cmd.Start()
+		if err == nil {
+			cmd.Wait()
+		}
+		fmt.Printf("started: %v\nerror: %v\noutput: %q\n", err == nil, sandbox.StartError(err), out.String())
+		return
+	}
+	c := exec.Command(os.Args[0], "-test.run=^TestNoUserNamespacesFailsClosed$")
+	c.Env = append(os.Environ(), noUserNSEnv+"=1")
+	c.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Geteuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getegid(), Size: 1}},
+	}
+	out, err := c.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	want := `started: false
+error: the OS sandbox could not be set up: this machine allows no new user namespaces (user.max_user_namespaces is 0): fork/exec /proc/self/exe: no space left on device
+output: ""
+PASS
+`
+	if string(out) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+}
