@@ -2,10 +2,13 @@ package sandbox
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	goruntime "runtime"
+	"strconv"
+	"strings"
 	"syscall"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
@@ -21,6 +24,12 @@ func init() {
 	// Capabilities, no_new_privs and the seccomp filter are per thread:
 	// all of stage two, up to the exec, runs on this one.
 	goruntime.LockOSThread()
+	// Only inside the namespaces Command makes: started any other way
+	// (by hand, with this argv[0]), stage two would remount the host.
+	if m, err := os.ReadFile("/proc/self/uid_map"); err != nil || os.Getpid() != 1 ||
+		!strings.HasPrefix(strings.Join(strings.Fields(string(m)), " ")+" ", strconv.Itoa(ID)+" ") {
+		die("", errors.New("not started by the sandbox's launcher (no new user and PID namespace)"))
+	}
 	var sp spec
 	if err := json.Unmarshal([]byte(os.Args[1]), &sp); err != nil {
 		die("reading the launch spec", err)

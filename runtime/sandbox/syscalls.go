@@ -22,11 +22,13 @@ import (
 //	  sched_getaffinity, gettid; openat of /proc/self/maps and
 //	  /sys/fs/cgroup/cpu/*, which the sandbox's root does not hold (they
 //	  fail with ENOENT, which Rust tolerates)
-//	the protocol and the heap: read, write, mremap, munmap, madvise
+//	the protocol and the heap: read, write, mremap, munmap
 //	ending: exit_group
 //
 // Added beyond the trace, each for a reason:
 //
+//	madvise: the allocator's way to return memory, under heavier load
+//	than the tests'.
 //	exit, rt_sigreturn, rt_sigprocmask, sched_yield, futex, nanosleep,
 //	clock_nanosleep, clock_gettime, getpid, tgkill, fcntl, fstat, writev,
 //	readv, restart_syscall: the signal, time and lock paths of libc and
