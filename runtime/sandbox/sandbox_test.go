@@ -309,3 +309,24 @@ PASS
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)
 	}
 }
+
+// TestStageTwoOutsideLauncherRefused: this executable run under the
+// stage-two name by anything but Command (so in the host's namespaces)
+// does nothing to the host: it refuses, before touching a mount.
+func TestStageTwoOutsideLauncherRefused(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &exec.Cmd{Path: exe, Args: []string{sandbox.InitName, `{"prog":"/bin/true"}`}}
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	err = c.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != sandbox.ExitSetup {
+		t.Fatalf("err = %v, want exit status %d", err, sandbox.ExitSetup)
+	}
+	if want := "codemode sandbox: not started by the sandbox's launcher (no new user and PID namespace)\n"; stderr.String() != want {
+		t.Errorf("stderr = %q, want %q", stderr.String(), want)
+	}
+}
