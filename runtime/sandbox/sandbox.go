@@ -5,17 +5,19 @@
 // Command returns an exec.Cmd that runs the program through a two-stage
 // launcher. Stage one is Go's SysProcAttr: new user, mount, PID, network,
 // IPC, UTS and cgroup namespaces; one id mapped (uid and gid 65534 inside;
-// see ID for the host's side; setgroups denied); a parent-death signal; its own process
-// group. The child is this same executable (/proc/self/exe) run under the
-// name InitName; this package's init function recognises it before any
-// other code of the program runs (stage two), and, holding only
-// CAP_SYS_ADMIN and CAP_SETPCAP of its own user namespace:
+// see ID for the host's side; setgroups denied); a parent-death signal;
+// its own process group. The child is this same executable
+// (/proc/self/exe) run under the name InitName; this package's init
+// function recognises it (stage two) before the program's main runs and
+// before most of its packages initialise, and, holding only CAP_SYS_ADMIN
+// and CAP_SETPCAP of its own user namespace:
 //
-//   - builds a root on a fresh tmpfs holding only the program (bound from
-//     its host path), its ELF interpreter and the shared
-//     libraries it needs (found from its DT_NEEDED entries), each bound
-//     read-only, nosuid, nodev; pivots into it, detaches the host's tree
-//     and makes the root read-only. There is no /proc, /dev, /etc or /tmp;
+//   - builds a root on a fresh tmpfs (mounted over /tmp, in its own mount
+//     namespace only) holding only the program, its ELF interpreter and
+//     the shared libraries it needs (found from its DT_NEEDED entries),
+//     each bound read-only, nosuid, nodev; pivots into it, detaches the
+//     host's tree and makes the root read-only. There is no /proc, /dev,
+//     /etc or /tmp;
 //   - leaves the new network namespace as it is: no interface up, not
 //     even loopback;
 //   - sets the resource limits (address space, CPU seconds, open files,
@@ -27,9 +29,14 @@
 //     syscalls.go) whose default is EPERM;
 //   - executes the program with an empty environment.
 //
-// Anything that fails in stage two ends the child with a one-line message
-// on stderr ("codemode sandbox: ...") and exit status ExitSetup: no
-// worker runs outside the wall (the sandbox fails closed).
+// Anything that fails ends the child before the program runs, with a
+// one-line message on stderr ("codemode sandbox: ...") and exit status
+// ExitSetup; a kernel that refuses the namespaces fails the start
+// (StartError words why). No program runs outside the wall: the sandbox
+// fails closed.
+//
+// Not done: cgroup v2 memory and pids limits. RLIMIT_AS and RLIMIT_NPROC
+// bound each worker instead (and Monty's own memory limit each program).
 package sandbox
 
 import (
