@@ -80,6 +80,27 @@ Seccomp: 2`
 	if shared := sharedNamespaces(t, w.Pid()); len(shared) > 0 {
 		t.Errorf("the worker shares the host's %v namespaces", shared)
 	}
+	limits, err := os.ReadFile(fmt.Sprintf("/proc/%d/limits", w.Pid()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lim []string
+	for _, line := range strings.Split(string(limits), "\n") {
+		for _, k := range []string{"Max cpu time", "Max file size", "Max core file size", "Max processes", "Max open files", "Max address space"} {
+			if strings.HasPrefix(line, k) {
+				lim = append(lim, strings.Join(strings.Fields(line), " "))
+			}
+		}
+	}
+	wantLim := `Max cpu time 3600 3600 seconds
+Max file size 0 0 bytes
+Max core file size 0 0 bytes
+Max processes 32 32 processes
+Max open files 64 64 files
+Max address space 4294967296 4294967296 bytes`
+	if got := strings.Join(lim, "\n"); got != wantLim {
+		t.Errorf("/proc/%d/limits:\n%s\nwant:\n%s", w.Pid(), got, wantLim)
+	}
 	// Its root holds the binary alone: nothing of the host's tree.
 	root, err := os.ReadDir(fmt.Sprintf("/proc/%d/root/", w.Pid()))
 	if err != nil {

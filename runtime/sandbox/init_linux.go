@@ -132,8 +132,10 @@ func stageTwo(sp *spec) error {
 		{"RLIMIT_CPU", unix.RLIMIT_CPU, sp.CPU},
 		{"RLIMIT_AS", unix.RLIMIT_AS, sp.AS},
 	} {
-		rl := unix.Rlimit{Cur: l.value, Max: l.value}
-		if err := step("setting "+l.name, unix.Setrlimit(l.resource, &rl)); err != nil {
+		// syscall's Setrlimit, so that syscall.Exec does not put back the
+		// soft RLIMIT_NOFILE this process started with.
+		rl := syscall.Rlimit{Cur: l.value, Max: l.value}
+		if err := step("setting "+l.name, syscall.Setrlimit(l.resource, &rl)); err != nil {
 			return err
 		}
 	}
