@@ -212,7 +212,7 @@ func StartError(err error) error {
 	case errors.Is(err, syscall.ENOSPC):
 		why = "this machine allows no new user namespaces (user.max_user_namespaces is 0)"
 	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
-		why = "this machine refuses this user a user namespace (unprivileged user namespaces are disabled, or a security module forbids them)"
+		why = "this machine refuses this process a user namespace (unprivileged user namespaces are disabled, or a security module or container seccomp profile forbids them)"
 	case errors.Is(err, syscall.EINVAL):
 		why = "this kernel cannot make the namespaces"
 	default:
