@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/dave/jennifer v1.7.1
 	github.com/dlclark/regexp2/v2 v2.5.1
+	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/rogpeppe/go-internal v1.16.0
@@ -12,7 +13,7 @@ require (
 	github.com/tiktoken-go/tokenizer v0.10.0
 	golang.org/x/sync v0.20.0
 	golang.org/x/sys v0.41.0
-	golang.org/x/text v0.14.0
+	golang.org/x/text v0.34.0
 	google.golang.org/protobuf v1.36.12
 	gopkg.in/yaml.v3 v3.0.1
 )
@@ -26,6 +27,7 @@ require (
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.yaml.in/yaml/v4 v4.0.0 // indirect
+	golang.org/x/net v0.50.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.42.0 // indirect

@@ -181,7 +181,8 @@ func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstrea
 	cfg := runtime.Config{
 		Manifest: g.Manifest, Files: g.Files, FileDir: p.Out, Upstreams: ups,
 		Workers: p.Runtime.Workers, MontyBin: p.Path(p.Runtime.Monty),
-		Limits: runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
+		Limits:    runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
+		NoSandbox: p.Runtime.NoSandbox(),
 	}
 	mode, err := readgate.ParseMode(p.Runtime.ReadGate)
 	if err != nil {

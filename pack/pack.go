@@ -100,7 +100,19 @@ type Runtime struct {
 	// running at once, e.g. "1GB" (default 1 GiB); programs beyond it
 	// wait for room.
 	MemoryBudget string `yaml:"memory_budget"`
+	// Sandbox is "on" (the default: every Monty worker runs inside the OS
+	// sandbox, see runtime/sandbox) or "none", which runs workers with
+	// Monty as the only wall between a program and the host, and is
+	// reported as unsafe at start-up.
+	Sandbox string `yaml:"sandbox"`
 }
+
+// NoSandbox reports runtime.sandbox: none.
+func (r Runtime) NoSandbox() bool { return r.Sandbox == "none" }
+
+// SandboxWarning is what serve and run say at start-up when the pack turns
+// the OS sandbox off.
+const SandboxWarning = "WARNING: runtime.sandbox: none: Monty workers run OUTSIDE the OS sandbox, with this process's user, files and network; one interpreter bug hands a program the machine and its credentials"
 
 // Serve holds the settings of codemode serve --http.
 type Serve struct {
@@ -329,6 +341,11 @@ func (p *Pack) check() error {
 	}
 	if _, err := p.maxReply(); err != nil {
 		return err
+	}
+	switch p.Runtime.Sandbox {
+	case "", "on", "none":
+	default:
+		return fmt.Errorf("runtime.sandbox: %q is not on or none", p.Runtime.Sandbox)
 	}
 	switch p.Runtime.ReadGate {
 	case "", "file", "tool", "off":

@@ -254,6 +254,7 @@ func TestBadPackFiles(t *testing.T) {
 		{"services:\n  - mcp: a.json\n    openapi: b.json\n", "services[0]: set exactly one of mcp, mcp_command, mcp_url, openapi"},
 		{"services:\n  - mcp: a.json\n    auth: {type: oauth}\n", `services[0].auth.type: "oauth" is not bearer, basic or apiKey`},
 		{"services:\n  - mcp: a.json\nruntime:\n  read_gate: sometimes\n", `runtime.read_gate: "sometimes" is not file, tool or off`},
+		{"services:\n  - mcp: a.json\nruntime:\n  sandbox: off\n", `runtime.sandbox: "off" is not on or none`},
 		{"services:\n  - mcp_command: \"a 'b\"\n", `unterminated quote in command "a 'b"`},
 		{"services:\n  - mcp: a.json\n    grant:\n", `services[0].grant: no value; list the tools to grant by wire name ([] grants none), or leave grant: out to grant every tool`},
 	} {

@@ -32,15 +32,15 @@ func (o *Output) CheckStubs(ctx context.Context, p *Pack) error {
 	}
 	for i := range o.Manifest.Services {
 		ms := &o.Manifest.Services[i]
-		if err := checkStub(ctx, bin, ms); err != nil {
+		if err := checkStub(ctx, bin, monty.StartOptions{NoSandbox: p.Runtime.NoSandbox()}, ms); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func checkStub(ctx context.Context, bin string, ms *manifest.Service) error {
-	w, err := monty.Start(ctx, bin)
+func checkStub(ctx context.Context, bin string, so monty.StartOptions, ms *manifest.Service) error {
+	w, err := monty.StartWith(ctx, bin, so)
 	if err != nil {
 		return fmt.Errorf("checking the stub of %s: %w", ms.File, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime/monty"
+	"github.com/codemode-dev/codemode/runtime/sandbox"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 	"github.com/codemode-dev/codemode/validate"
 	"golang.org/x/sync/semaphore"
@@ -43,6 +44,10 @@ type Config struct {
 	MemoryBudget uint64
 	// NoTypeCheck turns Monty's type check of programs off.
 	NoTypeCheck bool
+	// NoSandbox runs the Monty workers outside the OS sandbox (package
+	// runtime/sandbox; a pack's runtime.sandbox: none): Monty is then the
+	// only wall between a program and the host. Unsafe.
+	NoSandbox bool
 
 	// ReadGate is the read-gate mode; programs run by a gateway use
 	// readgate.PerFile, a trusted CLI run uses readgate.Off.
@@ -262,7 +267,7 @@ const warmStubLimit = 256 << 10
 // service's stubs when they are small, else unconfigured (configured per
 // program, or restored from a persistent session's state).
 func (r *Runtime) poolConfig() monty.PoolConfig {
-	pc := monty.PoolConfig{Bin: r.bin, Size: r.cfg.Workers, Unconfigured: true}
+	pc := monty.PoolConfig{Bin: r.bin, Size: r.cfg.Workers, Unconfigured: true, Start: r.startOptions()}
 	if r.cfg.Persistent {
 		return pc
 	}
@@ -278,6 +283,15 @@ func (r *Runtime) poolConfig() monty.PoolConfig {
 	pc.Config = r.workerConfig(stubs)
 	pc.Prepare = preImport
 	return pc
+}
+
+// startOptions start workers in the OS sandbox (unless NoSandbox), with
+// an address-space limit that leaves room above Monty's own memory limit.
+func (r *Runtime) startOptions() monty.StartOptions {
+	return monty.StartOptions{
+		NoSandbox: r.cfg.NoSandbox,
+		Sandbox:   sandbox.Config{AddressSpace: max(sandbox.DefaultAddressSpace, r.limits.Memory+1<<30)},
+	}
 }
 
 // workerConfig is a fresh program's worker configuration.

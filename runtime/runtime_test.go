@@ -21,6 +21,18 @@ import (
 // tools/npm) into a temp dir and opens a runtime over it.
 func newRuntime(t testing.TB, mutate func(*runtime.Config)) *runtime.Runtime {
 	t.Helper()
+	rt, err := newRuntimeErr(t, mutate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close() })
+	return rt
+}
+
+// newRuntimeErr is newRuntime returning the error of runtime.New; the
+// caller closes the runtime.
+func newRuntimeErr(t testing.TB, mutate func(*runtime.Config)) (*runtime.Runtime, error) {
+	t.Helper()
 	everything, err := testpeer.NodeBin("mcp-server-everything")
 	if err != nil {
 		t.Fatal(err)
@@ -44,11 +56,7 @@ func newRuntime(t testing.TB, mutate func(*runtime.Config)) *runtime.Runtime {
 			mutate(c)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close() })
-	return rt
+	return rt, err
 }
 
 // benchUpstreams are the upstreams of the last runtime opened, for the

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
 )
@@ -47,6 +48,9 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	if log != nil {
 		defer log.Close()
+	}
+	if p.Runtime.NoSandbox() {
+		fmt.Fprintf(stderr, "codemode run: %s\n", pack.SandboxWarning)
 	}
 	gateSet := p.Runtime.ReadGate != ""
 	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {

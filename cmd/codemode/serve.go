@@ -48,6 +48,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		return err
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "codemode serve: "+format+"\n", a...) }
+	if p.Runtime.NoSandbox() {
+		logf("%s", pack.SandboxWarning)
+	}
 	// The HTTP settings are checked, and the address taken, before anything
 	// starts.
 	var hopts gateway.HTTPOptions

@@ -4,23 +4,57 @@ import (
 	"context"
 	"strconv"
 	"testing"
+	"time"
 )
 
-// BenchmarkSpawnReady measures Start + Configure: a worker ready to run.
+// BenchmarkSpawnReady measures Start + Configure: a worker ready to run,
+// inside the OS sandbox (the default) and without it.
 func BenchmarkSpawnReady(b *testing.B) {
 	bin := testBin(b)
-	for b.Loop() {
-		w, err := Start(context.Background(), bin)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := w.Configure(Config{ScriptName: "prog.py"}); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		w.Close()
-		b.StartTimer()
+	for _, c := range []struct {
+		name string
+		o    StartOptions
+	}{{"sandbox", StartOptions{}}, {"none", StartOptions{NoSandbox: true}}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				w := spawnReady(b, bin, c.o)
+				b.StopTimer()
+				w.Close()
+				b.StartTimer()
+			}
+		})
 	}
+}
+
+func spawnReady(b *testing.B, bin string, o StartOptions) *Worker {
+	w, err := StartWith(context.Background(), bin, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := w.Configure(Config{ScriptName: "prog.py"}); err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+// BenchmarkSandboxSpawnCost reports what the OS sandbox costs at spawn:
+// the ratio of spawn→ready inside it to spawn→ready without it, the two
+// measured alternately so both see the same machine load.
+func BenchmarkSandboxSpawnCost(b *testing.B) {
+	bin := testBin(b)
+	var with, without time.Duration
+	for b.Loop() {
+		t := time.Now()
+		w := spawnReady(b, bin, StartOptions{})
+		with += time.Since(t)
+		w.Close()
+		t = time.Now()
+		w = spawnReady(b, bin, StartOptions{NoSandbox: true})
+		without += time.Since(t)
+		w.Close()
+	}
+	b.ReportMetric(float64(with)/float64(without), "sandbox/none")
+	b.ReportMetric(float64(with-without)/float64(b.N)/1e6, "extra-ms/spawn")
 }
 
 // BenchmarkFeedTrivial measures one feed of a trivial snippet.

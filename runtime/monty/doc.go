@@ -33,7 +33,11 @@ package monty
 //     status 65, stderr "monty worker: allocation of N bytes exceeds the
 //     memory limit"): Feed's error then wraps ErrMemoryLimit.
 //   - Workers are started with a parent-death signal (SIGKILL) and in
-//     their own process group, which Kill and Close kill as a whole.
+//     their own process group, which Kill and Close kill as a whole;
+//     Start puts them inside the OS sandbox of package runtime/sandbox
+//     (StartOptions.NoSandbox opts out). There the binary needs no file
+//     but its libraries: its reads of /proc/self/maps and
+//     /sys/fs/cgroup/cpu/* fail with ENOENT, which it tolerates.
 //   - A handler error is delivered with AbortFeed: the program stops at its
 //     suspended call, uncatchably, and the session survives.
 //   - Runtime tracebacks name each feed "<python-input-N>" (N counts feeds

@@ -243,7 +243,9 @@ func TestKillEndsWorkerProcessGroup(t *testing.T) {
 	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w, err := Start(context.Background(), bin)
+	// A script: the sandbox holds no shell to run it (inside it the PID
+	// namespace ends the whole tree with the worker, see sandbox tests).
+	w, err := StartWith(context.Background(), bin, StartOptions{NoSandbox: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,8 @@ type PoolConfig struct {
 	// the path of the program that will use it. An error discards the
 	// worker like a failed start.
 	Prepare func(ctx context.Context, w *Worker) error
+	// Start says how workers are started (the OS sandbox and its limits).
+	Start StartOptions
 	// StartTimeout bounds spawning and configuring one worker; 0 means 10s.
 	StartTimeout time.Duration
 }
@@ -100,7 +102,7 @@ func NewPool(ctx context.Context, cfg PoolConfig) (*Pool, error) {
 func (p *Pool) startOne(ctx context.Context) (*Worker, error) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.StartTimeout)
 	defer cancel()
-	w, err := Start(ctx, p.cfg.Bin)
+	w, err := StartWith(ctx, p.cfg.Bin, p.cfg.Start)
 	if err != nil {
 		return nil, err
 	}

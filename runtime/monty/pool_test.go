@@ -93,6 +93,7 @@ func TestPoolGetNeverHangs(t *testing.T) {
 	}
 	defer p.Close()
 	p.cfg.Bin = hang
+	p.cfg.Start.NoSandbox = true // a script: nothing to run it in the sandbox
 	w, err := p.Get(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/codemode-dev/codemode/runtime/sandbox"
 )
 
 // Handler answers what a running program asks of the host. Feed calls it
@@ -140,14 +142,46 @@ var ErrNotStarted = errors.New("the worker ended before it received the program"
 // the worker rather than raising MemoryError.
 var ErrMemoryLimit = errors.New("the program exceeded the memory limit")
 
+var sandboxFailed = regexp.MustCompile(`(?m)^codemode sandbox: (.*)$`)
+
 var allocOverLimit = regexp.MustCompile(`(?m)^monty worker: allocation of \d+ bytes exceeds the memory limit$`)
 
-// Start spawns `bin subprocess` with an empty environment and no extra file
-// descriptors. The worker has no session until Configure or Load. ctx only
-// bounds the start; it does not bound the worker's life.
+// Start spawns `bin subprocess` inside the OS sandbox (see package
+// runtime/sandbox) with its default limits, an empty environment and no
+// extra file descriptors. The worker has no session until Configure or
+// Load. ctx only bounds the start; it does not bound the worker's life.
 func Start(ctx context.Context, bin string) (*Worker, error) {
+	return StartWith(ctx, bin, StartOptions{})
+}
+
+// StartOptions say how a worker is started.
+type StartOptions struct {
+	// NoSandbox starts the worker directly, outside the OS sandbox: Monty
+	// is then the only wall between a program and the host.
+	NoSandbox bool
+	// Sandbox sets the sandbox's resource limits.
+	Sandbox sandbox.Config
+}
+
+// StartWith is Start with options.
+func StartWith(ctx context.Context, bin string, o StartOptions) (*Worker, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	var cmd *exec.Cmd
+	if o.NoSandbox {
+		cmd = exec.Command(bin, "subprocess")
+		cmd.Env = []string{}
+		cmd.Dir = "/"
+		// The child dies with this process (even when it is SIGKILLed) and
+		// leads its own process group, which Kill and Close end as a whole.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	} else {
+		var err error
+		// The sandbox sets the same parent-death signal and process group.
+		if cmd, err = sandbox.Command(o.Sandbox, bin, "subprocess"); err != nil {
+			return nil, fmt.Errorf("monty: %w: %w", sandbox.ErrSetup, err)
+		}
 	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -160,20 +194,17 @@ func Start(ctx context.Context, bin string) (*Worker, error) {
 		return nil, fmt.Errorf("monty: %w", err)
 	}
 	w := &Worker{stderr: &tailBuffer{max: 4096}, exited: make(chan struct{})}
-	cmd := exec.Command(bin, "subprocess")
-	cmd.Env = []string{}
-	cmd.Dir = "/"
 	cmd.Stdin = inR
 	cmd.Stdout = outW
 	cmd.Stderr = w.stderr
-	// The child dies with this process (even when it is SIGKILLed) and
-	// leads its own process group, which Kill and Close end as a whole.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		inR.Close()
 		inW.Close()
 		outR.Close()
 		outW.Close()
+		if !o.NoSandbox {
+			return nil, fmt.Errorf("monty: starting %s: %w (runtime.sandbox: none runs workers without it, unsafely)", bin, sandbox.StartError(err))
+		}
 		return nil, fmt.Errorf("monty: start %s: %w", bin, err)
 	}
 	inR.Close()
@@ -285,7 +316,10 @@ func (w *Worker) exitError(readErr error) error {
 		msg += "; stderr: " + tail
 	}
 	// The program cannot write to the child's stderr (its prints are
-	// Print events): this line is the child's own.
+	// Print events): this line is the child's own, or the sandbox's.
+	if m := sandboxFailed.FindStringSubmatch(tail); m != nil {
+		return w.fail(fmt.Errorf("%w: monty: %w: %s (runtime.sandbox: none runs workers without it, unsafely)", ErrDead, sandbox.ErrSetup, m[1]))
+	}
 	if allocOverLimit.MatchString(tail) {
 		return w.fail(fmt.Errorf("%w: %w: %s", ErrDead, ErrMemoryLimit, msg))
 	}

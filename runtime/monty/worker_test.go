@@ -366,7 +366,8 @@ func TestDeadChildError(t *testing.T) {
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'something broke' >&2\nexit 3\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	w, err := Start(context.Background(), script)
+	// A script: the sandbox holds no shell to run it.
+	w, err := StartWith(context.Background(), script, StartOptions{NoSandbox: true})
 	if err != nil {
 		t.Fatal(err)
 	}
