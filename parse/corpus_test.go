@@ -65,4 +65,3 @@ func TestCorpusOutputUnchanged(t *testing.T) {
 	}
 	golden.File(t, "testdata/corpus.sha256", []byte(b.String()))
 }
-

@@ -77,7 +77,7 @@ func OpenAPI(name string, data []byte, opts Options) (*ir.Service, error) {
 	}
 	svc := o.service(opts)
 	svc.Source = ir.Source{Kind: ir.SourceOpenAPI, File: name, Digest: digest(data)}
-	svc.KeyOrder = keyOrder(doc, ord)
+	svc.Order = keyOrder(doc, ord)
 	return svc, nil
 }
 
@@ -330,6 +330,7 @@ func (o *oas) params(item map[string]any, itemPtr string, op map[string]any, opP
 type bodyParam struct {
 	wire     string
 	schema   map[string]any
+	at       string // where schema is in the document; "" when made here
 	required bool
 	desc     string
 	deprec   bool
@@ -375,10 +376,11 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 
 	refs := refSet{}
 	props := map[string]any{}
+	origin := ir.Origin{}
 	var required []any
 	taken := map[string]bool{}
 	pnames := ir.NewNamer()
-	addParam := func(p *ir.Param, schema map[string]any) {
+	addParam := func(p *ir.Param, schema map[string]any, at string) {
 		arg := p.Arg
 		if taken[arg] {
 			arg = string(p.In) + "_" + p.Arg
@@ -401,6 +403,9 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 			s["deprecated"] = true
 		}
 		props[arg] = s
+		if at != "" {
+			origin["/properties/"+esc(arg)] = at
+		}
 		if p.Required {
 			required = append(required, arg)
 		}
@@ -439,7 +444,7 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 			o.d.add("ignored-header", rp.at, "header parameter %q is set by the client (OpenAPI ignores it); skipped", name)
 			continue
 		}
-		schema := o.paramSchema(rp, refs)
+		schema, at := o.paramSchema(rp, refs)
 		p := &ir.Param{
 			Arg:        name,
 			Wire:       ir.WireName(name),
@@ -454,7 +459,7 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 			p.Description = asString(t["description"])
 		}
 		p.Style, p.Explode = o.style(rp, in)
-		addParam(p, schema)
+		addParam(p, schema, at)
 	}
 
 	var body []bodyParam
@@ -488,7 +493,7 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 		if b.whole {
 			p.In, p.Pointer = ir.InBodyWhole, "/requestBody"
 		}
-		addParam(p, b.schema)
+		addParam(p, b.schema, b.at)
 	}
 
 	input := ir.Schema{"type": "object", "properties": props, "additionalProperties": false}
@@ -501,9 +506,10 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 	}
 	if defs := o.closure(used); defs != nil {
 		input["$defs"] = defs
+		o.placeDefs(origin, defs)
 	}
-	tool.Input = input
-	tool.Output = o.output(op, opPtr)
+	tool.Input, tool.InputOrigin = input, origin
+	tool.Output, tool.OutputOrigin = o.output(op, opPtr)
 	return tool
 }
 
@@ -537,8 +543,9 @@ func (o *oas) security(op map[string]any) []string {
 	return out
 }
 
-// paramSchema is the walked schema of a path/query/header/cookie parameter.
-func (o *oas) paramSchema(rp rawParam, refs refSet) map[string]any {
+// paramSchema is the walked schema of a path/query/header/cookie parameter,
+// and where it is in the document ("" when it is made here).
+func (o *oas) paramSchema(rp rawParam, refs refSet) (map[string]any, string) {
 	if o.v2 {
 		s := map[string]any{}
 		for k, v := range rp.m {
@@ -550,16 +557,16 @@ func (o *oas) paramSchema(rp rawParam, refs refSet) map[string]any {
 		}
 		stripCollectionFormat(s)
 		o.walkAt(s, rp.ptr, refs)
-		return s
+		return s, rp.ptr
 	}
 	if sv, ok := rp.m["schema"]; ok {
 		s := asMap(sv)
 		if s == nil {
 			o.d.add("bad-schema", rp.ptr+"/schema", "parameter schema is not an object; taken as unconstrained")
-			return map[string]any{}
+			return map[string]any{}, ""
 		}
 		o.walk(s, rp.ptr+"/schema", refs)
-		return s
+		return s, rp.ptr + "/schema"
 	}
 	if content := asMap(rp.m["content"]); len(content) > 0 {
 		mt := bestMediaType(content, false)
@@ -567,13 +574,13 @@ func (o *oas) paramSchema(rp rawParam, refs refSet) map[string]any {
 		ptr := rp.ptr + "/content/" + esc(mt) + "/schema"
 		o.d.add("param-content", rp.ptr+"/content", "parameter %q is serialized as %s, which the runtime sends as JSON text; its schema is kept", asString(rp.m["name"]), mt)
 		if s == nil {
-			return map[string]any{}
+			return map[string]any{}, ""
 		}
 		o.walk(s, ptr, refs)
-		return s
+		return s, ptr
 	}
 	o.d.add("param-without-schema", rp.ptr, "parameter %q has no schema; taken as unconstrained", asString(rp.m["name"]))
-	return map[string]any{}
+	return map[string]any{}, ""
 }
 
 func stripCollectionFormat(s map[string]any) {
@@ -682,19 +689,20 @@ func (o *oas) body3(v any, ptr string, refs refSet) ([]bodyParam, string, bool) 
 // body builds the body parameters from the chosen media type's schema.
 func (o *oas) body(mt string, schema map[string]any, ptr string, required bool, desc string, refs refSet) ([]bodyParam, string, bool) {
 	if bodyRank(mt) == 6 {
-		s := map[string]any{"type": "string"}
+		s, at := map[string]any{"type": "string"}, ""
 		if schema != nil && schema["type"] == "string" {
-			s = schema
+			s, at = schema, ptr
 			o.walk(schema, ptr, refs)
 		}
 		if strings.Contains(strings.ToLower(mt), "octet-stream") && s["format"] == nil {
-			s = map[string]any{"type": "string", "format": "binary"}
+			s, at = map[string]any{"type": "string", "format": "binary"}, ""
 		}
 		o.d.add("body-content-type", ptr, "request body is only offered as %s; taken as one string parameter \"body\"", mt)
-		return []bodyParam{{wire: "body", schema: s, required: required, desc: desc, whole: true}}, mt, false
+		return []bodyParam{{wire: "body", schema: s, at: at, required: required, desc: desc, whole: true}}, mt, false
 	}
+	at := ptr
 	if schema == nil {
-		schema = map[string]any{}
+		schema, at = map[string]any{}, ""
 	}
 	o.walk(schema, ptr, refs)
 	if props, ok := o.spread(schema, ptr, required, refs); ok {
@@ -704,7 +712,7 @@ func (o *oas) body(mt string, schema map[string]any, ptr string, required bool, 
 		t, _ := o.target(schema, ptr)
 		desc = asString(t["description"])
 	}
-	return []bodyParam{{wire: "body", schema: schema, required: required, desc: desc, whole: true}}, mt, false
+	return []bodyParam{{wire: "body", schema: schema, at: at, required: required, desc: desc, whole: true}}, mt, false
 }
 
 // spread lists the top-level properties of an object body (a top-level
@@ -765,9 +773,9 @@ func (o *oas) spread(schema map[string]any, ptr string, bodyRequired bool, refs 
 		props := asMap(m.s["properties"])
 		req := stringSet(m.s["required"])
 		for _, name := range o.ord.keys(m.ptr+"/properties", props) {
-			ps := asMap(props[name])
+			ps, at := asMap(props[name]), m.ptr+"/properties/"+esc(name)
 			if ps == nil {
-				ps = map[string]any{}
+				ps, at = map[string]any{}, ""
 			}
 			t, _ := o.target(ps, m.ptr+"/properties/"+esc(name))
 			if asBool(ps["readOnly"]) || asBool(t["readOnly"]) {
@@ -777,7 +785,7 @@ func (o *oas) spread(schema map[string]any, ptr string, bodyRequired bool, refs 
 			if desc == "" {
 				desc = asString(t["description"])
 			}
-			bp := bodyParam{wire: name, schema: ps, required: bodyRequired && req[name], desc: desc, deprec: asBool(ps["deprecated"])}
+			bp := bodyParam{wire: name, schema: ps, at: at, required: bodyRequired && req[name], desc: desc, deprec: asBool(ps["deprecated"])}
 			if i, dup := seen[name]; dup {
 				bp.required = bp.required || out[i].required
 				out[i] = bp
@@ -823,8 +831,8 @@ func (o *oas) body2(op map[string]any, bodyRaw *rawParam, formData []rawParam, r
 				mt = "multipart/form-data"
 			}
 			name := asString(rp.m["name"])
-			s := o.paramSchema(rp, refs)
-			out = append(out, bodyParam{wire: name, schema: s, required: asBool(rp.m["required"]), desc: asString(rp.m["description"]), deprec: asBool(rp.m["deprecated"])})
+			s, at := o.paramSchema(rp, refs)
+			out = append(out, bodyParam{wire: name, schema: s, at: at, required: asBool(rp.m["required"]), desc: asString(rp.m["description"]), deprec: asBool(rp.m["deprecated"])})
 		}
 		if bodyRaw != nil {
 			o.d.add("bad-parameter", bodyRaw.at, "operation has both body and formData parameters; the body parameter is skipped")
@@ -850,8 +858,8 @@ func (o *oas) body2(op map[string]any, bodyRaw *rawParam, formData []rawParam, r
 }
 
 // output is the JSON schema of the first 2xx response that has one, with
-// its $defs, or nil.
-func (o *oas) output(op map[string]any, opPtr string) ir.Schema {
+// its $defs, and where it is in the document; or nil.
+func (o *oas) output(op map[string]any, opPtr string) (ir.Schema, ir.Origin) {
 	responses := asMap(op["responses"])
 	codes := make([]string, 0, len(responses))
 	for c := range responses {
@@ -899,10 +907,12 @@ func (o *oas) output(op map[string]any, opPtr string) ir.Schema {
 		refs := refSet{}
 		o.walk(schema, sPtr, refs)
 		out := maps.Clone(schema)
+		origin := ir.Origin{"": sPtr}
 		if defs := o.closure(refs); defs != nil {
 			out["$defs"] = defs
+			o.placeDefs(origin, defs)
 		}
-		return out
+		return out, origin
 	}
-	return nil
+	return nil, nil
 }

@@ -2,6 +2,8 @@ package parse
 
 import (
 	"maps"
+
+	"github.com/codemode-dev/codemode/ir"
 	"net/url"
 	"slices"
 	"strconv"
@@ -268,6 +270,18 @@ func (o *oas) closure(refs refSet) map[string]any {
 		}
 	}
 	return out
+}
+
+// placeDefs records in origin where each of a schema's $defs entries is in
+// the document.
+func (o *oas) placeDefs(origin ir.Origin, defs map[string]any) {
+	for name := range defs {
+		at, ok := o.synth[name]
+		if !ok {
+			at = o.defsPtr + "/" + esc(name)
+		}
+		origin["/$defs/"+esc(name)] = at
+	}
 }
 
 // target follows a schema's own rewritten $ref (to a $defs entry) and

@@ -209,18 +209,18 @@ func scanOrder(data []byte) order {
 	return out
 }
 
-// keyOrder resolves every recorded "properties" object in the decoded
-// document and keys the source order by the object's map, which the IR's
-// schemas share.
-func keyOrder(root any, o order) ir.KeyOrder {
-	ko := ir.KeyOrder{}
+// keyOrder is the service's ir.Order: the source order of every recorded
+// "properties" object of the decoded document (with more than one key), by
+// its pointer.
+func keyOrder(root any, o order) ir.Order {
+	ko := ir.Order{}
 	for ptr := range o {
 		if !strings.HasSuffix(ptr, "/properties") {
 			continue
 		}
 		cur, _ := lookup(root, ptr)
 		if m, ok := cur.(map[string]any); ok && len(m) > 1 {
-			ko.Set(m, o.keys(ptr, m))
+			ko[ptr] = o.keys(ptr, m)
 		}
 	}
 	return ko
