@@ -67,15 +67,15 @@ func (o *oas) body3(v any, ptr string, refs refSet) ([]bodyParam, string, bool) 
 	if rb == nil {
 		return nil, "", false
 	}
-	content := asMap(rb["content"])
+	b := readRequestBody(rb)
+	content := b.Content
 	if len(content) == 0 {
 		o.d.add("body-without-content", rbPtr, "request body has no content; no body parameter")
 		return nil, "", false
 	}
 	mt := bestMediaType(content, true)
 	sPtr := rbPtr + "/content/" + esc(mt) + "/schema"
-	schema := asMap(asMap(content[mt])["schema"])
-	return o.body(mt, schema, sPtr, asBool(rb["required"]), asString(rb["description"]), refs)
+	return o.body(mt, mediaSchema(content, mt), sPtr, b.Required, b.Description, refs)
 }
 
 // body builds the body parameters from the chosen media type's schema.
@@ -201,8 +201,8 @@ func (o *oas) spread(schema map[string]any, ptr string, bodyRequired bool, refs 
 
 // body2 builds the body of a Swagger 2.0 operation from its body or
 // formData parameters.
-func (o *oas) body2(op map[string]any, bodyRaw *rawParam, formData []rawParam, refs refSet) ([]bodyParam, string, bool) {
-	consumes := asSlice(op["consumes"])
+func (o *oas) body2(op operationObj, bodyRaw *rawParam, formData []rawParam, refs refSet) ([]bodyParam, string, bool) {
+	consumes := op.Consumes
 	if consumes == nil {
 		consumes = asSlice(o.doc["consumes"])
 	}
@@ -219,12 +219,11 @@ func (o *oas) body2(op map[string]any, bodyRaw *rawParam, formData []rawParam, r
 		}
 		var out []bodyParam
 		for _, rp := range formData {
-			if asString(rp.m["type"]) == "file" {
+			if rp.Type == "file" {
 				mt = "multipart/form-data"
 			}
-			name := asString(rp.m["name"])
 			s, at := o.paramSchema(rp, refs)
-			out = append(out, bodyParam{wire: name, schema: s, at: at, required: asBool(rp.m["required"]), desc: asString(rp.m["description"]), deprec: asBool(rp.m["deprecated"])})
+			out = append(out, bodyParam{wire: rp.Name, schema: s, at: at, required: rp.Required, desc: rp.Description, deprec: rp.Deprecated})
 		}
 		if bodyRaw != nil {
 			o.d.add("bad-parameter", bodyRaw.at, "operation has both body and formData parameters; the body parameter is skipped")
@@ -242,17 +241,17 @@ func (o *oas) body2(op map[string]any, bodyRaw *rawParam, formData []rawParam, r
 			mt = bestMediaType(content, false)
 		}
 	}
-	schema := asMap(bodyRaw.m["schema"])
+	schema := asMap(bodyRaw.Schema)
 	if schema == nil {
 		o.d.add("bad-parameter", bodyRaw.ptr, "body parameter has no schema; taken as unconstrained")
 	}
-	return o.body(mt, schema, bodyRaw.ptr+"/schema", asBool(bodyRaw.m["required"]), asString(bodyRaw.m["description"]), refs)
+	return o.body(mt, schema, bodyRaw.ptr+"/schema", bodyRaw.Required, bodyRaw.Description, refs)
 }
 
 // output is the JSON schema of the first 2xx response that has one, with
 // its $defs, and where it is in the document; or nil.
-func (o *oas) output(op map[string]any, opPtr string) (ir.Schema, ir.Origin) {
-	responses := asMap(op["responses"])
+func (o *oas) output(op operationObj, opPtr string) (ir.Schema, ir.Origin) {
+	responses := op.Responses
 	codes := make([]string, 0, len(responses))
 	for c := range responses {
 		if len(c) == 3 && c[0] == '2' {
@@ -271,7 +270,7 @@ func (o *oas) output(op map[string]any, opPtr string) (ir.Schema, ir.Origin) {
 		var schema map[string]any
 		var sPtr string
 		if o.v2 {
-			produces := asSlice(op["produces"])
+			produces := op.Produces
 			if produces == nil {
 				produces = asSlice(o.doc["produces"])
 			}
@@ -284,14 +283,14 @@ func (o *oas) output(op map[string]any, opPtr string) (ir.Schema, ir.Origin) {
 			if !json {
 				continue
 			}
-			schema, sPtr = asMap(resp["schema"]), rPtr+"/schema"
+			schema, sPtr = readResponse(resp).Schema, rPtr+"/schema"
 		} else {
-			content := asMap(resp["content"])
+			content := readResponse(resp).Content
 			mt := bestMediaType(content, false)
 			if r := bodyRank(mt); mt == "" || r > 2 && r != 5 {
 				continue
 			}
-			schema, sPtr = asMap(asMap(content[mt])["schema"]), rPtr+"/content/"+esc(mt)+"/schema"
+			schema, sPtr = mediaSchema(content, mt), rPtr+"/content/"+esc(mt)+"/schema"
 		}
 		if schema == nil {
 			continue

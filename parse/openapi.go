@@ -142,7 +142,7 @@ func (o *oas) service(opts Options) *ir.Service {
 				o.d.add("bad-operation", itemPtr+"/"+m, "operation is not an object; skipped")
 				continue
 			}
-			tool := o.operation(path, m, item, ptr, op, itemPtr+"/"+m, names)
+			tool := o.operation(path, m, readPathItem(item), ptr, readOperation(op), itemPtr+"/"+m, names)
 			if prev, dup := seen[string(tool.Wire)]; dup {
 				o.d.add("duplicate-tool", tool.Pointer, "operation %q is also defined at %s; both are kept, this one renamed", tool.Wire, prev)
 			}
@@ -190,19 +190,19 @@ func (o *oas) deref(v any, ptr string) (map[string]any, string) {
 	return nil, ptr
 }
 
-func (o *oas) operation(path, method string, item map[string]any, itemPtr string, op map[string]any, opPtr string, names *ir.Namer) *ir.Tool {
+func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, op operationObj, opPtr string, names *ir.Namer) *ir.Tool {
 	upper := strings.ToUpper(method)
-	wire := strings.TrimSpace(asString(op["operationId"]))
+	wire := strings.TrimSpace(op.OperationID)
 	if wire == "" {
 		wire = upper + " " + path
 	}
-	summary := strings.TrimSpace(asString(op["summary"]))
+	summary := strings.TrimSpace(op.Summary)
 	tool := &ir.Tool{
 		Wire:        ir.WireName(wire),
 		Py:          names.Name(wire),
 		Title:       summary,
-		Description: joinDoc(summary, asString(op["description"])),
-		Deprecated:  asBool(op["deprecated"]),
+		Description: joinDoc(summary, op.Description),
+		Deprecated:  op.Deprecated,
 		Pointer:     opPtr,
 		HTTP:        &ir.HTTPOp{Method: upper, Path: path},
 	}
@@ -215,14 +215,14 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 		tool.Annotations.Idempotent = true
 		tool.Annotations.Destructive = true
 	}
-	if cb := asMap(op["callbacks"]); len(cb) > 0 {
+	if cb := op.Callbacks; len(cb) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(cb)) {
 			o.d.add("callback-skipped", opPtr+"/callbacks/"+esc(k), "callback %q is a request the API sends, not an operation; skipped", k)
 		}
 	}
-	if op["servers"] != nil {
+	if op.HasServers {
 		o.d.add("operation-servers", opPtr+"/servers", "operation-level servers are not supported; the service's servers are used")
-	} else if item["servers"] != nil {
+	} else if item.HasServers {
 		o.d.add("operation-servers", itemPtr+"/servers", "path-level servers are not supported; the service's servers are used")
 	}
 	tool.HTTP.Security = o.security(op)
@@ -268,7 +268,7 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 	var formData []rawParam
 	var bodyRaw *rawParam
 	for _, rp := range o.params(item, itemPtr, op, opPtr) {
-		name, in := asString(rp.m["name"]), asString(rp.m["in"])
+		name, in := rp.Name, rp.In
 		switch in {
 		case "path", "query", "header", "cookie":
 		case "formData":
@@ -281,7 +281,7 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 			if o.v2 {
 				if bodyRaw != nil {
 					// Swagger 2.0 allows one body parameter per operation.
-					o.d.add("duplicate-body", rp.at, "a second body parameter %q; Swagger 2.0 allows one, the first (%q) is used", name, asString(bodyRaw.m["name"]))
+					o.d.add("duplicate-body", rp.at, "a second body parameter %q; Swagger 2.0 allows one, the first (%q) is used", name, bodyRaw.Name)
 					continue
 				}
 				rp := rp
@@ -302,11 +302,11 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 			Arg:        name,
 			Wire:       ir.WireName(name),
 			In:         ir.Location(in),
-			Required:   asBool(rp.m["required"]) || in == "path",
-			Deprecated: asBool(rp.m["deprecated"]),
+			Required:   rp.Required || in == "path",
+			Deprecated: rp.Deprecated,
 			Pointer:    "/parameters/" + in + "/" + esc(name),
 		}
-		p.Description = asString(rp.m["description"])
+		p.Description = rp.Description
 		if p.Description == "" {
 			t, _ := o.target(schema, rp.ptr+"/schema")
 			p.Description = asString(t["description"])
@@ -320,17 +320,17 @@ func (o *oas) operation(path, method string, item map[string]any, itemPtr string
 	var spread bool
 	if o.v2 {
 		body, bodyType, spread = o.body2(op, bodyRaw, formData, refs)
-	} else if op["requestBody"] != nil {
-		body, bodyType, spread = o.body3(op["requestBody"], opPtr+"/requestBody", refs)
+	} else if op.RequestBody != nil {
+		body, bodyType, spread = o.body3(op.RequestBody, opPtr+"/requestBody", refs)
 	}
 	tool.HTTP.BodyType, tool.HTTP.BodySpread = bodyType, spread
 	switch {
 	case o.v2 && len(formData) > 0:
 		tool.HTTP.BodyRequired = slices.ContainsFunc(body, func(b bodyParam) bool { return b.required })
 	case o.v2:
-		tool.HTTP.BodyRequired = bodyRaw != nil && asBool(bodyRaw.m["required"])
-	case op["requestBody"] != nil:
-		rb, _ := o.deref(op["requestBody"], opPtr+"/requestBody")
+		tool.HTTP.BodyRequired = bodyRaw != nil && bodyRaw.Required
+	case op.RequestBody != nil:
+		rb, _ := o.deref(op.RequestBody, opPtr+"/requestBody")
 		tool.HTTP.BodyRequired = asBool(rb["required"])
 	}
 	for _, b := range body {
@@ -380,13 +380,13 @@ func joinDoc(summary, desc string) string {
 }
 
 // security lists the scheme names an operation accepts (any one suffices).
-func (o *oas) security(op map[string]any) []string {
-	reqs, ok := op["security"]
-	if !ok {
-		reqs = o.doc["security"]
+func (o *oas) security(op operationObj) []string {
+	reqs := op.Security
+	if !op.HasSecurity {
+		reqs = asSlice(o.doc["security"])
 	}
 	var out []string
-	for _, r := range asSlice(reqs) {
+	for _, r := range reqs {
 		for _, name := range slices.Sorted(maps.Keys(asMap(r))) {
 			if !slices.Contains(out, name) {
 				out = append(out, name)

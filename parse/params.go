@@ -9,39 +9,40 @@ import (
 
 // rawParam is one parameter object after $ref resolution.
 type rawParam struct {
-	m   map[string]any
+	parameterObj
 	ptr string // where its definition is
 	at  string // where it is listed (for diagnostics about the listing)
 }
 
 // params merges path-item and operation parameters, the operation's
 // winning, in source order.
-func (o *oas) params(item map[string]any, itemPtr string, op map[string]any, opPtr string) []rawParam {
+func (o *oas) params(item pathItemObj, itemPtr string, op operationObj, opPtr string) []rawParam {
 	var out []rawParam
 	index := map[string]int{}
-	add := func(list any, base string) {
-		for i, p := range asSlice(list) {
+	add := func(list []any, base string) {
+		for i, p := range list {
 			at := base + "/parameters/" + strconv.Itoa(i)
 			m, ptr := o.deref(p, at)
 			if m == nil {
 				continue
 			}
-			name, in := asString(m["name"]), asString(m["in"])
+			rp := rawParam{readParameter(m), ptr, at}
+			name, in := rp.Name, rp.In
 			if name == "" || in == "" {
 				o.d.add("bad-parameter", at, "parameter has no name or no \"in\"; skipped")
 				continue
 			}
 			key := in + "\x00" + name
 			if j, ok := index[key]; ok {
-				out[j] = rawParam{m, ptr, at}
+				out[j] = rp
 				continue
 			}
 			index[key] = len(out)
-			out = append(out, rawParam{m, ptr, at})
+			out = append(out, rp)
 		}
 	}
-	add(item["parameters"], itemPtr)
-	add(op["parameters"], opPtr)
+	add(item.Parameters, itemPtr)
+	add(op.Parameters, opPtr)
 	return out
 }
 
@@ -61,8 +62,8 @@ func (o *oas) paramSchema(rp rawParam, refs refSet) (map[string]any, string) {
 		o.walkAt(s, rp.ptr, refs)
 		return s, rp.ptr
 	}
-	if sv, ok := rp.m["schema"]; ok {
-		s := asMap(sv)
+	if rp.HasSchema {
+		s := asMap(rp.Schema)
 		if s == nil {
 			o.d.add("bad-schema", rp.ptr+"/schema", "parameter schema is not an object; taken as unconstrained")
 			return map[string]any{}, ""
@@ -70,18 +71,18 @@ func (o *oas) paramSchema(rp rawParam, refs refSet) (map[string]any, string) {
 		o.walk(s, rp.ptr+"/schema", refs)
 		return s, rp.ptr + "/schema"
 	}
-	if content := asMap(rp.m["content"]); len(content) > 0 {
+	if content := rp.Content; len(content) > 0 {
 		mt := bestMediaType(content, false)
-		s := asMap(asMap(content[mt])["schema"])
+		s := mediaSchema(content, mt)
 		ptr := rp.ptr + "/content/" + esc(mt) + "/schema"
-		o.d.add("param-content", rp.ptr+"/content", "parameter %q is serialized as %s, which the runtime sends as JSON text; its schema is kept", asString(rp.m["name"]), mt)
+		o.d.add("param-content", rp.ptr+"/content", "parameter %q is serialized as %s, which the runtime sends as JSON text; its schema is kept", rp.Name, mt)
 		if s == nil {
 			return map[string]any{}, ""
 		}
 		o.walk(s, ptr, refs)
 		return s, ptr
 	}
-	o.d.add("param-without-schema", rp.ptr, "parameter %q has no schema; taken as unconstrained", asString(rp.m["name"]))
+	o.d.add("param-without-schema", rp.ptr, "parameter %q has no schema; taken as unconstrained", rp.Name)
 	return map[string]any{}, ""
 }
 
@@ -102,7 +103,7 @@ func stripCollectionFormat(s map[string]any) {
 func (o *oas) style(rp rawParam, in string) (string, *bool) {
 	t, f := true, false
 	if o.v2 {
-		switch cf := asString(rp.m["collectionFormat"]); cf {
+		switch cf := rp.CollectionFormat; cf {
 		case "multi":
 			return "form", &t
 		case "ssv":
@@ -113,14 +114,14 @@ func (o *oas) style(rp rawParam, in string) (string, *bool) {
 			o.d.add("unsupported-style", rp.ptr+"/collectionFormat", "collectionFormat \"tsv\" has no OpenAPI 3 style; sent comma-separated")
 		}
 		if in == "query" || in == "cookie" {
-			if asString(rp.m["type"]) == "array" {
+			if rp.Type == "array" {
 				return "form", &f
 			}
 			return "form", &t
 		}
 		return "simple", &f
 	}
-	style := asString(rp.m["style"])
+	style := rp.Style
 	if style == "" {
 		style = "simple"
 		if in == "query" || in == "cookie" {
@@ -128,8 +129,8 @@ func (o *oas) style(rp rawParam, in string) (string, *bool) {
 		}
 	}
 	explode := style == "form"
-	if e, ok := rp.m["explode"].(bool); ok {
-		explode = e
+	if rp.Explode != nil {
+		explode = *rp.Explode
 	}
 	return style, &explode
 }
