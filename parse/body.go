@@ -204,7 +204,7 @@ func (o *oas) spread(schema map[string]any, ptr string, bodyRequired bool, refs 
 func (o *oas) body2(op operationObj, bodyRaw *rawParam, formData []rawParam, refs refSet) ([]bodyParam, string, bool) {
 	consumes := op.Consumes
 	if consumes == nil {
-		consumes = asSlice(o.doc["consumes"])
+		consumes = o.top.Consumes
 	}
 	content := map[string]any{}
 	for _, c := range consumes {
@@ -272,7 +272,7 @@ func (o *oas) output(op operationObj, opPtr string) (ir.Schema, ir.Origin) {
 		if o.v2 {
 			produces := op.Produces
 			if produces == nil {
-				produces = asSlice(o.doc["produces"])
+				produces = o.top.Produces
 			}
 			json := len(produces) == 0
 			for _, p := range produces {

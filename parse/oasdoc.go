@@ -104,3 +104,52 @@ func readResponse(m map[string]any) responseObj {
 func mediaSchema(content map[string]any, mt string) map[string]any {
 	return asMap(asMap(content[mt])["schema"])
 }
+
+// documentObj is the top of an OpenAPI 3.x or Swagger 2.0 document.
+type documentObj struct {
+	Title, Description, Version string // info
+	Paths                       map[string]any
+	PathsNotObject              bool // "paths" is given but is no object
+	Webhooks                    map[string]any
+	Servers                     []any // 3.x
+	Host, BasePath              string
+	Schemes                     []any // 2.0
+	Security                    []any
+	Consumes, Produces          []any          // 2.0
+	SecuritySchemes             map[string]any // components.securitySchemes (3.x), securityDefinitions (2.0)
+}
+
+func readDocument(m map[string]any, v2 bool) documentObj {
+	info := asMap(m["info"])
+	d := documentObj{
+		Title: asString(info["title"]), Description: asString(info["description"]), Version: asString(info["version"]),
+		Paths: asMap(m["paths"]), Webhooks: asMap(m["webhooks"]), Servers: asSlice(m["servers"]),
+		Host: asString(m["host"]), BasePath: asString(m["basePath"]), Schemes: asSlice(m["schemes"]),
+		Security: asSlice(m["security"]), Consumes: asSlice(m["consumes"]), Produces: asSlice(m["produces"]),
+		SecuritySchemes: asMap(asMap(m["components"])["securitySchemes"]),
+	}
+	d.PathsNotObject = d.Paths == nil && m["paths"] != nil
+	if v2 {
+		d.SecuritySchemes = asMap(m["securityDefinitions"])
+	}
+	return d
+}
+
+// serverObj is a Server Object.
+type serverObj struct {
+	URL       string
+	Variables map[string]any // name → Server Variable Object
+}
+
+func readServer(m map[string]any) serverObj {
+	return serverObj{URL: asString(m["url"]), Variables: asMap(m["variables"])}
+}
+
+// securitySchemeObj is a Security Scheme Object.
+type securitySchemeObj struct {
+	Type, Scheme, In, Name string
+}
+
+func readSecurityScheme(m map[string]any) securitySchemeObj {
+	return securitySchemeObj{Type: asString(m["type"]), Scheme: asString(m["scheme"]), In: asString(m["in"]), Name: asString(m["name"])}
+}

@@ -13,15 +13,14 @@ import (
 
 func (o *oas) servers() []string {
 	if o.v2 {
-		host := asString(o.doc["host"])
-		base := asString(o.doc["basePath"])
+		host, base := o.top.Host, o.top.BasePath
 		if host == "" {
 			if base == "" {
 				return nil
 			}
 			return []string{base}
 		}
-		schemes := asSlice(o.doc["schemes"])
+		schemes := o.top.Schemes
 		if len(schemes) == 0 {
 			schemes = []any{"https"}
 		}
@@ -32,15 +31,15 @@ func (o *oas) servers() []string {
 		return out
 	}
 	var out []string
-	for i, s := range asSlice(o.doc["servers"]) {
-		sm := asMap(s)
-		u := asString(sm["url"])
+	for i, s := range o.top.Servers {
+		srv := readServer(asMap(s))
+		u := srv.URL
 		if u == "" {
 			o.d.add("bad-server", "/servers/"+strconv.Itoa(i), "server has no url; skipped")
 			continue
 		}
-		for name, v := range asMap(sm["variables"]) {
-			def := asMap(v)["default"]
+		for _, name := range slices.Sorted(maps.Keys(srv.Variables)) {
+			def := asMap(srv.Variables[name])["default"]
 			if def == nil {
 				o.d.add("bad-server", "/servers/"+strconv.Itoa(i)+"/variables/"+esc(name), "server variable %q has no default; left in the URL", name)
 				continue
@@ -69,26 +68,24 @@ func scalarString(v any) string {
 }
 
 func (o *oas) securitySchemes() []ir.SecurityScheme {
-	var defs map[string]any
-	base := "/components/securitySchemes"
+	defs, base := o.top.SecuritySchemes, "/components/securitySchemes"
 	if o.v2 {
-		defs, base = asMap(o.doc["securityDefinitions"]), "/securityDefinitions"
-	} else {
-		defs = asMap(asMap(o.doc["components"])["securitySchemes"])
+		base = "/securityDefinitions"
 	}
 	var out []ir.SecurityScheme
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		ptr := base + "/" + esc(name)
-		s, _ := o.deref(defs[name], ptr)
-		if s == nil {
+		m, _ := o.deref(defs[name], ptr)
+		if m == nil {
 			continue
 		}
+		s := readSecurityScheme(m)
 		sc := ir.SecurityScheme{Name: name}
-		switch t := asString(s["type"]); t {
+		switch t := s.Type; t {
 		case "basic":
 			sc.Type = "basic"
 		case "http":
-			switch scheme := strings.ToLower(asString(s["scheme"])); scheme {
+			switch scheme := strings.ToLower(s.Scheme); scheme {
 			case "bearer", "basic":
 				sc.Type = scheme
 			default:
@@ -96,7 +93,7 @@ func (o *oas) securitySchemes() []ir.SecurityScheme {
 				sc.Type = "http"
 			}
 		case "apiKey":
-			sc.Type, sc.In, sc.Header = "apiKey", asString(s["in"]), asString(s["name"])
+			sc.Type, sc.In, sc.Header = "apiKey", s.In, s.Name
 		case "oauth2", "openIdConnect":
 			sc.Type = t
 		default:

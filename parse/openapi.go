@@ -75,6 +75,7 @@ func OpenAPI(name string, data []byte, opts Options) (*ir.Service, error) {
 	default:
 		return nil, errorf(name, "not an OpenAPI document: \"openapi\" is not a string")
 	}
+	o.top = readDocument(root, o.v2)
 	svc := o.service(opts)
 	svc.Source = ir.Source{Kind: ir.SourceOpenAPI, File: name, Digest: digest(data)}
 	svc.Order = keyOrder(doc, ord)
@@ -84,7 +85,8 @@ func OpenAPI(name string, data []byte, opts Options) (*ir.Service, error) {
 // oas is one OpenAPI document being compiled.
 type oas struct {
 	file    string
-	doc     map[string]any
+	doc     map[string]any // the decoded document, which $refs point into
+	top     documentObj
 	ord     order
 	v2      bool
 	d       *diags
@@ -97,22 +99,21 @@ type oas struct {
 var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
 func (o *oas) service(opts Options) *ir.Service {
-	info := asMap(o.doc["info"])
 	svc := &ir.Service{
-		Name:        serviceName(opts, baseName(o.file), asString(info["title"])),
-		Title:       asString(info["title"]),
-		Description: asString(info["description"]),
-		Version:     asString(info["version"]),
+		Name:        serviceName(opts, baseName(o.file), o.top.Title),
+		Title:       o.top.Title,
+		Description: o.top.Description,
+		Version:     o.top.Version,
 		Servers:     o.servers(),
 		Security:    o.securitySchemes(),
 	}
-	if wh := asMap(o.doc["webhooks"]); len(wh) > 0 {
+	if wh := o.top.Webhooks; len(wh) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(wh)) {
 			o.d.add("webhook-skipped", "/webhooks/"+esc(k), "webhook %q is a request the API sends, not an operation; skipped", k)
 		}
 	}
-	paths := asMap(o.doc["paths"])
-	if paths == nil && o.doc["paths"] != nil {
+	paths := o.top.Paths
+	if o.top.PathsNotObject {
 		o.d.add("bad-paths", "/paths", "\"paths\" is not an object")
 	}
 	names := ir.NewNamer()
@@ -383,7 +384,7 @@ func joinDoc(summary, desc string) string {
 func (o *oas) security(op operationObj) []string {
 	reqs := op.Security
 	if !op.HasSecurity {
-		reqs = asSlice(o.doc["security"])
+		reqs = o.top.Security
 	}
 	var out []string
 	for _, r := range reqs {
