@@ -62,20 +62,23 @@ func bestMediaType(content map[string]any, forms bool) string {
 	return best
 }
 
-func (o *oas) body3(v any, ptr string, refs refSet) ([]bodyParam, string, bool) {
+// body3 builds the body parameters of a 3.x request body (v is the object
+// or its $ref) and says whether the body is required.
+func (o *oas) body3(v any, ptr string, refs refSet) (params []bodyParam, mt string, spread, required bool) {
 	rb, rbPtr := o.deref(v, ptr)
 	if rb == nil {
-		return nil, "", false
+		return nil, "", false, false
 	}
 	b := readRequestBody(rb)
 	content := b.Content
 	if len(content) == 0 {
 		o.d.add("body-without-content", rbPtr, "request body has no content; no body parameter")
-		return nil, "", false
+		return nil, "", false, b.Required
 	}
-	mt := bestMediaType(content, true)
+	mt = bestMediaType(content, true)
 	sPtr := rbPtr + "/content/" + esc(mt) + "/schema"
-	return o.body(mt, mediaSchema(content, mt), sPtr, b.Required, b.Description, refs)
+	params, mt, spread = o.body(mt, mediaSchema(content, mt), sPtr, b.Required, b.Description, refs)
+	return params, mt, spread, b.Required
 }
 
 // body builds the body parameters from the chosen media type's schema.

@@ -318,11 +318,11 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 
 	var body []bodyParam
 	var bodyType string
-	var spread bool
+	var spread, bodyRequired bool
 	if o.v2 {
 		body, bodyType, spread = o.body2(op, bodyRaw, formData, refs)
 	} else if op.RequestBody != nil {
-		body, bodyType, spread = o.body3(op.RequestBody, opPtr+"/requestBody", refs)
+		body, bodyType, spread, bodyRequired = o.body3(op.RequestBody, opPtr+"/requestBody", refs)
 	}
 	tool.HTTP.BodyType, tool.HTTP.BodySpread = bodyType, spread
 	switch {
@@ -330,9 +330,8 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 		tool.HTTP.BodyRequired = slices.ContainsFunc(body, func(b bodyParam) bool { return b.required })
 	case o.v2:
 		tool.HTTP.BodyRequired = bodyRaw != nil && bodyRaw.Required
-	case op.RequestBody != nil:
-		rb, _ := o.deref(op.RequestBody, opPtr+"/requestBody")
-		tool.HTTP.BodyRequired = asBool(rb["required"])
+	default:
+		tool.HTTP.BodyRequired = bodyRequired
 	}
 	for _, b := range body {
 		p := &ir.Param{

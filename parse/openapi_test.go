@@ -587,3 +587,22 @@ func TestServerVariablesReportedInNameOrder(t *testing.T) {
 		t.Errorf("servers = %q", svc.Servers)
 	}
 }
+
+// TestUnresolvedRequestBodyReportedOnce: a request body $ref that does not
+// resolve was followed twice (for the parameters, then for "required") and
+// so reported twice.
+func TestUnresolvedRequestBodyReportedOnce(t *testing.T) {
+	doc := `{"openapi":"3.0.0","info":{"title":"t","version":"1"},"paths":{"/x":{"post":{"requestBody":{"$ref":"#/components/requestBodies/nope"},"responses":{}}}}}`
+	svc, err := OpenAPI("rb.json", []byte(doc), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range svc.Diagnostics {
+		got = append(got, d.String())
+	}
+	want := `warning: rb.json#/paths/~1x/post/requestBody: $ref "#/components/requestBodies/nope" does not resolve; skipped [unresolved-ref]`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("diagnostics = %q, want [%s]", got, want)
+	}
+}
