@@ -27,6 +27,8 @@ test: tools
 	go test -run '^$$' -fuzz '^FuzzMCP$$' -fuzztime 10s ./parse
 	go test -run '^$$' -fuzz '^FuzzOpenAPI$$' -fuzztime 10s ./parse
 	go test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime 10s ./pack
+	go test -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime 10s ./runtime/monty
+	go test -run '^$$' -fuzz '^FuzzToRE2$$' -fuzztime 10s ./validate
 	go test -count=1 ./...
 
 # make bench: token economy on the ops lab, compile speed beside peers and

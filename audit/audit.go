@@ -266,7 +266,7 @@ func (l *Log) appendLocked(size int64, events ...runtime.Event) error {
 }
 
 func breakEvent(msg string) runtime.Event {
-	return runtime.Event{Time: time.Now().UTC(), Kind: "break", Status: "broken", Message: msg}
+	return runtime.Event{Time: time.Now().UTC(), Kind: "break", Status: runtime.StatusBroken, Message: msg}
 }
 
 // undo cuts a failed append (a part of it may have been written) off the

@@ -11,8 +11,14 @@
 // format can add more (ReadProposals).
 //
 // Every proposal carries its evidence, a verbatim span of the description,
-// and goes through Verify: the evidence must occur in the source, and the
-// change may only narrow what the original schema accepts. Run applies the
+// and goes through Verify: the evidence must occur in the source and be
+// about this parameter (not a code-quoted other name), the change may only
+// narrow what the original schema accepts, a hard constraint may not come
+// from a hedged clause ("by default", "configurable", "unless ..."), and
+// every value the source itself gives for the parameter (its default,
+// example(s), existing enum, values quoted after "e.g." or "for example")
+// must still satisfy the enriched schema; otherwise the proposal is
+// rejected with that value as the reason. Run applies the
 // accepted proposals to each tool's Input (keeping the untouched schema in
 // Original) and returns one Decision per proposal, accepted or rejected with
 // its reason; WriteLog writes them as JSON lines and Explain prints them for
@@ -20,6 +26,10 @@
 //
 // The rules are linguistic patterns, not lists of known tools: they must
 // hold on schemas never seen before, so they prefer missing a constraint to
-// inventing one (open lists, conditional requiredness, alternatives and
-// behaviour-of-omission sentences are deliberately left alone).
+// inventing one (open lists, conditional requiredness, alternatives,
+// lists of formats or syntaxes, templates, defaults that depend on another
+// parameter and behaviour-of-omission sentences are deliberately left
+// alone). Markdown emphasis is read as quoting ("**true**" as "`true`"),
+// and a sign rule ("+/-", "prefix with `-` for descending") gives the
+// listed values with their signs, never the bare list.
 package enrich

@@ -208,7 +208,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo) ([]De
 			walkNested(t.Input, view, ptr, p.Required, map[string]bool{}, 0, &targets, &cut)
 			if cut != "" {
 				svc.Diagnostics = append(svc.Diagnostics, ir.Diagnostic{
-					Code: "enrich-too-deep", File: sourceFile(svc.Source), Pointer: t.Pointer + "/inputSchema" + cut,
+					Code: ir.DiagEnrichTooDeep, File: sourceFile(svc.Source), Pointer: t.Pointer + "/inputSchema" + cut,
 					Message: fmt.Sprintf("parameters nested deeper than %d levels (or more than %d of them) are not enriched", maxNestedDepth, maxNestedTargets),
 				})
 			}

@@ -7,7 +7,9 @@ import (
 
 var (
 	// "If 'true', ...", "When true: ..." — the parameter used as a flag.
-	flagTrueRe  = regexp.MustCompile("(?i)\\b(?:if|when)\\s+[`'\"]?(true|yes)[`'\"]?\\s*[,:]")
+	flagTrueRe = regexp.MustCompile("(?i)\\b(?:if|when)\\s+(?:set to\\s+)?[`'\"]?(true|yes)[`'\"]?\\s*[,:]|\\bset (?:it |this |this parameter )?to [`'\"]?(true|yes)[`'\"]?\\s+to\\b")
+	// quotedAnyRe: a quoted token anywhere.
+	quotedAnyRe = regexp.MustCompile("[`'\"]([^`'\"\\s]+)[`'\"]")
 	flagFalseRe = regexp.MustCompile("(?i)\\b(?:if|when)\\s+[`'\"]?(false|no)[`'\"]?\\s*[,:]|\\bdefaults? (?:to|is)\\s+[`'\"](false|no)[`'\"]|[`'\"](false|no)[`'\"]")
 	pairRe      = regexp.MustCompile("(?i)[`'\"]?\\b(true|yes)\\b[`'\"]?\\s*(?:/|\\bor\\b|\\|)\\s*[`'\"]?\\b(false|no)\\b[`'\"]?")
 	boolOpenRe  = regexp.MustCompile(`(?i)\bany value\b|\bany of the following\b|\bfor example\b|\be\.g\.`)
@@ -37,7 +39,11 @@ func (c *ctx) boolStringRule(prior []Proposal) []Proposal {
 		return []any{"true", "false"}
 	}
 	if m := flagTrueRe.FindStringSubmatchIndex(c.desc); m != nil {
-		t := strings.ToLower(c.desc[m[2]:m[3]])
+		g := 2
+		if m[g] < 0 {
+			g = 4
+		}
+		t := strings.ToLower(c.desc[m[g]:m[g+1]])
 		for _, f := range flagFalseRe.FindAllStringSubmatchIndex(c.desc, -1) {
 			fw := ""
 			for g := 2; g+1 < len(f); g += 2 {
@@ -53,6 +59,17 @@ func (c *ctx) boolStringRule(prior []Proposal) []Proposal {
 				lo, hi = f[0], m[1]
 			}
 			return []Proposal{c.proposal(KindBoolString, RuleBoolString, span{lo, hi}, map[string]any{"enum": words(t)})}
+		}
+		// "When true, ..." alone, on a string that names no other value:
+		// the string is a flag.
+		other := false
+		for _, q := range quotedAnyRe.FindAllStringSubmatch(c.desc, -1) {
+			if !boolWords[strings.ToLower(q[1])] {
+				other = true
+			}
+		}
+		if !other && !strings.Contains(strings.ToLower(c.desc), " or ") {
+			return []Proposal{c.proposal(KindBoolString, RuleBoolString, span{m[0], m[1]}, map[string]any{"enum": words(t)})}
 		}
 	}
 	for _, m := range pairRe.FindAllStringSubmatchIndex(c.desc, -1) {

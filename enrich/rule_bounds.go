@@ -24,7 +24,9 @@ type boundIntro struct {
 
 var boundIntros = []boundIntro{
 	{regexp.MustCompile(`(?i)\b(?:max(?:imum)?(?:\s+(?:value|size|length|limit|count))?(?:\s+(?:is|of))?\s*[:=]?|at most|up to|no more than|not more than|no greater than|not greater than|no larger than|(?:must|can|may|should|shall) not (?:exceed|be (?:more|greater|larger|longer) than)|cannot exceed|can't exceed|(?:less|smaller|lower|fewer|shorter)(?: than)? or(?: equal)?(?: to)?)\s*`), bMax},
+	{regexp.MustCompile(`(?i)\b(?:capped at|limited to|limit(?:ed)? of|(?:up to )?a maximum of|not to exceed|must not be above)\s*`), bMax},
 	{regexp.MustCompile(`(?:<=|≤)\s*`), bMax},
+	{regexp.MustCompile(`(?i)\b(?:starting (?:at|from)|starts (?:at|from)|(?:up )?from a minimum of|a minimum of)\s*`), bMin},
 	{regexp.MustCompile(`(?i)\b(?:less|smaller|lower|fewer|shorter) than\s+`), bExMax},
 	{regexp.MustCompile(`(?i)\b(?:min(?:imum)?(?:\s+(?:value|size|length|count))?(?:\s+(?:is|of))?\s*[:=]?|at least|no less than|no fewer than|not less than|(?:greater|larger|more|higher|longer)(?: than)? or(?: equal)?(?: to)?)\s*`), bMin},
 	{regexp.MustCompile(`(?:>=|≥)\s*`), bMin},
@@ -35,9 +37,13 @@ var (
 	betweenRe = regexp.MustCompile(`(?i)\b(between|from|range(?:s)? from|ranges? between)\s+`)
 	// dashRangeRe: "(1-10)", "be 3–12", "Values: 2000-10000".
 	dashRangeRe = regexp.MustCompile("(?i)(?:\\(|\\b(?:be|is|values?:?|range:?)\\s+)`?(\\d+(?:\\.\\d+)?)`?\\s*[-–]\\s*`?(\\d+(?:\\.\\d+)?)`?")
-	nonNegRe    = regexp.MustCompile(`(?i)\bnon-?negative\b|\bnot negative\b|\bzero or (?:greater|more|positive)\b|\bgreater than or equal to zero\b`)
-	positiveRe  = regexp.MustCompile(`(?i)\b(?:positive (?:integer|int|number|float|decimal|value|amount|figure|whole number|real number)|(?:must|should) be positive|strictly positive)\b`)
-	nonEmptyRe  = regexp.MustCompile(`(?i)\b(?:cannot|can ?not|must not|may not|should not|can't) be empty\b|\bnon-?empty\b|\bmust not be blank\b`)
+	// orFewerRe: "<n> <unit> or fewer|less|more".
+	orFewerRe = regexp.MustCompile(`(?i)\b(\d+)(\s+[a-z]+(?:\s+[a-z]+)?)?\s+or\s+(fewer|less|shorter|below|more|greater|longer|above)\b`)
+	// toRangeRe: "Display name, 3 to 40 characters", "(1 to 10)", "be 2 to 5".
+	toRangeRe  = regexp.MustCompile("(?i)(?:\\(|,\\s+|\\b(?:be|is|of|values?:?|range:?)\\s+)`?(\\d+)`?\\s+to\\s+`?(\\d+)`?\\b")
+	nonNegRe   = regexp.MustCompile(`(?i)\bnon-?negative\b|\bnot negative\b|\bzero or (?:greater|more|positive)\b|\bgreater than or equal to zero\b`)
+	positiveRe = regexp.MustCompile(`(?i)\b(?:positive (?:integer|int|number|float|decimal|value|amount|figure|whole number|real number)|(?:must|should) be positive|strictly positive)\b`)
+	nonEmptyRe = regexp.MustCompile(`(?i)\b(?:cannot|can ?not|must not|may not|should not|can't) be empty\b|\bnon-?empty\b|\bmust not be blank\b`)
 )
 
 var charUnits = map[string]bool{"characters": true, "character": true, "chars": true, "char": true, "letters": true, "letter": true, "digits": true, "digit": true, "symbols": true}
@@ -112,7 +118,15 @@ func (c *ctx) rawBoundHits() []boundHit {
 		for _, m := range bi.re.FindAllStringIndex(d, -1) {
 			v, n, ok := readNumber(d[m[1]:])
 			if !ok {
-				continue
+				// A number word only after a maximum ("up to six"): "at
+				// least one letter", "more than two intervals" count
+				// other things.
+				if bi.dir != bMax {
+					continue
+				}
+				if v, n, ok = readNumberWord(d[m[1]:]); !ok {
+					continue
+				}
 			}
 			end := m[1] + n
 			if strings.HasPrefix(d[end:], "–") {
@@ -161,6 +175,30 @@ func (c *ctx) rawBoundHits() []boundHit {
 		}
 		u := unitWords(d, i)
 		hits = append(hits, boundHit{bMin, lo, span{m[0], i}, u, RuleRange}, boundHit{bMax, hi, span{m[0], i}, u, RuleRange})
+	}
+	// "100 characters or fewer", "3 items or more": the bound after the
+	// number.
+	for _, m := range orFewerRe.FindAllStringSubmatchIndex(d, -1) {
+		if m[0] > 0 && (isWordByte(d[m[0]-1]) || d[m[0]-1] == '.' || d[m[0]-1] == '-') {
+			continue
+		}
+		dir := bMax
+		if w := strings.ToLower(d[m[6]:m[7]]); w == "more" || w == "greater" || w == "longer" || w == "above" {
+			dir = bMin
+		}
+		var u []string
+		if m[4] >= 0 {
+			u = wordsAfter(d[m[4]:m[5]], 3)
+		}
+		hits = append(hits, boundHit{dir, normNumber(d[m[2]:m[3]]), span{m[0], m[1]}, u, RuleRange})
+	}
+	for _, m := range toRangeRe.FindAllStringSubmatchIndex(d, -1) {
+		lo, hi := normNumber(d[m[2]:m[3]]), normNumber(d[m[4]:m[5]])
+		if !numLess(lo, hi) {
+			continue
+		}
+		u := unitWords(d, m[1])
+		hits = append(hits, boundHit{bMin, lo, span{m[2], m[1]}, u, RuleRange}, boundHit{bMax, hi, span{m[2], m[1]}, u, RuleRange})
 	}
 	for _, m := range dashRangeRe.FindAllStringSubmatchIndex(d, -1) {
 		end := m[1]
@@ -241,7 +279,7 @@ func (c *ctx) boundsRule() []Proposal {
 			if str && !hasCharUnit(h.unit) {
 				continue
 			}
-			if arr && (hasCharUnit(h.unit) || hasNonNumericUnit(h.unit)) {
+			if arr && (hasCharUnit(h.unit) || hasNonNumericUnit(h.unit) || c.aboutEachItem(h)) {
 				continue
 			}
 			f, err := h.val.Float64()
@@ -342,4 +380,37 @@ func (c *ctx) boundsRule() []Proposal {
 		out = append(out, c.proposal(kind, g.rule, g.ev, g.to))
 	}
 	return out
+}
+
+var numberWords = map[string]int64{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "fifty": 50, "hundred": 100}
+
+// readNumberWord reads a number written as a word ("six") at the start of
+// s.
+func readNumberWord(s string) (json.Number, int, bool) {
+	w, n, ok := readIdent(s)
+	if !ok {
+		return "", 0, false
+	}
+	v, ok := numberWords[strings.ToLower(w)]
+	if !ok {
+		return "", 0, false
+	}
+	return json.Number(strconv.FormatInt(v, 10)), n, true
+}
+
+// aboutEachItem says whether an array bound counts something inside each
+// item rather than the items: "Each team may have up to 10 members" on a
+// list of teams. A count of the parameter's own noun ("Each slice may
+// include a maximum of 100 ports" on ports) is kept.
+func (c *ctx) aboutEachItem(h boundHit) bool {
+	sent := strings.ToLower(strings.TrimSpace(c.sentenceText(h.ev.start)))
+	if !strings.HasPrefix(sent, "each ") && !strings.HasPrefix(sent, "every ") && !strings.HasPrefix(sent, "per ") {
+		return false
+	}
+	if len(h.unit) == 0 {
+		return true
+	}
+	name := strings.ToLower(c.name)
+	u := h.unit[0]
+	return !(u == name || strings.TrimSuffix(u, "s") == strings.TrimSuffix(name, "s"))
 }

@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"encoding/json"
 	"regexp"
 	"sort"
 	"strings"
@@ -30,7 +31,7 @@ var (
 	// tailRe: where a condition starts inside a value phrase.
 	tailRe = regexp.MustCompile(`(?i)\s+(?:if|unless|when|whenever|except|depending|in case)\b`)
 	// runtimeCueRe: the value comes from state the caller cannot see.
-	runtimeCueRe = regexp.MustCompile(`(?i)\b(?:current|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default)\b|\bIP\b`)
+	runtimeCueRe = regexp.MustCompile(`(?i)\b(?:current|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default|looked up|taken from|read from|fetched|assumed|account|token|credentials)\b|\bIP\b`)
 	authCueRe    = regexp.MustCompile(`(?i)\b(?:authenticated|unauthenticated|keyless|logged[- ]in|signed[- ]in|anonymous)\b`)
 	relTimeRe    = regexp.MustCompile(`(?i)^\S+\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|ms|milliseconds?)\s+(?:from|after|before|since|ago|prior)\b|\bago\b|\bfrom now\b`)
 	nonValueRe   = regexp.MustCompile(`(?i)^(?:everything|all|nothing|none|empty|null|nil|unset|unlimited|infinite|any|no limit|n/a)\b|^\[`)
@@ -39,6 +40,22 @@ var (
 	usedBeforeRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|will be)\s+used$`)
 	usesRe       = regexp.MustCompile(`(?i)^(?:then\s+)?(?:(?:it|the [\w-]+)\s+)?uses?\s+(.+)$`)
 	otherwiseRe  = regexp.MustCompile(`(?i)\botherwise,?\s+([^.;]+)`)
+	// selfValueRe: "`size` is `30`", "the limit is 50".
+	selfValueRe = regexp.MustCompile("^(?:the\\s+)?(`[^`]+`|[\\w-]+)\\s+(?:is|will be|becomes)\\s+(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?|true|false)$")
+	// bulletDefaultRe: a value bullet marked as the default.
+	bulletDefaultRe = regexp.MustCompile("(?m)^[ \\t]*[-*•][ \\t]+(`[^`\\n]+`|'[^'\\n]+'|\"[^\"\\n]+\")[ \\t]*(?::|[-–—])[^\\n]*\\(default\\)[ \\t.]*$")
+	// otherParamCondRe: a condition naming a code-quoted name or value.
+	otherParamCondRe = regexp.MustCompile("`[^`]+`|=")
+	// behaviourRe: what happens when the parameter is left out, not which
+	// value it takes ("the current value is returned and nothing is
+	// changed", "all items are listed").
+	behaviourRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b`)
+	// scopedRe: a literal default that holds for one case only ("2 for
+	// directories and 0 for files").
+	scopedRe = regexp.MustCompile(`(?i)^(?:for|when|if|unless|except)\b`)
+	// fallbackRe: "otherwise png" - a conditional default with a literal
+	// fallback.
+	fallbackRe   = regexp.MustCompile("(?i)\\botherwise,?\\s+(?:[`'\"][^`'\"]+[`'\"]|[\\w.-]+)\\s*[.;]?\\s*$")
 	literalBefRe = regexp.MustCompile("(?i)(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?)(?:\\s+[a-z]+)?\\s+$")
 )
 
@@ -113,6 +130,12 @@ func (c *ctx) classify(phrase, sentence string) (valueKind, any) {
 	if core == "" {
 		return vkNone, nil
 	}
+	// A default that depends on another parameter's value ("`read` unless
+	// `path` is a directory", "true if `resourceVersion=\"\"`") is not one
+	// the caller cannot see: it is left alone.
+	if conditional && otherParamCondRe.MatchString(phrase[len(core):]) {
+		return vkNone, nil
+	}
 	// "now", "today" name the time of the call.
 	if w := strings.Trim(core, "`'\"“”"); strings.EqualFold(w, "now") || strings.EqualFold(w, "today") {
 		return vkRuntime, nil
@@ -131,6 +154,12 @@ func (c *ctx) classify(phrase, sentence string) (valueKind, any) {
 			return vkRuntime, nil
 		}
 		return vkNone, nil
+	}
+	if c.typ == "array" && strings.HasPrefix(core, "[") {
+		var arr []any
+		if err := json.Unmarshal([]byte(strings.Trim(core, "`")), &arr); err == nil && !conditional {
+			return vkStatic, arr
+		}
 	}
 	if nonValueRe.MatchString(core) {
 		return vkNone, nil
@@ -166,7 +195,7 @@ func (c *ctx) literal(core string) (any, bool) {
 			return nil, false
 		}
 		rest := strings.TrimSpace(core[n:])
-		if rest != "" && !regexp.MustCompile(`^[a-zA-Z][\w ]*$`).MatchString(rest) {
+		if rest != "" && !regexp.MustCompile(`^[a-zA-Z][\w ]*$`).MatchString(rest) || scopedRe.MatchString(rest) {
 			return nil, false
 		}
 		text, isNum = string(num), true
@@ -262,6 +291,13 @@ func (c *ctx) defaultRules() []Proposal {
 			hits = append(hits, defaultHit{vkStatic, v, span{m[0], m[1]}})
 		}
 	}
+	// A bullet that describes one value and ends "(default)": "- `none`:
+	// no access (default)".
+	for _, m := range bulletDefaultRe.FindAllStringSubmatchIndex(d, -1) {
+		if v, ok := c.literal(d[m[2]:m[3]]); ok {
+			hits = append(hits, defaultHit{vkStatic, v, span{m[2], m[1]}})
+		}
+	}
 	for _, m := range byDefaultRe.FindAllStringSubmatchIndex(d, -1) {
 		if v, ok := c.literal(d[m[2]:m[3]]); ok {
 			hits = append(hits, defaultHit{vkStatic, v, span{m[2], m[1]}})
@@ -315,21 +351,15 @@ func (c *ctx) defaultSubjectOK(at int) bool {
 		return true
 	}
 	subj := c.desc[s.start:at]
-	for i := 0; i < len(subj); i++ {
-		if subj[i] != '`' {
-			continue
-		}
-		j := strings.IndexByte(subj[i+1:], '`')
-		if j < 0 {
-			break
-		}
-		if name := subj[i+1 : i+1+j]; name != c.name && !strings.Contains(strings.ToLower(subj), "if ") {
-			return false
-		}
-		i += j + 1
+	if m := otherSubjectRe.FindStringSubmatch(subj); m != nil && m[1] != c.name {
+		return false
 	}
 	return true
 }
+
+// otherSubjectRe: a backticked name right before the default phrase is its
+// subject ("the `per_page` defaults to", "The `limit` parameter defaults to").
+var otherSubjectRe = regexp.MustCompile("`([^`]+)`\\s*(?:(?:parameter|field|option|argument|property|flag|setting|value)\\s*)?(?:also\\s*|then\\s*|always\\s*)?(?:is\\s*|will\\s*|,\\s*|[-–—:]\\s*)?$")
 
 // omitHits reads sentences about the parameter being left out: "If
 // omitted, the account's default currency will be used", "60000
@@ -357,12 +387,23 @@ func (c *ctx) omitHits() []defaultHit {
 		isBefore := false
 		if clause == "" || strings.HasPrefix(strings.ToLower(clause), "for ") && !strings.Contains(clause, ",") {
 			clause, isBefore = before, true
+			if k := strings.LastIndexByte(clause, ';'); k >= 0 {
+				clause = strings.TrimSpace(clause[k+1:])
+			}
 		} else if strings.HasPrefix(strings.ToLower(clause), "for ") {
 			// "If omitted for close, current tab is closed."
 			clause = strings.TrimSpace(clause[strings.Index(clause, ",")+1:])
 		}
 		if clause == "" {
 			continue
+		}
+		// "If not included, `size` is `30`": the parameter's own name, then
+		// its value.
+		if nm := selfValueRe.FindStringSubmatch(clause); nm != nil && strings.Trim(nm[1], "`'\"") == c.name {
+			if v, ok := c.literal(nm[2]); ok {
+				hits = append(hits, defaultHit{vkStatic, v, ev})
+				continue
+			}
 		}
 		// A default intro in the clause is read by the intro patterns
 		// ("the default is lexical search"), unless it is only "the
@@ -400,7 +441,7 @@ func (c *ctx) omitHits() []defaultHit {
 				continue
 			}
 		}
-		if runtimeCueRe.MatchString(clause) {
+		if runtimeCueRe.MatchString(clause) && !behaviourRe.MatchString(clause) && !fallbackRe.MatchString(sent) {
 			hits = append(hits, defaultHit{vkRuntime, nil, ev})
 		}
 	}

@@ -13,7 +13,9 @@ var enumIntroRe = regexp.MustCompile(`(?i)\b(?:` +
 	`|the (?:options|choices|allowed values|valid values|values|possible values) are` +
 	`|(?:only )?accepts?(?: only)? the values?` +
 	`|the following (?:[\w-]+ ){0,2}(?:are|is) (?:currently )?(?:supported|accepted|allowed|valid|available)` +
-	`|(?:supported|allowed|valid|accepted|acceptable|possible) (?:values|options)(?: are)?\s*:` +
+	`|(?:supported|allowed|valid|accepted|acceptable|possible|permitted|available) (?:values|options)(?: are)?\s*:` +
+	`|(?:supported|allowed|valid|accepted|acceptable|possible|available|permitted) (?:kinds|types|modes|levels|states|statuses|units|roles|choices|settings|variants|strategies)(?: are)?\s*:` +
+	`|(?:can|may|will) (?:only )?take (?:one of )?(?:the following|these|two|three|four|five|\d+) (?:possible )?values?\s*[;:,]?` +
 	`)`)
 
 // openListRe marks a description whose lists are open or multi-valued.
@@ -42,7 +44,7 @@ type listItem struct {
 }
 
 // listSeps records how the items of a list were joined.
-type listSeps struct{ or, and, comma bool }
+type listSeps struct{ or, and, comma, pipe bool }
 
 var parenRe = regexp.MustCompile(`^\s*\([^()]{0,200}\)`)
 
@@ -79,6 +81,7 @@ func parseInline(s string) (items []listItem, end int, seps listSeps) {
 		seps.or = seps.or || strings.Contains(w, " or ")
 		seps.and = seps.and || strings.Contains(w, " and ")
 		seps.comma = seps.comma || strings.ContainsAny(sep, ",|/")
+		seps.pipe = seps.pipe || strings.Contains(sep, "|")
 		i = end + len(sep)
 	}
 }
@@ -91,7 +94,7 @@ func closedAfter(rest string) bool {
 		return true
 	}
 	switch r[0] {
-	case '.', ';', ')', '\n':
+	case '.', ';', ')', '\n', '(':
 		return true
 	}
 	return false
@@ -120,8 +123,18 @@ func (c *ctx) enumRule() []Proposal {
 		if strings.HasPrefix(rest[k:], ":") {
 			k = skipSpaces(rest, k+1)
 		}
+		for k < len(rest) && (rest[k] == '\n' || rest[k] == '\r' || rest[k] == ' ' || rest[k] == '\t') {
+			k++
+		}
 		rest2 := rest[k:]
 		low := strings.ToLower(rest2)
+		// A bullet list of bare values, one a line: "Valid values are:\n- a\n- b".
+		if vals, n := bulletValues(rest2); len(vals) >= 2 {
+			if !c.openSentence(m[0], start+k, false) && !mutualRe.MatchString(c.sentenceText(m[0])) {
+				cands = append(cands, cand{vals, span{m[0], start + k + n}, RuleEnum})
+			}
+			continue
+		}
 		if strings.HasPrefix(low, "any ") || strings.HasPrefix(low, "one or more") || strings.HasPrefix(low, "multiple") {
 			continue
 		}
@@ -185,12 +198,15 @@ func (c *ctx) enumRule() []Proposal {
 	// A code-quoted alternative list after a colon or at the start:
 	// "status: `pending`, `paid`, or `failed`", "'influxql' or 'flux'".
 	for i := 0; i < len(c.desc); i++ {
-		if !(i == 0 || c.desc[i-1] == ':' || c.desc[i-1] == '(') {
+		if !orListStart(c.desc, i) {
 			continue
 		}
 		j := skipSpaces(c.desc, i)
+		if lw := strings.ToLower(c.desc[j:]); strings.HasPrefix(lw, "either ") {
+			j = skipSpaces(c.desc, j+len("either "))
+		}
 		items, n, seps := parseInline(c.desc[j:])
-		if len(items) < 2 || !seps.or || mutualRe.MatchString(c.sentenceText(j)) {
+		if len(items) < 2 || !(seps.or || seps.pipe) || seps.and || mutualRe.MatchString(c.sentenceText(j)) {
 			continue
 		}
 		if !closedAfter(c.desc[j+n:]) && !strings.HasPrefix(strings.TrimLeft(c.desc[j+n:], " "), ",") {
@@ -213,8 +229,21 @@ func (c *ctx) enumRule() []Proposal {
 			return nil
 		}
 	}
+	for _, cd := range cands {
+		if syntaxList(cd.vals) {
+			return nil
+		}
+	}
+	mods := signModifiers(c.desc)
 	var out []Proposal
 	for _, cd := range cands {
+		vals := cd.vals
+		for _, m := range mods {
+			for _, v := range cd.vals {
+				vals = append(vals, m+v)
+			}
+		}
+		cd.vals = vals
 		to := map[string]any{"enum": strList(cd.vals)}
 		if c.hasAlready("enum", to["enum"]) {
 			continue
@@ -272,7 +301,7 @@ func (c *ctx) subjectIsParam(at int) bool {
 		}
 	}
 	// A fronted phrase ("In Japan, this can only be ...") scopes the list.
-	if strings.Contains(subj, ",") {
+	if k := strings.Index(subj, ","); k >= 0 && frontedPhrase(subj[:k]) {
 		return false
 	}
 	if strings.Contains(subj, "'s ") || strings.Contains(subj, "’s ") {
@@ -306,4 +335,109 @@ func (c *ctx) openSentence(from, to int, tail bool) bool {
 		end = s.end
 	}
 	return openSentenceRe.MatchString(c.desc[start:end])
+}
+
+// orListStart says whether a quoted alternative list may start at i: at
+// the start, after ":", "(", ",", or after "is", "be", "are", "either".
+func orListStart(d string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	switch d[i-1] {
+	case ':', '(', ',':
+		return true
+	case ' ':
+	default:
+		return false
+	}
+	w := strings.ToLower(d[:i-1])
+	for _, x := range []string{" is", " be", " are", "either"} {
+		if strings.HasSuffix(w, x) || w == strings.TrimSpace(x) {
+			return true
+		}
+	}
+	return false
+}
+
+var bulletLineRe = regexp.MustCompile("^[ \t]*[-*•][ \t]+[`'\"]?([A-Za-z0-9_][\\w.\\-]*)[`'\"]?[ \t]*(?:$|[:–—][^\n]*$|[ \t]-[ \t][^\n]*$)")
+
+// bulletValues reads a bullet list whose lines each give one value
+// ("- public", "* `repo`", "- `all`: everyone") at the start of s. It
+// returns the values and the bytes consumed.
+func bulletValues(s string) ([]string, int) {
+	var vals []string
+	end, pos := 0, 0
+	for pos < len(s) {
+		nl := strings.IndexByte(s[pos:], '\n')
+		line := s[pos:]
+		if nl >= 0 {
+			line = s[pos : pos+nl]
+		}
+		m := bulletLineRe.FindStringSubmatchIndex(line)
+		if m == nil {
+			break
+		}
+		vals = append(vals, line[m[2]:m[3]])
+		end = pos + m[3]
+		if j := strings.IndexAny(line[m[3]:], "`'\""); j == 0 {
+			end++
+		}
+		if nl < 0 {
+			break
+		}
+		pos += nl + 1
+	}
+	return vals, end
+}
+
+// placeholderRe marks a value that is a syntax or a format, not a value:
+// "YYYY-MM", "{from}", "<name>".
+var placeholderRe = regexp.MustCompile(`YYYY|\bMM\b|\bDD\b|\bhh\b|\bHH\b|[{}<>\[\]]`)
+
+// syntaxList says whether values describe syntaxes rather than values: a
+// placeholder in one, or one value extending another ("name" and
+// "name:tag", "YYYY-MM" and "YYYY-MM-DD").
+func syntaxList(vals []string) bool {
+	for _, v := range vals {
+		if placeholderRe.MatchString(v) {
+			return true
+		}
+		for _, w := range vals {
+			if len(w) > len(v) && strings.HasPrefix(w, v) && !isWordByte(w[len(v)]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var (
+	plusMinusRe = regexp.MustCompile(`\+\s*/\s*[-−]|\+\s+or\s+[-−]\s|[-−]\s*/\s*\+`)
+	minusRe     = regexp.MustCompile("(?i)\\bprefix(?:ed)?(?: (?:it|them|the (?:value|field|name|key)|a (?:value|field|name)|values?|fields?|names?))? (?:with|by) (?:an? )?(?:[`'\"][-−][`'\"]|hyphen|minus(?: sign)?|dash)|[`'\"][-−][`'\"] (?:prefix|sign)|\\bprepend (?:an? )?(?:[`'\"][-−][`'\"]|hyphen|minus(?: sign)?|dash)|\\bleading (?:[`'\"][-−][`'\"]|hyphen|minus(?: sign)?|dash)|\\bminus sign\\b")
+)
+
+// signModifiers returns the prefixes a sign rule allows on the listed
+// values: "+/-" gives "+" and "-"; "prefix with `-` for descending" gives
+// "-".
+func signModifiers(d string) []string {
+	if plusMinusRe.MatchString(d) {
+		return []string{"+", "-"}
+	}
+	if minusRe.MatchString(d) {
+		return []string{"-"}
+	}
+	return nil
+}
+
+// frontedWords open a phrase that scopes what follows it ("In Japan,",
+// "For card payments,", "Otherwise,").
+var frontedWords = map[string]bool{"in": true, "on": true, "at": true, "for": true, "with": true, "within": true, "under": true,
+	"after": true, "before": true, "during": true, "since": true, "until": true, "otherwise": true, "also": true,
+	"however": true, "by": true, "from": true, "as": true, "once": true, "where": true, "while": true, "except": true}
+
+// frontedPhrase says whether text before a comma is a scoping phrase, not
+// the parameter's own noun ("Field to sort by,", "Sort order,").
+func frontedPhrase(text string) bool {
+	w := wordsAfter(text, 1)
+	return len(w) == 1 && frontedWords[w[0]]
 }

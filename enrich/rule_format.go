@@ -13,9 +13,13 @@ var (
 	timeWordRe  = regexp.MustCompile(`(?i)\b(?:timestamp|date-?time|datetime|date and time|time)\b`)
 	dateWordRe  = regexp.MustCompile(`(?i)\bdate\b`)
 	durationRe  = regexp.MustCompile(`(?i)\b(?:duration|interval|period|week|offset)\b`)
-	assertURIRe = regexp.MustCompile(`(?i)\b(?:must be|should be|is) an? (?:valid |absolute |fully[- ]qualified |full )?(?:URL|URI)\b`)
-	assertMail  = regexp.MustCompile(`(?i)\b(?:must be|should be|is) an? (?:valid )?e-?mail address\b`)
+	assertURIRe = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid |absolute |fully[- ]qualified |full |HTTPS? |public |publicly accessible )?(?:URL|URI)\b`)
+	assertMail  = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid )?e-?mail address\b`)
 	uuidAnyRe   = regexp.MustCompile(`\((?:a |an )?(?:UUID|GUID)\)|\bUUID format\b|\b(?:a|valid) (?:UUID|GUID)\b`)
+	// templateRe: a quoted value shape with placeholders or a range.
+	templateRe = regexp.MustCompile("[`'\"][^`'\"\\s]*(?:\\{[^}]*\\}|<[^>]*>|\\.\\.)[^`'\"\\s]*[`'\"]")
+	// partsRe: the format describes parts of the value.
+	partsRe = regexp.MustCompile(`(?i)\b(?:each|both|either end|range|span|pair|list of|comma[- ]separated|start and end)\b`)
 	// headRe: the head noun of the description's first words.
 	headRe = regexp.MustCompile(`^(?:(?:[Tt]he|[Aa]n?|[Yy]our)\s+)?((?:[\w'’-]+\s+){0,3}?)(URL|URI|[Uu]rl|[Ee]-?mail address(?:es)?|UUID|GUID)\b`)
 )
@@ -60,13 +64,19 @@ func (c *ctx) formatRule() []Proposal {
 		if m == nil || c.alternative(m[0], m[1]) {
 			return nil
 		}
+		// A format is the whole story only when the value is one such
+		// thing: not a template ("`{from}..{to}`", "must contain
+		// `<num>`"), and for dates not a range whose parts each are one.
+		if templateRe.MatchString(d) || (format == "date-time" || format == "date") && partsRe.MatchString(c.sentenceText(m[0])) {
+			return nil
+		}
 		return []Proposal{c.proposal(KindFormat, RuleFormat, span{m[0], m[1]}, map[string]any{"format": format})}
 	}
 	// Timestamps and dates.
 	if m := rfc3339Re.FindStringIndex(d); m != nil {
 		return try("date-time", m)
 	}
-	if m := isoDTRe.FindStringIndex(d); m != nil {
+	if m := isoDTRe.FindStringIndex(d); m != nil && wholeToken(d, m[0], m[1]) {
 		return try("date-time", m)
 	}
 	if m := iso8601Re.FindStringIndex(d); m != nil {
@@ -80,7 +90,7 @@ func (c *ctx) formatRule() []Proposal {
 			}
 		}
 	}
-	if m := ymdRe.FindStringIndex(d); m != nil {
+	if m := ymdRe.FindStringIndex(d); m != nil && wholeToken(d, m[0], m[1]) {
 		return try("date", m)
 	}
 	// Head noun: "The URL to ...", "Billing email address", "The UUID of ...".
@@ -157,4 +167,23 @@ func (c *ctx) alternative(start, end int) bool {
 		}
 	}
 	return false
+}
+
+// wholeToken says whether the pattern at [start,end) is the whole of its
+// token: "`YYYY-MM-DD`", "(YYYY-MM-DD)" or "YYYY-MM-DDThh:mm:ssZ", not a
+// part of a template such as "report-{YYYY-MM-DD}.csv".
+func wholeToken(d string, start, end int) bool {
+	i, j := start, end
+	for i > 0 && !isSpace(d[i-1]) {
+		i--
+	}
+	for j < len(d) && !isSpace(d[j]) {
+		j++
+	}
+	tok := strings.Trim(d[i:j], "`'\"()[],.;:“”")
+	if !strings.HasPrefix(strings.ToUpper(tok), "YYYY-MM-DD") {
+		return false
+	}
+	rest := strings.ToUpper(tok[len("YYYY-MM-DD"):])
+	return strings.Trim(rest, "THMS:.Z+-0123456789 ") == "" || rest == ""
 }

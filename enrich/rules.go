@@ -23,10 +23,14 @@ const (
 
 // ctx is one parameter under consideration by the rules.
 type ctx struct {
-	tool     ir.WireName
-	pointer  string
-	name     string
+	tool    ir.WireName
+	pointer string
+	name    string
+	// desc is the description with markdown emphasis turned into code
+	// quotes, byte for byte the same length as raw (the verbatim text the
+	// evidence is cut from).
 	desc     string
+	raw      string
 	schema   ir.Schema
 	required bool
 	typ      string
@@ -44,7 +48,7 @@ func Propose(tool ir.WireName, pointer, description string, schema ir.Schema, re
 		schema = ir.Schema{}
 	}
 	c := &ctx{
-		tool: tool, pointer: pointer, name: lastSegment(pointer), desc: description,
+		tool: tool, pointer: pointer, name: lastSegment(pointer), desc: normalizeMarkdown(description), raw: description,
 		schema: schema, required: required, typ: mainType(schema), sents: sentences(description),
 	}
 	var out []Proposal
@@ -68,7 +72,7 @@ func Propose(tool ir.WireName, pointer, description string, schema ir.Schema, re
 }
 
 func (c *ctx) proposal(kind, rule string, ev span, to map[string]any) Proposal {
-	return newProposal(c.tool, c.pointer, kind, rule, strings.TrimSpace(c.desc[ev.start:ev.end]), to)
+	return newProposal(c.tool, c.pointer, kind, rule, strings.TrimSpace(c.raw[ev.start:ev.end]), to)
 }
 
 // sentenceText is the text of the sentence holding offset i.

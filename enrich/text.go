@@ -217,3 +217,69 @@ func wordsAfter(s string, n int) []string {
 	}
 	return out
 }
+
+// normalizeMarkdown turns markdown emphasis into what the rules read,
+// keeping every byte offset: emphasis around one value ("**true**",
+// "__online__", "*red*") becomes a code quote (" `true` "), emphasis
+// around code ("**`x`**") or around a phrase becomes spaces.
+func normalizeMarkdown(s string) string {
+	if !strings.ContainsAny(s, "*_") {
+		return s
+	}
+	b := []byte(s)
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c != '*' && c != '_' {
+			continue
+		}
+		n := 1
+		if i+1 < len(b) && b[i+1] == c {
+			n = 2
+		}
+		if i+n < len(b) && b[i+n] == c {
+			// "***" or a rule line: leave it.
+			for i+1 < len(b) && b[i+1] == c {
+				i++
+			}
+			continue
+		}
+		// An opening mark follows a non-word byte and precedes a non-space.
+		if i > 0 && isWordByte(b[i-1]) || i+n >= len(b) || isSpace(b[i+n]) {
+			i += n - 1
+			continue
+		}
+		delim := string(b[i : i+n])
+		rest := string(b[i+n:])
+		j := strings.Index(rest, delim)
+		if j <= 0 || strings.ContainsAny(rest[:j], "\n") || j > 200 {
+			i += n - 1
+			continue
+		}
+		closeAt := i + n + j
+		// The closing mark follows a non-space and precedes a non-word byte.
+		if isSpace(b[closeAt-1]) || closeAt+n < len(b) && isWordByte(b[closeAt+n]) {
+			i += n - 1
+			continue
+		}
+		inner := rest[:j]
+		if valueTokenRe.MatchString(inner) && !strings.ContainsAny(inner, "`'\"") {
+			b[i+n-1] = '`'
+			b[closeAt] = '`'
+			for k := i; k < i+n-1; k++ {
+				b[k] = ' '
+			}
+			for k := closeAt + 1; k < closeAt+n; k++ {
+				b[k] = ' '
+			}
+		} else if n == 2 || c == '*' {
+			for k := i; k < i+n; k++ {
+				b[k] = ' '
+			}
+			for k := closeAt; k < closeAt+n; k++ {
+				b[k] = ' '
+			}
+		}
+		i = closeAt + n - 1
+	}
+	return string(b)
+}

@@ -27,8 +27,12 @@ var kindKeywords = map[string][]string{
 
 // Verify checks one proposal against the parameter's description, schema
 // and requiredness. It accepts only changes that narrow what the schema
-// accepts, backed by evidence found verbatim in the description. The
-// reason says why a proposal was rejected ("verified" when it was not).
+// accepts, backed by evidence found verbatim in the description, that
+// every value the source gives for the parameter (its default, example(s),
+// existing enum, values quoted after "e.g." or "for example") still
+// satisfies, and whose evidence is not hedged ("by default",
+// "configurable", "unless ..."). The reason says why a proposal was
+// rejected ("verified" when it was not).
 func Verify(p Proposal, description string, schema ir.Schema, required bool) (bool, string) {
 	if strings.TrimSpace(p.Evidence) == "" {
 		return false, "no evidence"
@@ -51,6 +55,24 @@ func Verify(p Proposal, description string, schema ir.Schema, required bool) (bo
 	if schema == nil {
 		schema = ir.Schema{}
 	}
+	ok, reason := verifyKind(p, schema, required)
+	if !ok {
+		return false, reason
+	}
+	if ok, why := verifyHedge(p, description); !ok {
+		return false, why
+	}
+	if ok, why := verifySubject(p, description); !ok {
+		return false, why
+	}
+	if ok, why := verifyConsistent(p, description, schema); !ok {
+		return false, why
+	}
+	return true, reason
+}
+
+// verifyKind runs the checks of p's kind.
+func verifyKind(p Proposal, schema ir.Schema, required bool) (bool, string) {
 	switch p.Kind {
 	case KindRuntimeDefault:
 		if v, ok := p.To["required"].(bool); !ok || !v {

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/findtool"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // MaxMatches is how many tools find_tool returns at most.
@@ -25,15 +25,15 @@ type Finder struct {
 }
 
 type found struct {
-	svc  *emit.ManifestService
-	tool *emit.ManifestTool
+	svc  *manifest.Service
+	tool *manifest.Tool
 	file string // "api/memory.py"
 }
 
 // NewFinder indexes the tools of m for which keep returns true (the granted
 // ones); fileDir is the directory the .py files are shown in ("api").
 // shapes may be nil.
-func NewFinder(m *emit.Manifest, fileDir string, keep func(ir.ServiceName, *emit.ManifestTool) bool, shapes *Shapes) *Finder {
+func NewFinder(m *manifest.Manifest, fileDir string, keep func(ir.ServiceName, *manifest.Tool) bool, shapes *Shapes) *Finder {
 	f := &Finder{byTool: map[*ir.Tool]found{}, shapes: shapes}
 	var docs []findtool.Doc
 	for i := range m.Services {
@@ -55,7 +55,7 @@ func NewFinder(m *emit.Manifest, fileDir string, keep func(ir.ServiceName, *emit
 
 // searchTool is the part of a tool the index searches: names, description,
 // parameter names and descriptions (from the input schema).
-func searchTool(t *emit.ManifestTool) *ir.Tool {
+func searchTool(t *manifest.Tool) *ir.Tool {
 	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Title: t.Title, Description: t.Description}
 	props, _ := t.Input["properties"].(map[string]any)
 	for _, p := range t.Params {
@@ -72,7 +72,7 @@ func (f *Finder) Len() int { return f.count }
 // Match is one tool find_tool found.
 type Match struct {
 	Service ir.ServiceName
-	Tool    *emit.ManifestTool
+	Tool    *manifest.Tool
 	File    string // "api/memory.py"
 	Score   float64
 }
@@ -126,7 +126,7 @@ func (f *Finder) Render(b *strings.Builder, n int, m Match) {
 
 // Returns describes what a tool returns: its output schema, else the shape
 // the runtime last saw, else says it is unknown.
-func (f *Finder) Returns(service ir.ServiceName, t *emit.ManifestTool) string {
+func (f *Finder) Returns(service ir.ServiceName, t *manifest.Tool) string {
 	if t.Output != nil {
 		return SchemaShape(t.Output)
 	}
@@ -161,7 +161,7 @@ func FirstSentence(s string) string {
 // Args lists a tool's arguments in signature order: Python name, type with
 // allowed values, required or optional with its default, constraints, and
 // the first sentence of its description.
-func Args(t *emit.ManifestTool) []string {
+func Args(t *manifest.Tool) []string {
 	props, _ := t.Input["properties"].(map[string]any)
 	var out []string
 	for _, p := range t.Params {
@@ -201,7 +201,7 @@ func Args(t *emit.ManifestTool) []string {
 
 // Example is a call with every required argument set to a plausible value
 // of its type (the first allowed value where there are some).
-func Example(t *emit.ManifestTool) string {
+func Example(t *manifest.Tool) string {
 	props, _ := t.Input["properties"].(map[string]any)
 	var parts []string
 	for _, p := range t.Params {

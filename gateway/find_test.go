@@ -9,16 +9,16 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/pack"
 )
 
 var corpus struct {
 	once     sync.Once
 	finder   *gateway.Finder
-	manifest *emit.Manifest
+	manifest *manifest.Manifest
 	err      error
 }
 
@@ -108,8 +108,8 @@ func BenchmarkFindTool(b *testing.B) {
 }
 
 // repeated copies m's services, renamed, until there are at least n tools.
-func repeated(m *emit.Manifest, n int) *emit.Manifest {
-	out := &emit.Manifest{Version: m.Version}
+func repeated(m *manifest.Manifest, n int) *manifest.Manifest {
+	out := &manifest.Manifest{Version: m.Version}
 	tools := 0
 	for copyN := 0; tools < n; copyN++ {
 		for _, s := range m.Services {
@@ -162,9 +162,9 @@ func TestFirstSentence(t *testing.T) {
 }
 
 func TestExampleAndArgs(t *testing.T) {
-	m := &emit.ManifestTool{
+	m := &manifest.Tool{
 		Call: "api.github.list_issues",
-		Params: []emit.ManifestParam{
+		Params: []manifest.Param{
 			{Arg: "owner", Py: "owner", Required: true},
 			{Arg: "state", Py: "state", Required: true},
 			{Arg: "per-page", Py: "per_page"},

@@ -13,9 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-dev/codemode/audit"
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
@@ -49,7 +49,7 @@ type counting struct {
 	calls map[ir.WireName]int
 }
 
-func (c *counting) Call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*upstream.Result, error) {
+func (c *counting) Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*upstream.Result, error) {
 	c.mu.Lock()
 	c.calls[tool.Wire]++
 	c.mu.Unlock()
@@ -98,12 +98,12 @@ type fixture struct {
 
 // tamperEcho changes echo's pin, as if the pack had pinned another
 // definition.
-func tamperEcho(m *emit.Manifest) {
+func tamperEcho(m *manifest.Manifest) {
 	t, _ := m.Services[0].Tool("echo")
 	t.Pin = "sha256:" + strings.Repeat("0", 64)
 }
 
-func newFixture(t testing.TB, direct bool, mutate func(*runtime.Config), pinned ...func(*emit.Manifest)) *fixture {
+func newFixture(t testing.TB, direct bool, mutate func(*runtime.Config), pinned ...func(*manifest.Manifest)) *fixture {
 	t.Helper()
 	file := writePack(t)
 	p, err := pack.Load(file)
@@ -119,7 +119,7 @@ func newFixture(t testing.TB, direct bool, mutate func(*runtime.Config), pinned 
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := p.ReadGenerated()
+	g, err := p.ReadSurface()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
@@ -27,7 +27,7 @@ type recorder struct {
 	messages map[string]int
 }
 
-func (r *recorder) Call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*upstream.Result, error) {
+func (r *recorder) Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*upstream.Result, error) {
 	if tool.Wire == "echo" {
 		r.mu.Lock()
 		r.messages[fmt.Sprint(args["message"])]++

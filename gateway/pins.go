@@ -6,8 +6,8 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/parse"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
@@ -24,18 +24,18 @@ import (
 // caller that gets tool lists some other way and wants the same refusals.
 type Pins struct {
 	mu      sync.Mutex
-	want    map[string]string // service.wire → manifest pin
-	changed map[string]string // service.wire → why it is refused
+	want    map[ir.ToolID]string // manifest pin
+	changed map[ir.ToolID]string // why it is refused
 }
 
 var _ runtime.Policy = (*Pins)(nil)
 
 // NewPins takes the pins of every tool in the manifest.
-func NewPins(m *emit.Manifest) *Pins {
-	p := &Pins{want: map[string]string{}, changed: map[string]string{}}
+func NewPins(m *manifest.Manifest) *Pins {
+	p := &Pins{want: map[ir.ToolID]string{}, changed: map[ir.ToolID]string{}}
 	for _, s := range m.Services {
 		for _, t := range s.Tools {
-			p.want[shapeKey(s.Name, t.Wire)] = t.Pin
+			p.want[ir.ToolID{Service: s.Name, Wire: t.Wire}] = t.Pin
 		}
 	}
 	return p
@@ -46,20 +46,20 @@ func NewPins(m *emit.Manifest) *Pins {
 // whose definition changed or that the server no longer has are refused
 // from now on; tools that match again are allowed again. It returns one
 // line per refused tool of the service, sorted.
-func (p *Pins) CheckLive(service ir.ServiceName, m *emit.ManifestService, toolsList []byte) ([]string, error) {
+func (p *Pins) CheckLive(service ir.ServiceName, m *manifest.Service, toolsList []byte) ([]string, error) {
 	svc, err := parse.MCP(string(service)+" (live)", toolsList, parse.Options{})
 	if err != nil {
 		return nil, err
 	}
 	live := map[ir.WireName]string{}
 	for _, t := range svc.Tools {
-		live[t.Wire] = emit.Pin(t)
+		live[t.Wire] = manifest.Pin(t)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []string
 	for _, t := range m.Tools {
-		key := shapeKey(service, t.Wire)
+		key := ir.ToolID{Service: service, Wire: t.Wire}
 		got, ok := live[t.Wire]
 		switch {
 		case !ok:
@@ -87,7 +87,7 @@ func short(pin string) string {
 func (p *Pins) Refused(service ir.ServiceName, wire ir.WireName) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.changed[shapeKey(service, wire)]
+	return p.changed[ir.ToolID{Service: service, Wire: wire}]
 }
 
 // Before denies a tool whose pin no longer matches.
@@ -106,7 +106,7 @@ func (p *Pins) After(context.Context, *runtime.CallInfo, *upstream.Result) runti
 // Watcher returns a callback for upstream.MCP.WatchTools that checks each
 // live tool list of the service against the pins; report receives the
 // refusals (and errors) of every check.
-func (p *Pins) Watcher(m *emit.ManifestService, report func(service ir.ServiceName, refused []string, err error)) func(list []byte, err error) {
+func (p *Pins) Watcher(m *manifest.Service, report func(service ir.ServiceName, refused []string, err error)) func(list []byte, err error) {
 	return func(list []byte, err error) {
 		var refused []string
 		if err == nil {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime"
 )
 
@@ -58,9 +58,9 @@ type Server struct {
 	rt      *runtime.Runtime
 	srv     *mcp.Server
 	finder  *Finder
-	offered map[string]bool                  // tool names this server offers
-	direct  map[string]directTool            // direct mode: MCP tool name → tool
-	files   map[string]*emit.ManifestService // resource URI → service
+	offered map[string]bool              // tool names this server offers
+	direct  map[string]directTool        // direct mode: MCP tool name → tool
+	files   map[string]*manifest.Service // resource URI → service
 
 	mu sync.Mutex
 	// sessions maps each live MCP session to its agent session id.
@@ -70,7 +70,7 @@ type Server struct {
 
 type directTool struct {
 	service ir.ServiceName
-	tool    *emit.ManifestTool
+	tool    *manifest.Tool
 }
 
 // RunCodeDescription is run_code's description: what the agent must know
@@ -116,8 +116,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	rt := cfg.Runtime
 	m := rt.Manifest()
-	s := &Server{cfg: cfg, rt: rt, offered: map[string]bool{}, direct: map[string]directTool{}, files: map[string]*emit.ManifestService{}, sessions: map[*mcp.ServerSession]string{}}
-	s.finder = NewFinder(m, cfg.FileDir, func(svc ir.ServiceName, t *emit.ManifestTool) bool { return rt.Granted(svc, t) }, cfg.Shapes)
+	s := &Server{cfg: cfg, rt: rt, offered: map[string]bool{}, direct: map[string]directTool{}, files: map[string]*manifest.Service{}, sessions: map[*mcp.ServerSession]string{}}
+	s.finder = NewFinder(m, cfg.FileDir, func(svc ir.ServiceName, t *manifest.Tool) bool { return rt.Granted(svc, t) }, cfg.Shapes)
 	instructions := "Call find_tool to find tools, read their definitions, then run_code to call them from a short Python program that prints only what you need."
 	if cfg.Direct {
 		instructions = "Every granted tool is offered directly."
@@ -228,7 +228,7 @@ func runCodeResult(res *runtime.Result) *mcp.CallToolResult {
 	}
 	failed := 0
 	for _, c := range res.Calls {
-		if c.Status != "ok" && c.Status != "wait" {
+		if c.Status.Failed() {
 			failed++
 		}
 	}
@@ -276,8 +276,8 @@ type runCodeWait struct {
 }
 
 type runCodeCall struct {
-	Tool   string `json:"tool"`
-	Status string `json:"status"`
+	Tool   string         `json:"tool"`
+	Status runtime.Status `json:"status"`
 }
 
 // stringArgs decodes a code-mode tool's arguments.
@@ -404,7 +404,7 @@ func (s *Server) exampleName() string {
 
 // service resolves read_api's service argument: a service name, its file
 // name, or the file with its directory.
-func (s *Server) service(name string) (*emit.ManifestService, bool) {
+func (s *Server) service(name string) (*manifest.Service, bool) {
 	m := s.rt.Manifest()
 	name = strings.TrimPrefix(strings.TrimSpace(name), s.cfg.FileDir+"/")
 	name = strings.TrimPrefix(name, "api.")
@@ -491,7 +491,7 @@ func parseLines(s string) (int, int, error) {
 // ResourceURI is the MCP resource URI of a generated file.
 func ResourceURI(fileDir, file string) string { return "codemode:///" + fileDir + "/" + file }
 
-func (s *Server) addResources(m *emit.Manifest) {
+func (s *Server) addResources(m *manifest.Manifest) {
 	for i := range m.Services {
 		sv := &m.Services[i]
 		uri := ResourceURI(s.cfg.FileDir, sv.File)
@@ -539,7 +539,7 @@ func (s *Server) refuseOthers(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.cfg.Audit != nil {
 			err := s.cfg.Audit.Record(runtime.Event{
 				Time: time.Now().UTC(), Kind: "call", Session: s.callSession(cr), Tool: name,
-				Args: runtime.RawPayload(cr.Params.Arguments), Status: "refused", Message: msg,
+				Args: runtime.RawPayload(cr.Params.Arguments), Status: runtime.StatusRefused, Message: msg,
 			})
 			if err != nil {
 				msg += " (and the audit log could not record this refusal: " + strings.SplitN(err.Error(), "\n", 2)[0] + ")"
@@ -551,7 +551,7 @@ func (s *Server) refuseOthers(next mcp.MethodHandler) mcp.MethodHandler {
 
 // addDirect offers every granted tool as an MCP tool, named by its wire
 // name, or <service>_<wire> where two services share a name.
-func (s *Server) addDirect(m *emit.Manifest) {
+func (s *Server) addDirect(m *manifest.Manifest) {
 	count := map[ir.WireName]int{}
 	for _, sv := range m.Services {
 		for i := range sv.Tools {
@@ -609,7 +609,7 @@ func (s *Server) callDirect(ctx context.Context, session string, dt directTool, 
 			if s.cfg.Audit != nil {
 				if aerr := s.cfg.Audit.Record(runtime.Event{
 					Time: time.Now().UTC(), Kind: "call", Session: session, Tool: dt.tool.Call,
-					Args: runtime.RawPayload(raw), Status: "invalid", Message: msg,
+					Args: runtime.RawPayload(raw), Status: runtime.StatusInvalid, Message: msg,
 				}); aerr != nil {
 					msg += " (and the audit log could not record this: " + strings.SplitN(aerr.Error(), "\n", 2)[0] + ")"
 				}
@@ -630,7 +630,7 @@ func (s *Server) callDirect(ctx context.Context, session string, dt directTool, 
 		b.WriteString("\n")
 	}
 	switch res.Status {
-	case "ok", "wait":
+	case runtime.StatusOK, runtime.StatusWait:
 		if str, ok := res.Value.(string); ok {
 			b.WriteString(str)
 		} else {
@@ -643,5 +643,5 @@ func (s *Server) callDirect(ctx context.Context, session string, dt directTool, 
 	default:
 		b.WriteString(res.Message)
 	}
-	return textResult(b.String(), res.Status != "ok" && res.Status != "wait"), nil
+	return textResult(b.String(), res.Status.Failed()), nil
 }

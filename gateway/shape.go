@@ -256,7 +256,7 @@ func pyLiteral(v any) string { return ir.PyLiteral(v) }
 type Shapes struct {
 	mu     sync.Mutex
 	path   string
-	shapes map[string]string
+	shapes map[ir.ToolID]string
 }
 
 var _ runtime.Policy = (*Shapes)(nil)
@@ -264,7 +264,7 @@ var _ runtime.Policy = (*Shapes)(nil)
 // OpenShapes loads the cache file at path (a missing file is an empty
 // cache); path "" keeps the shapes in memory only.
 func OpenShapes(path string) (*Shapes, error) {
-	s := &Shapes{path: path, shapes: map[string]string{}}
+	s := &Shapes{path: path, shapes: map[ir.ToolID]string{}}
 	if path == "" {
 		return s, nil
 	}
@@ -281,15 +281,11 @@ func OpenShapes(path string) (*Shapes, error) {
 	return s, nil
 }
 
-func shapeKey(service ir.ServiceName, wire ir.WireName) string {
-	return string(service) + "." + string(wire)
-}
-
 // Get returns the recorded shape of a tool's results.
 func (s *Shapes) Get(service ir.ServiceName, wire ir.WireName) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.shapes[shapeKey(service, wire)]
+	v, ok := s.shapes[ir.ToolID{Service: service, Wire: wire}]
 	return v, ok
 }
 
@@ -304,7 +300,7 @@ func (s *Shapes) After(_ context.Context, c *runtime.CallInfo, res *upstream.Res
 		return runtime.Verdict{}
 	}
 	shape := Shape(res.Value)
-	key := shapeKey(c.Service, c.Tool.Wire)
+	key := ir.ToolID{Service: c.Service, Wire: c.Tool.Wire}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.shapes[key] == shape {

@@ -47,7 +47,7 @@ func diagnoseApproximations(svc *Service) {
 			for _, k := range keys {
 				if approximated[k] {
 					out = append(out, Diagnostic{
-						Code: "approximated-keyword", File: sourceName(svc.Source), Pointer: ptr + "/" + EscapeToken(k),
+						Code: DiagApproximatedKeyword, File: sourceName(svc.Source), Pointer: ptr + "/" + EscapeToken(k),
 						Message: "the Python type cannot express " + k + "; the schema in the manifest keeps it (and validates arguments with it)",
 					})
 				}

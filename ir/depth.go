@@ -81,7 +81,7 @@ func (c *capper) visit(t *Type, depth int, ptr string) *Type {
 		if !c.cut[ptr] { // one per place (the variants of a union share it)
 			c.cut[ptr] = true
 			c.svc.Diagnostics = append(c.svc.Diagnostics, Diagnostic{
-				Code: "type-too-deep", File: sourceName(c.svc.Source), Pointer: ptr,
+				Code: DiagTypeTooDeep, File: sourceName(c.svc.Source), Pointer: ptr,
 				Message: fmt.Sprintf("the type nests more than %d brackets deep; printed as Any from here (the schema in the manifest keeps it and validates arguments with it)", MaxTypeDepth),
 			})
 		}

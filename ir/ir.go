@@ -1,9 +1,3 @@
-// Package ir is the one model every stage of codemode shares.
-//
-// parse builds it from a source (an MCP tools/list, a live MCP server, an
-// OpenAPI document), enrich narrows its schemas, Resolve derives the Python
-// types from those schemas, and emit prints it. Names are resolved here once,
-// by the rules in naming.go: the emitter never invents an identifier.
 package ir
 
 import (
@@ -223,14 +217,14 @@ type Param struct {
 
 // Diagnostic is something the compiler could not represent, with where.
 type Diagnostic struct {
-	Code    string // stable name, e.g. "unsupported-keyword", "unresolved-ref"
-	File    string // source file (or command/url)
-	Pointer string // JSON pointer into the source document
+	Code    DiagCode // stable name, e.g. DiagUnresolvedRef ("unresolved-ref")
+	File    string   // source file (or command/url)
+	Pointer string   // JSON pointer into the source document
 	Message string
 }
 
 func (d Diagnostic) String() string {
-	return "warning: " + d.File + "#" + d.Pointer + ": " + d.Message + " [" + d.Code + "]"
+	return "warning: " + d.File + "#" + d.Pointer + ": " + d.Message + " [" + string(d.Code) + "]"
 }
 
 // Kind is the shape of a Type.

@@ -182,7 +182,7 @@ func (r *resolver) typeOf(c *ctx, s Schema, at, hint string) *Type {
 				msg = fmt.Sprintf("the tool's schemas take more than %d steps to convert", maxResolveSteps)
 			}
 			r.pending = append(r.pending, Diagnostic{
-				Code: "type-too-deep", File: sourceName(r.svc.Source), Pointer: c.where,
+				Code: DiagTypeTooDeep, File: sourceName(r.svc.Source), Pointer: c.where,
 				Message: msg + "; the Python type is Any from there (the schema in the manifest keeps it and validates arguments with it)",
 			})
 		}

@@ -15,7 +15,7 @@ import (
 // one-line error.
 func TestRuntimeMemoryBudgetKey(t *testing.T) {
 	for _, c := range []struct{ runtime, want string }{
-		{"  memory_budget: lots\n", "runtime.memory_budget: want a size like 256MB"},
+		{"  memory_budget: lots\n", "runtime.memory_budget: want a whole, positive size like 256MB or 8MiB"},
 		{"  memory: 256MB\n  memory_budget: 100MB\n", "runtime: the memory budget (100 MiB) is below one program's memory limit (256 MiB): no program could run"},
 	} {
 		dir := t.TempDir()
@@ -32,7 +32,7 @@ func TestRuntimeMemoryBudgetKey(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "tools.json"), []byte(`{"tools": [{"name": "ping", "inputSchema": {"type": "object"}}]}`), 0o644)
 	p := testpack.Build(t, dir, "services:\n  - mcp: tools.json\nruntime:\n  memory: 64MB\n  memory_budget: 128MB\n")
-	g, err := p.ReadGenerated()
+	g, err := p.ReadSurface()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,17 +14,20 @@ import (
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/enrich"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/parse"
 	"github.com/codemode-dev/codemode/runtime"
 )
 
-// Output is a compiled pack, in memory.
+// Output is what compiling a pack produced, in memory: the files to write
+// (Trees) and what they were made from (the resolved services, enrichment
+// decisions, diagnostics). Surface is the part a runtime loads.
 type Output struct {
 	// Files are the generated files, keyed by slash path relative to the
 	// output directory: <service>.py, manifest.json, enrich.jsonl.
 	Files       map[string][]byte
 	Services    []*ir.Service
-	Manifest    *emit.Manifest
+	Manifest    *manifest.Manifest
 	Decisions   []enrich.Decision
 	Diagnostics []ir.Diagnostic
 	// Trees says where every generated file goes: first the output
@@ -56,7 +59,7 @@ const (
 // Compile parses every source of p, enriches, resolves and emits. Nothing
 // is written to disk.
 func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
-	out := &Output{Files: map[string][]byte{}, Manifest: &emit.Manifest{Version: emit.ManifestVersion}}
+	out := &Output{Files: map[string][]byte{}, Manifest: &manifest.Manifest{Version: manifest.Version}}
 	eopts, err := p.enrichOptions()
 	if err != nil {
 		return nil, err
@@ -114,7 +117,7 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		out.Diagnostics = append(out.Diagnostics, svc.Diagnostics...)
 	}
 	out.Diagnostics = p.filter(out.Diagnostics)
-	m, err := emit.MarshalManifest(out.Manifest)
+	m, err := manifest.Marshal(out.Manifest)
 	if err != nil {
 		return nil, err
 	}
@@ -138,13 +141,13 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 }
 
 // checkGenerated refuses a generated file (or type-check stub) that breaks
-// the invariants emit.CheckPython checks. The emitter guarantees them for
+// the invariants manifest.CheckPython checks. The emitter guarantees them for
 // any input, so this is a compiler bug, stopped before anything is written.
 func checkGenerated(src Source, file string, py []byte, stub string) error {
-	if err := emit.CheckPython(py); err != nil {
+	if err := manifest.CheckPython(py); err != nil {
 		return fmt.Errorf("%s: codemode bug: generated %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
 	}
-	if err := emit.CheckPython([]byte(stub)); err != nil {
+	if err := manifest.CheckPython([]byte(stub)); err != nil {
 		return fmt.Errorf("%s: codemode bug: the type-check stub of %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
 	}
 	return nil
@@ -189,6 +192,16 @@ func (p *Pack) goPackage(out *Output) ([]Tree, error) {
 	}
 	trees = append([]Tree{{Dir: dir, Files: map[string][]byte{emit.GoFile: src}}}, trees...)
 	return trees, nil
+}
+
+// Surface is the compiled surface of the output: the manifest and the .py
+// files it names, as ReadSurface reads them back once written.
+func (o *Output) Surface() *manifest.Surface {
+	s := &manifest.Surface{Manifest: o.Manifest, Files: map[string][]byte{}}
+	for _, ms := range o.Manifest.Services {
+		s.Files[ms.File] = o.Files[ms.File]
+	}
+	return s
 }
 
 // Write writes every tree: a whole one with WriteDir, the others file by
@@ -391,7 +404,7 @@ func (p *Pack) filter(ds []ir.Diagnostic) []ir.Diagnostic {
 		ignored := false
 		for i, rule := range p.Ignore {
 			code, where, _ := strings.Cut(strings.TrimSpace(rule), " ")
-			if code == d.Code && strings.HasPrefix(d.File+"#"+d.Pointer, strings.TrimSpace(where)) {
+			if ir.DiagCode(code) == d.Code && strings.HasPrefix(d.File+"#"+d.Pointer, strings.TrimSpace(where)) {
 				used[i], ignored = true, true
 			}
 		}
@@ -401,7 +414,7 @@ func (p *Pack) filter(ds []ir.Diagnostic) []ir.Diagnostic {
 	}
 	for i, rule := range p.Ignore {
 		if !used[i] {
-			out = append(out, ir.Diagnostic{Code: "unused-ignore", File: "codemode.yaml", Pointer: fmt.Sprintf("/ignore/%d", i),
+			out = append(out, ir.Diagnostic{Code: ir.DiagUnusedIgnore, File: "codemode.yaml", Pointer: fmt.Sprintf("/ignore/%d", i),
 				Message: fmt.Sprintf("ignore rule %q matches no diagnostic; remove it", rule)})
 		}
 	}

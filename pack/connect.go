@@ -8,33 +8,27 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/internal/bytesize"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
-// Generated is the compiled surface of a pack as read from its output
-// directory.
-type Generated struct {
-	Manifest *emit.Manifest
-	Files    map[string][]byte // <service>.py by name
-}
-
-// ReadGenerated loads the manifest and .py files from the pack's output
-// directory.
-func (p *Pack) ReadGenerated() (*Generated, error) {
+// ReadSurface loads the compiled surface (the manifest and the .py files
+// it names) from the pack's output directory.
+func (p *Pack) ReadSurface() (*manifest.Surface, error) {
 	dir := p.Path(p.Out)
 	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if err != nil {
 		return nil, fmt.Errorf("%v (run codemode gen first)", err)
 	}
-	m, err := emit.ReadManifest(data)
+	m, err := manifest.Read(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
 	}
-	g := &Generated{Manifest: m, Files: map[string][]byte{}}
+	g := &manifest.Surface{Manifest: m, Files: map[string][]byte{}}
 	for _, s := range m.Services {
 		b, err := os.ReadFile(filepath.Join(dir, s.File))
 		if err != nil {
@@ -50,7 +44,7 @@ func (p *Pack) ReadGenerated() (*Generated, error) {
 // auth. Secrets are read from the environment variables the pack names.
 // Services are paired by name and source (see Join); a pack and manifest
 // that disagree are an error naming codemode gen.
-func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream, error) {
+func (p *Pack) Upstreams(m *manifest.Manifest) (map[ir.ServiceName]upstream.Upstream, error) {
 	pairs, err := p.Join(m)
 	if err != nil {
 		return nil, err
@@ -84,7 +78,7 @@ func (p *Pack) Upstreams(m *emit.Manifest) (map[ir.ServiceName]upstream.Upstream
 // Pair is one service of the pack with its entry in the manifest.
 type Pair struct {
 	Source   Source
-	Manifest *emit.ManifestService
+	Manifest *manifest.Service
 }
 
 // Join pairs the pack's services with the manifest's by name (a service the
@@ -92,7 +86,7 @@ type Pair struct {
 // each pair has the same source identity (Source.Identity). A service on one
 // side only, or a name whose source differs, is a one-line error saying to
 // run codemode gen.
-func (p *Pack) Join(m *emit.Manifest) ([]Pair, error) {
+func (p *Pack) Join(m *manifest.Manifest) ([]Pair, error) {
 	stale := func(format string, a ...any) error {
 		return fmt.Errorf("the generated files in %s do not match the pack: %s; run codemode gen to regenerate them", p.Out, fmt.Sprintf(format, a...))
 	}
@@ -100,7 +94,7 @@ func (p *Pack) Join(m *emit.Manifest) ([]Pair, error) {
 	var pairs []Pair
 	for _, src := range p.Services {
 		id := src.Identity()
-		var ms *emit.ManifestService
+		var ms *manifest.Service
 		if src.Name != "" {
 			s, ok := m.Service(ir.ServiceName(src.Name))
 			if !ok {
@@ -181,8 +175,9 @@ func JoinCommand(argv []string) string {
 }
 
 // RuntimeConfig builds a runtime configuration from the pack's runtime:
-// section and its generated files.
-func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstream) (runtime.Config, error) {
+// section and its compiled surface (ReadSurface, Output.Surface, or a
+// generated Go package's Surface).
+func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstream.Upstream) (runtime.Config, error) {
 	cfg := runtime.Config{
 		Manifest: g.Manifest, Files: g.Files, FileDir: p.Out, Upstreams: ups,
 		Workers: p.Runtime.Workers, MontyBin: p.Path(p.Runtime.Monty),
@@ -201,14 +196,14 @@ func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstr
 		cfg.Limits.Time = d
 	}
 	if p.Runtime.Memory != "" {
-		n, err := parseBytes(p.Runtime.Memory)
+		n, err := bytesize.Parse(p.Runtime.Memory)
 		if err != nil {
 			return cfg, fmt.Errorf("runtime.memory: %v", err)
 		}
 		cfg.Limits.Memory = n
 	}
 	if p.Runtime.MemoryBudget != "" {
-		n, err := parseBytes(p.Runtime.MemoryBudget)
+		n, err := bytesize.Parse(p.Runtime.MemoryBudget)
 		if err != nil {
 			return cfg, fmt.Errorf("runtime.memory_budget: %v", err)
 		}
@@ -234,7 +229,7 @@ func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstr
 // a runtime; mutate may adjust the configuration first (e.g. the read-gate
 // mode for a trusted CLI run).
 func (p *Pack) OpenRuntime(ctx context.Context, mutate func(*runtime.Config)) (*runtime.Runtime, error) {
-	g, err := p.ReadGenerated()
+	g, err := p.ReadSurface()
 	if err != nil {
 		return nil, err
 	}
@@ -252,29 +247,10 @@ func (p *Pack) OpenRuntime(ctx context.Context, mutate func(*runtime.Config)) (*
 	return runtime.New(ctx, cfg)
 }
 
-func parseBytes(s string) (uint64, error) {
-	s = strings.TrimSpace(strings.ToUpper(s))
-	mult := uint64(1)
-	for _, u := range []struct {
-		suffix string
-		n      uint64
-	}{{"GIB", 1 << 30}, {"MIB", 1 << 20}, {"KIB", 1 << 10}, {"GB", 1 << 30}, {"MB", 1 << 20}, {"KB", 1 << 10}, {"B", 1}} {
-		if strings.HasSuffix(s, u.suffix) {
-			s, mult = strings.TrimSpace(strings.TrimSuffix(s, u.suffix)), u.n
-			break
-		}
-	}
-	var n uint64
-	if _, err := fmt.Sscanf(s, "%d", &n); err != nil || n == 0 {
-		return 0, fmt.Errorf("want a size like 256MB")
-	}
-	return n * mult, nil
-}
-
 // grantList is the runtime grant of one service: the pack's grant as
 // written (wire names; [] grants nothing), or every tool when the pack has
 // no grant: key.
-func grantList(src Source, ms *emit.ManifestService) []string {
+func grantList(src Source, ms *manifest.Service) []string {
 	if src.Grant != nil {
 		return src.Grant
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime/monty"
 	"github.com/codemode-dev/codemode/validate"
@@ -66,7 +66,7 @@ func TestRefCyclesTerminateInEveryPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ms []*emit.ManifestService
+	var ms []*manifest.Service
 	var prog strings.Builder
 	for i := range out.Manifest.Services {
 		ms = append(ms, &out.Manifest.Services[i])
@@ -77,7 +77,7 @@ func TestRefCyclesTerminateInEveryPass(t *testing.T) {
 			"via_allOf": `{"x": {}}`, "via_chainA": `[None, {"k": [[None]]}]`,
 		}[name])
 	}
-	stubs := emit.AssembleStubs(ms)
+	stubs := manifest.AssembleStubs(ms)
 	typeCheck(t, bin, stubs, prog.String(), "")
 	typeCheck(t, bin, stubs, `api.mcp_cycles.via_properties(a={"next": {"v": 1}})`+"\n", "error[invalid-argument-type]")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/enrich"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/parse"
 )
 
@@ -46,17 +47,17 @@ func compileBytes(data []byte) (map[string][]byte, error) {
 		}
 		ir.Resolve(svc)
 		py, spans := emit.Python(svc)
-		if err := emit.CheckPython(py); err != nil {
+		if err := manifest.CheckPython(py); err != nil {
 			return nil, fmt.Errorf("%s: generated .py: %v\n%s", kind, err, py)
 		}
 		ms := emit.ManifestFor(svc, kind+".py", spans, nil)
-		if err := emit.CheckPython([]byte(ms.Stub)); err != nil {
+		if err := manifest.CheckPython([]byte(ms.Stub)); err != nil {
 			return nil, fmt.Errorf("%s: stub: %v\n%s", kind, err, ms.Stub)
 		}
 		if limit := 4<<20 + 256*len(data); len(py) > limit || len(ms.Stub) > limit {
 			return nil, fmt.Errorf("%s: %d bytes of input printed %d bytes of Python", kind, len(data), len(py))
 		}
-		m := &emit.Manifest{Version: emit.ManifestVersion, Services: []emit.ManifestService{ms}}
+		m := &manifest.Manifest{Version: manifest.Version, Services: []manifest.Service{ms}}
 		if _, err := emit.GoPackage(emit.GoOptions{Package: "fuzz", Manifest: "api/manifest.json"}, m, []*ir.Service{svc}); err != nil {
 			return nil, fmt.Errorf("%s: Go package: %v", kind, err)
 		}
@@ -98,7 +99,7 @@ var inlineSeeds = [][]byte{
 }
 
 // FuzzCompile: no input makes the pipeline crash, run away or print a .py
-// (or stub) that breaks the invariants emit.CheckPython checks.
+// (or stub) that breaks the invariants manifest.CheckPython checks.
 func FuzzCompile(f *testing.F) {
 	for _, b := range fuzzSeeds(f) {
 		f.Add(b)
@@ -168,7 +169,7 @@ func TestDeepSchemaCompilesInLinearSpace(t *testing.T) {
 	}
 	ir.Resolve(svc)
 	py, spans := emit.Python(svc)
-	m, err := emit.MarshalManifest(&emit.Manifest{Version: emit.ManifestVersion, Services: []emit.ManifestService{emit.ManifestFor(svc, "deep.py", spans, nil)}})
+	m, err := manifest.Marshal(&manifest.Manifest{Version: manifest.Version, Services: []manifest.Service{emit.ManifestFor(svc, "deep.py", spans, nil)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,12 +178,12 @@ func TestDeepSchemaCompilesInLinearSpace(t *testing.T) {
 	}
 	var codes []string
 	for _, d := range svc.Diagnostics {
-		codes = append(codes, d.Code+" "+d.Pointer[:min(len(d.Pointer), 40)])
+		codes = append(codes, string(d.Code)+" "+d.Pointer[:min(len(d.Pointer), 40)])
 	}
 	if want := []string{"type-too-deep /tools/0/inputSchema/properties/a"}; !slices.Equal(codes, want) {
 		t.Errorf("diagnostics %q, want %q", codes, want)
 	}
-	if err := emit.CheckPython(py); err != nil {
+	if err := manifest.CheckPython(py); err != nil {
 		t.Error(err)
 	}
 }

@@ -1,13 +1,13 @@
 package pack
 
 import (
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
 // httpUpstream connects an OpenAPI service: base_url from the pack, else the
 // spec's first server; auth from the pack's auth: section.
-func (p *Pack) httpUpstream(src Source, ms *emit.ManifestService) (upstream.Upstream, error) {
+func (p *Pack) httpUpstream(src Source, ms *manifest.Service) (upstream.Upstream, error) {
 	limit, err := p.maxReply()
 	if err != nil {
 		return nil, err

@@ -59,7 +59,7 @@ func TestServicesSwappedInPackRefused(t *testing.T) {
 	dir := buildTwo(t)
 	swapped := strings.NewReplacer("openapi: alpha.json", "openapi: beta.json", "openapi: beta.json", "openapi: alpha.json").Replace(twoServices)
 	p := reload(t, dir, swapped)
-	g, err := p.ReadGenerated()
+	g, err := p.ReadSurface()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestServicesJoinedByName(t *testing.T) {
 	dir := buildTwo(t)
 	reordered := "out: api\nservices:\n  - name: beta\n    openapi: beta.json\n  - name: alpha\n    openapi: alpha.json\n"
 	p := reload(t, dir, reordered)
-	g, err := p.ReadGenerated()
+	g, err := p.ReadSurface()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/codemode-dev/codemode/internal/bytesize"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/parse"
 	"github.com/codemode-dev/codemode/runtime/upstream"
@@ -50,7 +51,7 @@ func (p *Pack) maxReply() (int64, error) {
 	if p.Runtime.MaxReply == "" {
 		return 0, nil
 	}
-	n, err := parseBytes(p.Runtime.MaxReply)
+	n, err := bytesize.Parse(p.Runtime.MaxReply)
 	if err != nil {
 		return 0, fmt.Errorf("runtime.max_reply: %v", err)
 	}

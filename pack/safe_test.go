@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime/monty"
 )
@@ -110,7 +110,7 @@ func TestLoneCRInDescriptionNotCode(t *testing.T) {
 		if got := runPython(t, src); got != "" {
 			t.Errorf("python3 %s printed %q", ms.File, got)
 		}
-		if err := emit.CheckPython(src); err != nil {
+		if err := manifest.CheckPython(src); err != nil {
 			t.Errorf("%s: %v", ms.File, err)
 		}
 		for _, bad := range []string{"\r", "\x00", "\u2028", "\u2029", "\u0085", "\f", "\v", "\u202e"} {
@@ -127,11 +127,11 @@ func TestLoneCRInDescriptionNotCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ms []*emit.ManifestService
+	var ms []*manifest.Service
 	for i := range out.Manifest.Services {
 		ms = append(ms, &out.Manifest.Services[i])
 	}
-	stubs := emit.AssembleStubs(ms)
+	stubs := manifest.AssembleStubs(ms)
 	typeCheck(t, bin, stubs, "api.crlf.note_import_os(text=\"a\", self_=\"b\", kind_import_os_print_INJECTED=\"a\\rimport os; print(\\\"INJECTED\\\")\")\napi.crlf.after(xs=[\"x\"])\n", "")
 	typeCheck(t, bin, stubs, "api.crlf.after(xs=[1])\n", "error[invalid-argument-type]")
 	typeCheck(t, bin, stubs, "api.openapi_injection.addNote_import_os_print_INJECTED(id=\"1\", text=\"t\", self_=\"b\\u2028c\")\n", "")
@@ -174,7 +174,7 @@ func TestSelfParameterPassesByKeyword(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stubs := emit.AssembleStubs([]*emit.ManifestService{ms})
+	stubs := manifest.AssembleStubs([]*manifest.Service{ms})
 	typeCheck(t, bin, stubs, "api.crlf.note_import_os(text=\"a\", self_=\"b\")\napi.crlf.list_(str_=\"s\")\n", "")
 	// The module itself, as the checker reads it, binds self_ too.
 	pyStubs := string(out.Files[ms.File]) + "\n__all__ = [\"note_import_os\", \"after\"]\n"
@@ -219,11 +219,11 @@ func TestDeepArrayTypeBreaksNoCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ms []*emit.ManifestService
+	var ms []*manifest.Service
 	for i := range out.Manifest.Services {
 		ms = append(ms, &out.Manifest.Services[i])
 	}
-	stubs := emit.AssembleStubs(ms)
+	stubs := manifest.AssembleStubs(ms)
 	typeCheck(t, bin, stubs, "api.mcp_deep.flat(q=\"x\")\napi.mcp_deep.deep(a=[])\napi.crlf.after(xs=[\"x\"])\n", "")
 	typeCheck(t, bin, stubs, "api.mcp_deep.deep(a=1)\n", "error[invalid-argument-type]")
 	typeCheck(t, bin, stubs, "api.crlf.after(xs=1)\n", "error[invalid-argument-type]")
@@ -237,15 +237,15 @@ func TestBadStubInManifestBreaksNoOtherService(t *testing.T) {
 	out := compileSources(t, pack.Source{MCP: "unsafe/mcp-injection.json"})
 	good := &out.Manifest.Services[0]
 	deep := strings.Repeat("list[", 250) + "int" + strings.Repeat("]", 250)
-	bad := &emit.ManifestService{Name: "old", Stub: "\n\nclass _svc_old:\n    def t(self, a: " + deep + ") -> Any:\n        ...\n"}
-	if emit.CheckPython([]byte(bad.Stub)) == nil {
+	bad := &manifest.Service{Name: "old", Stub: "\n\nclass _svc_old:\n    def t(self, a: " + deep + ") -> Any:\n        ...\n"}
+	if manifest.CheckPython([]byte(bad.Stub)) == nil {
 		t.Fatal("CheckPython passes a 250-level nesting")
 	}
 	bin, err := monty.FindBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stubs := emit.AssembleStubs([]*emit.ManifestService{bad, good})
+	stubs := manifest.AssembleStubs([]*manifest.Service{bad, good})
 	typeCheck(t, bin, stubs, "api.old.t(a=[])\napi.crlf.after(xs=[\"x\"])\n", "")
 	typeCheck(t, bin, stubs, "api.crlf.after(xs=1)\n", "error[invalid-argument-type]")
 }
@@ -269,7 +269,7 @@ func TestBuiltinNamesDoNotShadowAnnotations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stubs := emit.AssembleStubs([]*emit.ManifestService{ms})
+	stubs := manifest.AssembleStubs([]*manifest.Service{ms})
 	typeCheck(t, bin, stubs, "api.mcp_builtin_names.list_(str_=\"a\", self_=1)\napi.mcp_builtin_names.attrs(a={\"bool\": True, \"int\": 1, \"bools\": [False], \"self\": \"s\"})\napi.mcp_builtin_names.after(xs=[\"x\"])\n", "")
 	typeCheck(t, bin, stubs, "api.mcp_builtin_names.attrs(a={\"int\": \"x\"})\n", "error[invalid-argument-type]")
 	typeCheck(t, bin, stubs, "api.mcp_builtin_names.after(xs=1)\n", "error[invalid-argument-type]")
@@ -290,7 +290,7 @@ func TestStubMontyCannotReadRefusedAtGen(t *testing.T) {
 		t.Fatalf("a good stub refused: %v", err)
 	}
 	bad := "\n\n  class _svc_mcp_builtin_names:\n    def t(self, a: int) -> Any:\n        ...\n"
-	if err := emit.CheckPython([]byte(bad)); err != nil {
+	if err := manifest.CheckPython([]byte(bad)); err != nil {
 		t.Fatalf("CheckPython: %v", err)
 	}
 	out.Manifest.Services[0].Stub = bad

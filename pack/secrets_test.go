@@ -114,7 +114,7 @@ func TestAuthOnMCPURLHonoured(t *testing.T) {
 
 func TestStartAndReplyKeysChecked(t *testing.T) {
 	for _, c := range []struct{ yaml, want string }{
-		{"services:\n  - mcp_command: srv\nruntime:\n  max_reply: lots\n", "runtime.max_reply: want a size like 256MB"},
+		{"services:\n  - mcp_command: srv\nruntime:\n  max_reply: lots\n", "runtime.max_reply: want a whole, positive size like 256MB or 8MiB"},
 		{"services:\n  - mcp_command: srv\n    start_timeout: -1s\n", `services[0].start_timeout: "-1s" is not a duration like 30s`},
 		{"services:\n  - mcp: a.json\n    start_timeout: 5s\n", "services[0].start_timeout: only an mcp_command or mcp_url service has a start"},
 		{"services:\n  - mcp: a.json\n    auth: {type: bearer, token_env: T}\n", "services[0].auth: only an openapi or mcp_url service takes auth: (a stdio server gets its secrets through env:)"},

@@ -6,19 +6,19 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime/monty"
 )
 
 // ErrNoMonty is CheckStubs's error when no monty binary is found: the stubs
-// were then checked by emit.CheckPython alone.
+// were then checked by manifest.CheckPython alone.
 var ErrNoMonty = errors.New("no monty binary")
 
 // CheckStubs hands each service's type-check stub, on its own, to Monty's
 // checker with a program that names the service, as the runtime will. The
 // services of a pack share one stub module at run time, and a module the
 // checker cannot read leaves api undefined for every program; Compile has
-// already checked each stub with emit.CheckPython, and this makes sure the
+// already checked each stub with manifest.CheckPython, and this makes sure the
 // checker itself reads it. The binary is the pack's runtime.monty, else
 // the one monty.FindBinary finds; without one, CheckStubs returns
 // ErrNoMonty and checks nothing.
@@ -39,13 +39,13 @@ func (o *Output) CheckStubs(ctx context.Context, p *Pack) error {
 	return nil
 }
 
-func checkStub(ctx context.Context, bin string, ms *emit.ManifestService) error {
+func checkStub(ctx context.Context, bin string, ms *manifest.Service) error {
 	w, err := monty.Start(ctx, bin)
 	if err != nil {
 		return fmt.Errorf("checking the stub of %s: %w", ms.File, err)
 	}
 	defer w.Close()
-	stubs := emit.AssembleStubs([]*emit.ManifestService{ms})
+	stubs := manifest.AssembleStubs([]*manifest.Service{ms})
 	if err := w.Configure(monty.Config{ScriptName: "check.py", TypeCheck: true, TypeCheckStubs: stubs, TypeCheckFormat: "concise"}); err != nil {
 		return fmt.Errorf("checking the stub of %s: %w", ms.File, err)
 	}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime/monty"
 )
@@ -46,7 +46,7 @@ func TestGeneratedFilesTypeCheck(t *testing.T) {
 			}
 			pyStubs := string(out.Files[ms.File]) + "\n__all__ = [" + quotedNames(svc) + "]\n"
 			typeCheck(t, bin, pyStubs, byName.String(), "")
-			stubs := emit.AssembleStubs([]*emit.ManifestService{ms})
+			stubs := manifest.AssembleStubs([]*manifest.Service{ms})
 			typeCheck(t, bin, stubs, byAPI.String(), "")
 			if bad, ok := wrongCall(svc); ok {
 				typeCheck(t, bin, stubs, bad, "error[invalid-argument-type]")

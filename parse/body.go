@@ -72,7 +72,7 @@ func (o *oas) body3(v any, ptr string, refs refSet) (params []bodyParam, mt stri
 	b := readRequestBody(rb)
 	content := b.Content
 	if len(content) == 0 {
-		o.d.add("body-without-content", rbPtr, "request body has no content; no body parameter")
+		o.d.add(ir.DiagBodyWithoutContent, rbPtr, "request body has no content; no body parameter")
 		return nil, "", false, b.Required
 	}
 	mt = bestMediaType(content, true)
@@ -92,7 +92,7 @@ func (o *oas) body(mt string, schema map[string]any, ptr string, required bool, 
 		if strings.Contains(strings.ToLower(mt), "octet-stream") && s["format"] == nil {
 			s, at = map[string]any{"type": "string", "format": "binary"}, ""
 		}
-		o.d.add("body-content-type", ptr, "request body is only offered as %s; taken as one string parameter \"body\"", mt)
+		o.d.add(ir.DiagBodyContentType, ptr, "request body is only offered as %s; taken as one string parameter \"body\"", mt)
 		return []bodyParam{{wire: "body", schema: s, at: at, required: required, desc: desc, whole: true}}, mt, false
 	}
 	at := ptr
@@ -229,7 +229,7 @@ func (o *oas) body2(op operationObj, bodyRaw *rawParam, formData []rawParam, ref
 			out = append(out, bodyParam{wire: rp.Name, schema: s, at: at, required: rp.Required, desc: rp.Description, deprec: rp.Deprecated})
 		}
 		if bodyRaw != nil {
-			o.d.add("bad-parameter", bodyRaw.at, "operation has both body and formData parameters; the body parameter is skipped")
+			o.d.add(ir.DiagBadParameter, bodyRaw.at, "operation has both body and formData parameters; the body parameter is skipped")
 		}
 		return out, mt, true
 	}
@@ -246,7 +246,7 @@ func (o *oas) body2(op operationObj, bodyRaw *rawParam, formData []rawParam, ref
 	}
 	schema := asMap(bodyRaw.Schema)
 	if schema == nil {
-		o.d.add("bad-parameter", bodyRaw.ptr, "body parameter has no schema; taken as unconstrained")
+		o.d.add(ir.DiagBadParameter, bodyRaw.ptr, "body parameter has no schema; taken as unconstrained")
 	}
 	return o.body(mt, schema, bodyRaw.ptr+"/schema", bodyRaw.Required, bodyRaw.Description, refs)
 }

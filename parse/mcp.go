@@ -95,16 +95,16 @@ func mcpService(file string, doc any, ord order, opts Options) (*ir.Service, err
 		ptr := base + "/" + strconv.Itoa(i)
 		tm := asMap(t)
 		if tm == nil {
-			d.add("bad-tool", ptr, "tool is not an object; skipped")
+			d.add(ir.DiagBadTool, ptr, "tool is not an object; skipped")
 			continue
 		}
 		wire := asString(tm["name"])
 		if wire == "" {
-			d.add("bad-tool", ptr, "tool has no name; skipped")
+			d.add(ir.DiagBadTool, ptr, "tool has no name; skipped")
 			continue
 		}
 		if prev, dup := seen[wire]; dup {
-			d.add("duplicate-tool", ptr, "tool %q is also defined at %s; both are kept, this one renamed", wire, prev)
+			d.add(ir.DiagDuplicateTool, ptr, "tool %q is also defined at %s; both are kept, this one renamed", wire, prev)
 		}
 		seen[wire] = ptr
 		svc.Tools = append(svc.Tools, mcpTool(tm, wire, ptr, ord, names, d))
@@ -135,17 +135,17 @@ func mcpTool(tm map[string]any, wire, ptr string, ord order, names *ir.Namer, d 
 	if out := asMap(tm["outputSchema"]); out != nil {
 		tool.Output, tool.OutputOrigin = out, ir.Origin{"": ptr + "/outputSchema"}
 	} else if _, ok := tm["outputSchema"]; ok && tm["outputSchema"] != nil {
-		d.add("bad-schema", ptr+"/outputSchema", "outputSchema is not an object; ignored")
+		d.add(ir.DiagBadSchema, ptr+"/outputSchema", "outputSchema is not an object; ignored")
 	}
 
 	in := asMap(tm["inputSchema"])
 	inPtr := ptr + "/inputSchema"
 	switch {
 	case in == nil:
-		d.add("empty-input-schema", inPtr, "tool %q has no inputSchema object; taken as an object with no properties", wire)
+		d.add(ir.DiagEmptyInputSchema, inPtr, "tool %q has no inputSchema object; taken as an object with no properties", wire)
 		in = ir.Schema{"type": "object", "properties": map[string]any{}}
 	case in["type"] == nil && in["properties"] == nil && in["$ref"] == nil && in["allOf"] == nil && in["anyOf"] == nil && in["oneOf"] == nil:
-		d.add("empty-input-schema", inPtr, "inputSchema of tool %q has no \"type\" and no \"properties\"; taken as an object with no properties", wire)
+		d.add(ir.DiagEmptyInputSchema, inPtr, "inputSchema of tool %q has no \"type\" and no \"properties\"; taken as an object with no properties", wire)
 		fixed := ir.Schema{"type": "object", "properties": map[string]any{}}
 		for _, k := range []string{"$defs", "definitions"} {
 			if v, ok := in[k]; ok {
@@ -154,7 +154,7 @@ func mcpTool(tm map[string]any, wire, ptr string, ord order, names *ir.Namer, d 
 		}
 		in = fixed
 	case in["type"] != nil && in["type"] != "object":
-		d.add("bad-input-schema", inPtr+"/type", "inputSchema of tool %q has type %v, not \"object\"", wire, in["type"])
+		d.add(ir.DiagBadInputSchema, inPtr+"/type", "inputSchema of tool %q has type %v, not \"object\"", wire, in["type"])
 	}
 	tool.Input, tool.InputOrigin = in, ir.Origin{"": inPtr}
 
@@ -172,10 +172,10 @@ func mcpTool(tm map[string]any, wire, ptr string, ord order, names *ir.Namer, d 
 		}
 	}
 	if props == nil && in["properties"] != nil {
-		d.add("bad-input-schema", propsPtr, "properties of tool %q is not an object", wire)
+		d.add(ir.DiagBadInputSchema, propsPtr, "properties of tool %q is not an object", wire)
 	}
 	if props == nil && (in["allOf"] != nil || in["anyOf"] != nil || in["oneOf"] != nil) {
-		d.add("unsupported-input-schema", inPtr, "inputSchema of tool %q combines schemas (allOf/anyOf/oneOf) at the top; its arguments are not listed as parameters", wire)
+		d.add(ir.DiagUnsupportedInputSchema, inPtr, "inputSchema of tool %q combines schemas (allOf/anyOf/oneOf) at the top; its arguments are not listed as parameters", wire)
 	}
 	pnames := ir.NewNamer()
 	for _, key := range ord.keys(propsPtr, props) {

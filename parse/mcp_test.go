@@ -183,7 +183,7 @@ func TestMCPBadTools(t *testing.T) {
 	}
 	var got []string
 	for _, d := range svc.Diagnostics {
-		got = append(got, d.Code+" "+d.Pointer)
+		got = append(got, string(d.Code)+" "+d.Pointer)
 	}
 	want := []string{"bad-tool /tools/0", "bad-tool /tools/1", "bad-input-schema /tools/2/inputSchema/type", "duplicate-tool /tools/3", "empty-input-schema /tools/3/inputSchema"}
 	if !reflect.DeepEqual(got, want) {

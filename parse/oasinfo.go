@@ -35,13 +35,13 @@ func (o *oas) servers() []string {
 		srv := readServer(asMap(s))
 		u := srv.URL
 		if u == "" {
-			o.d.add("bad-server", "/servers/"+strconv.Itoa(i), "server has no url; skipped")
+			o.d.add(ir.DiagBadServer, "/servers/"+strconv.Itoa(i), "server has no url; skipped")
 			continue
 		}
 		for _, name := range slices.Sorted(maps.Keys(srv.Variables)) {
 			def := asMap(srv.Variables[name])["default"]
 			if def == nil {
-				o.d.add("bad-server", "/servers/"+strconv.Itoa(i)+"/variables/"+esc(name), "server variable %q has no default; left in the URL", name)
+				o.d.add(ir.DiagBadServer, "/servers/"+strconv.Itoa(i)+"/variables/"+esc(name), "server variable %q has no default; left in the URL", name)
 				continue
 			}
 			u = strings.ReplaceAll(u, "{"+name+"}", scalarString(def))
@@ -89,7 +89,7 @@ func (o *oas) securitySchemes() []ir.SecurityScheme {
 			case "bearer", "basic":
 				sc.Type = scheme
 			default:
-				o.d.add("unsupported-security", ptr, "HTTP auth scheme %q is not supported; kept as type \"http\"", scheme)
+				o.d.add(ir.DiagUnsupportedSec, ptr, "HTTP auth scheme %q is not supported; kept as type \"http\"", scheme)
 				sc.Type = "http"
 			}
 		case "apiKey":
@@ -97,7 +97,7 @@ func (o *oas) securitySchemes() []ir.SecurityScheme {
 		case "oauth2", "openIdConnect":
 			sc.Type = t
 		default:
-			o.d.add("unsupported-security", ptr, "security scheme type %q is not supported; kept as given", t)
+			o.d.add(ir.DiagUnsupportedSec, ptr, "security scheme type %q is not supported; kept as given", t)
 			sc.Type = t
 		}
 		out = append(out, sc)

@@ -109,12 +109,12 @@ func (o *oas) service(opts Options) *ir.Service {
 	}
 	if wh := o.top.Webhooks; len(wh) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(wh)) {
-			o.d.add("webhook-skipped", "/webhooks/"+esc(k), "webhook %q is a request the API sends, not an operation; skipped", k)
+			o.d.add(ir.DiagWebhookSkipped, "/webhooks/"+esc(k), "webhook %q is a request the API sends, not an operation; skipped", k)
 		}
 	}
 	paths := o.top.Paths
 	if o.top.PathsNotObject {
-		o.d.add("bad-paths", "/paths", "\"paths\" is not an object")
+		o.d.add(ir.DiagBadPaths, "/paths", "\"paths\" is not an object")
 	}
 	names := ir.NewNamer()
 	seen := map[string]string{}
@@ -134,18 +134,18 @@ func (o *oas) service(opts Options) *ir.Service {
 		for _, m := range order {
 			if !slices.Contains(methods, m) {
 				if !strings.HasPrefix(m, "x-") && !slices.Contains([]string{"parameters", "summary", "description", "servers", "$ref"}, m) {
-					o.d.add("unsupported-method", itemPtr+"/"+esc(m), "path item key %q is not an HTTP method this compiler knows; skipped", m)
+					o.d.add(ir.DiagUnsupportedMethod, itemPtr+"/"+esc(m), "path item key %q is not an HTTP method this compiler knows; skipped", m)
 				}
 				continue
 			}
 			op := asMap(item[m])
 			if op == nil {
-				o.d.add("bad-operation", itemPtr+"/"+m, "operation is not an object; skipped")
+				o.d.add(ir.DiagBadOperation, itemPtr+"/"+m, "operation is not an object; skipped")
 				continue
 			}
 			tool := o.operation(path, m, readPathItem(item), ptr, readOperation(op), itemPtr+"/"+m, names)
 			if prev, dup := seen[string(tool.Wire)]; dup {
-				o.d.add("duplicate-tool", tool.Pointer, "operation %q is also defined at %s; both are kept, this one renamed", tool.Wire, prev)
+				o.d.add(ir.DiagDuplicateTool, tool.Pointer, "operation %q is also defined at %s; both are kept, this one renamed", tool.Wire, prev)
 			}
 			seen[string(tool.Wire)] = tool.Pointer
 			svc.Tools = append(svc.Tools, tool)
@@ -162,7 +162,7 @@ func (o *oas) deref(v any, ptr string) (map[string]any, string) {
 		m := asMap(v)
 		if m == nil {
 			if v != nil {
-				o.d.add("bad-object", ptr, "expected an object; skipped")
+				o.d.add(ir.DiagBadObject, ptr, "expected an object; skipped")
 			}
 			return nil, ptr
 		}
@@ -172,7 +172,7 @@ func (o *oas) deref(v any, ptr string) (map[string]any, string) {
 		}
 		frag, local := strings.CutPrefix(ref, "#")
 		if !local {
-			o.d.add("unresolved-ref", ptr, "$ref %q points outside this document; skipped", ref)
+			o.d.add(ir.DiagUnresolvedRef, ptr, "$ref %q points outside this document; skipped", ref)
 			return nil, ptr
 		}
 		if strings.Contains(frag, "%") {
@@ -182,12 +182,12 @@ func (o *oas) deref(v any, ptr string) (map[string]any, string) {
 		}
 		target, found := lookup(o.doc, frag)
 		if !found {
-			o.d.add("unresolved-ref", ptr, "$ref %q does not resolve; skipped", ref)
+			o.d.add(ir.DiagUnresolvedRef, ptr, "$ref %q does not resolve; skipped", ref)
 			return nil, ptr
 		}
 		v, ptr = target, frag
 	}
-	o.d.add("unresolved-ref", ptr, "$ref chain too long or circular; skipped")
+	o.d.add(ir.DiagUnresolvedRef, ptr, "$ref chain too long or circular; skipped")
 	return nil, ptr
 }
 
@@ -218,13 +218,13 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 	}
 	if cb := op.Callbacks; len(cb) > 0 {
 		for _, k := range slices.Sorted(maps.Keys(cb)) {
-			o.d.add("callback-skipped", opPtr+"/callbacks/"+esc(k), "callback %q is a request the API sends, not an operation; skipped", k)
+			o.d.add(ir.DiagCallbackSkipped, opPtr+"/callbacks/"+esc(k), "callback %q is a request the API sends, not an operation; skipped", k)
 		}
 	}
 	if op.HasServers {
-		o.d.add("operation-servers", opPtr+"/servers", "operation-level servers are not supported; the service's servers are used")
+		o.d.add(ir.DiagOperationServers, opPtr+"/servers", "operation-level servers are not supported; the service's servers are used")
 	} else if item.HasServers {
-		o.d.add("operation-servers", itemPtr+"/servers", "path-level servers are not supported; the service's servers are used")
+		o.d.add(ir.DiagOperationServers, itemPtr+"/servers", "path-level servers are not supported; the service's servers are used")
 	}
 	tool.HTTP.Security = o.security(op)
 
@@ -282,7 +282,7 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 			if o.v2 {
 				if bodyRaw != nil {
 					// Swagger 2.0 allows one body parameter per operation.
-					o.d.add("duplicate-body", rp.at, "a second body parameter %q; Swagger 2.0 allows one, the first (%q) is used", name, bodyRaw.Name)
+					o.d.add(ir.DiagDuplicateBody, rp.at, "a second body parameter %q; Swagger 2.0 allows one, the first (%q) is used", name, bodyRaw.Name)
 					continue
 				}
 				rp := rp
@@ -291,11 +291,11 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 			}
 			fallthrough
 		default:
-			o.d.add("bad-parameter", rp.at, "parameter %q has unknown location %q; skipped", name, in)
+			o.d.add(ir.DiagBadParameter, rp.at, "parameter %q has unknown location %q; skipped", name, in)
 			continue
 		}
 		if in == "header" && slices.Contains([]string{"accept", "content-type", "authorization"}, strings.ToLower(name)) {
-			o.d.add("ignored-header", rp.at, "header parameter %q is set by the client (OpenAPI ignores it); skipped", name)
+			o.d.add(ir.DiagIgnoredHeader, rp.at, "header parameter %q is set by the client (OpenAPI ignores it); skipped", name)
 			continue
 		}
 		schema, at := o.paramSchema(rp, refs)

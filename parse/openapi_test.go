@@ -432,7 +432,7 @@ components:
 	}
 	var got []string
 	for _, d := range svc.Diagnostics {
-		got = append(got, d.Code+" "+d.Pointer)
+		got = append(got, string(d.Code)+" "+d.Pointer)
 	}
 	want := []string{
 		"param-content /paths/~1items~1{id}/patch/parameters/0/content",

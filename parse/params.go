@@ -3,6 +3,8 @@ package parse
 import (
 	"maps"
 	"strconv"
+
+	"github.com/codemode-dev/codemode/ir"
 )
 
 // OpenAPI parameters: listing, schemas, serialization styles.
@@ -29,7 +31,7 @@ func (o *oas) params(item pathItemObj, itemPtr string, op operationObj, opPtr st
 			rp := rawParam{readParameter(m), ptr, at}
 			name, in := rp.Name, rp.In
 			if name == "" || in == "" {
-				o.d.add("bad-parameter", at, "parameter has no name or no \"in\"; skipped")
+				o.d.add(ir.DiagBadParameter, at, "parameter has no name or no \"in\"; skipped")
 				continue
 			}
 			key := in + "\x00" + name
@@ -65,7 +67,7 @@ func (o *oas) paramSchema(rp rawParam, refs refSet) (map[string]any, string) {
 	if rp.HasSchema {
 		s := asMap(rp.Schema)
 		if s == nil {
-			o.d.add("bad-schema", rp.ptr+"/schema", "parameter schema is not an object; taken as unconstrained")
+			o.d.add(ir.DiagBadSchema, rp.ptr+"/schema", "parameter schema is not an object; taken as unconstrained")
 			return map[string]any{}, ""
 		}
 		o.walk(s, rp.ptr+"/schema", refs)
@@ -75,14 +77,14 @@ func (o *oas) paramSchema(rp rawParam, refs refSet) (map[string]any, string) {
 		mt := bestMediaType(content, false)
 		s := mediaSchema(content, mt)
 		ptr := rp.ptr + "/content/" + esc(mt) + "/schema"
-		o.d.add("param-content", rp.ptr+"/content", "parameter %q is serialized as %s, which the runtime sends as JSON text; its schema is kept", rp.Name, mt)
+		o.d.add(ir.DiagParamContent, rp.ptr+"/content", "parameter %q is serialized as %s, which the runtime sends as JSON text; its schema is kept", rp.Name, mt)
 		if s == nil {
 			return map[string]any{}, ""
 		}
 		o.walk(s, ptr, refs)
 		return s, ptr
 	}
-	o.d.add("param-without-schema", rp.ptr, "parameter %q has no schema; taken as unconstrained", rp.Name)
+	o.d.add(ir.DiagParamWithoutSchema, rp.ptr, "parameter %q has no schema; taken as unconstrained", rp.Name)
 	return map[string]any{}, ""
 }
 
@@ -111,7 +113,7 @@ func (o *oas) style(rp rawParam, in string) (string, *bool) {
 		case "pipes":
 			return "pipeDelimited", &f
 		case "tsv":
-			o.d.add("unsupported-style", rp.ptr+"/collectionFormat", "collectionFormat \"tsv\" has no OpenAPI 3 style; sent comma-separated")
+			o.d.add(ir.DiagUnsupportedStyle, rp.ptr+"/collectionFormat", "collectionFormat \"tsv\" has no OpenAPI 3 style; sent comma-separated")
 		}
 		if in == "query" || in == "cookie" {
 			if rp.Type == "array" {

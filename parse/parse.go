@@ -72,7 +72,7 @@ type diags struct {
 	list []ir.Diagnostic
 }
 
-func (d *diags) add(code, pointer, format string, args ...any) {
+func (d *diags) add(code ir.DiagCode, pointer, format string, args ...any) {
 	d.list = append(d.list, ir.Diagnostic{Code: code, File: d.file, Pointer: pointer, Message: fmt.Sprintf(format, args...)})
 }
 

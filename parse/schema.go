@@ -2,12 +2,12 @@ package parse
 
 import (
 	"maps"
-
-	"github.com/codemode-dev/codemode/ir"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/codemode-dev/codemode/ir"
 )
 
 // This file prepares OpenAPI schemas to be JSON Schema in a tool's Input or
@@ -148,7 +148,7 @@ func (o *oas) normalize(x map[string]any, ptr string) {
 func (o *oas) ref(x map[string]any, ptr string, refs refSet) {
 	ref, ok := x["$ref"].(string)
 	if !ok {
-		o.d.add("bad-ref", ptr+"/$ref", "$ref is not a string; dropped")
+		o.d.add(ir.DiagBadRef, ptr+"/$ref", "$ref is not a string; dropped")
 		delete(x, "$ref")
 		return
 	}
@@ -189,7 +189,7 @@ func (o *oas) mapping(m map[string]any, ptr string, refs refSet) {
 func (o *oas) defRef(ref, ptr string) (newRef, name string, ok bool) {
 	frag, isLocal := strings.CutPrefix(ref, "#")
 	if !isLocal {
-		o.d.add("unresolved-ref", ptr, "$ref %q points outside this document; replaced by an unconstrained schema", ref)
+		o.d.add(ir.DiagUnresolvedRef, ptr, "$ref %q points outside this document; replaced by an unconstrained schema", ref)
 		return "", "", false
 	}
 	if strings.Contains(frag, "%") {
@@ -203,19 +203,19 @@ func (o *oas) defRef(ref, ptr string) (newRef, name string, ok bool) {
 		if _, exists := o.defs[name]; exists {
 			if tail != "" {
 				if _, found := lookup(o.defs[name], "/"+tail); !found {
-					o.d.add("unresolved-ref", ptr, "$ref %q does not resolve; replaced by an unconstrained schema", ref)
+					o.d.add(ir.DiagUnresolvedRef, ptr, "$ref %q does not resolve; replaced by an unconstrained schema", ref)
 					return "", "", false
 				}
 				tail = "/" + tail
 			}
 			return defsRef + esc(name) + tail, name, true
 		}
-		o.d.add("unresolved-ref", ptr, "$ref %q names no schema in %s; replaced by an unconstrained schema", ref, o.defsPtr)
+		o.d.add(ir.DiagUnresolvedRef, ptr, "$ref %q names no schema in %s; replaced by an unconstrained schema", ref, o.defsPtr)
 		return "", "", false
 	}
 	// Any other place in the document: give it a $defs entry of its own.
 	if _, found := lookup(o.doc, frag); !found {
-		o.d.add("unresolved-ref", ptr, "$ref %q does not resolve; replaced by an unconstrained schema", ref)
+		o.d.add(ir.DiagUnresolvedRef, ptr, "$ref %q does not resolve; replaced by an unconstrained schema", ref)
 		return "", "", false
 	}
 	synth := strings.ReplaceAll(strings.TrimPrefix(frag, "/"), "/", ".")

@@ -100,11 +100,6 @@ func (r *Refusal) Error() string {
 		d.File, what, string(d.Service)+"."+string(d.Py), string(d.Service), d.lines())
 }
 
-type key struct {
-	service ir.ServiceName
-	tool    ir.WireName
-}
-
 // span is an inclusive line range.
 type span struct{ lo, hi int }
 
@@ -116,7 +111,7 @@ type reads struct {
 // Gate records reads per session and checks calls against them.
 type Gate struct {
 	mode Mode
-	defs map[key]Def
+	defs map[ir.ToolID]Def
 
 	mu       sync.Mutex
 	sessions map[string]*reads
@@ -125,9 +120,9 @@ type Gate struct {
 // New returns a Gate over the given definitions. When two Defs name the
 // same tool the last one wins.
 func New(mode Mode, defs []Def) *Gate {
-	g := &Gate{mode: mode, defs: make(map[key]Def, len(defs)), sessions: map[string]*reads{}}
+	g := &Gate{mode: mode, defs: make(map[ir.ToolID]Def, len(defs)), sessions: map[string]*reads{}}
 	for _, d := range defs {
-		g.defs[key{d.Service, d.Tool}] = d
+		g.defs[ir.ToolID{Service: d.Service, Wire: d.Tool}] = d
 	}
 	return g
 }
@@ -137,7 +132,7 @@ func (g *Gate) Mode() Mode { return g.mode }
 
 // Def returns the definition the gate holds for a tool.
 func (g *Gate) Def(service ir.ServiceName, tool ir.WireName) (Def, bool) {
-	d, ok := g.defs[key{service, tool}]
+	d, ok := g.defs[ir.ToolID{Service: service, Wire: tool}]
 	return d, ok
 }
 
@@ -169,7 +164,7 @@ func (g *Gate) Read(session, file string, start, end int) {
 // definition (find_tool with an exact name, help(api.svc.tool)). It reports
 // whether the tool is known; reading an unknown tool records nothing.
 func (g *Gate) ReadTool(session string, service ir.ServiceName, tool ir.WireName) bool {
-	d, ok := g.defs[key{service, tool}]
+	d, ok := g.defs[ir.ToolID{Service: service, Wire: tool}]
 	if !ok {
 		return false
 	}
@@ -184,7 +179,7 @@ func (g *Gate) Check(session string, service ir.ServiceName, tool ir.WireName) e
 	if g.mode == Off {
 		return nil
 	}
-	d, ok := g.defs[key{service, tool}]
+	d, ok := g.defs[ir.ToolID{Service: service, Wire: tool}]
 	if !ok {
 		return fmt.Errorf("readgate: %w %s.%s", ErrUnknownTool, service, tool)
 	}

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/audit"
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
@@ -69,7 +69,7 @@ type counted struct {
 	n atomic.Int64
 }
 
-func (c *counted) Call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*upstream.Result, error) {
+func (c *counted) Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*upstream.Result, error) {
 	c.n.Add(1)
 	return c.Upstream.Call(ctx, tool, args)
 }
@@ -186,7 +186,7 @@ func TestCancelledCallWasNotAudited(t *testing.T) {
 // signalling is a hanging upstream that says when a call reaches it.
 type signalling struct{ entered chan struct{} }
 
-func (s signalling) Call(ctx context.Context, _ *emit.ManifestTool, _ map[string]any) (*upstream.Result, error) {
+func (s signalling) Call(ctx context.Context, _ *manifest.Tool, _ map[string]any) (*upstream.Result, error) {
 	close(s.entered)
 	<-ctx.Done()
 	return nil, ctx.Err()

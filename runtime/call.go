@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime/monty"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 	"github.com/codemode-dev/codemode/validate"
@@ -94,7 +94,7 @@ func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) 
 			}
 		}
 		msg := fmt.Sprintf("%s(...) was not called: its arguments are %d bytes, over the limit of %d bytes for one call; pass less data per call", name, c.Oversize, h.r.limits.CallBytes)
-		h.record(name, "refused", msg, 0)
+		h.record(name, StatusRefused, msg, 0)
 		return monty.Raise("ValueError", msg), nil
 	}
 	switch c.Name {
@@ -115,8 +115,8 @@ func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) 
 	}
 	args, err := bind(e, c)
 	if err != nil {
-		h.record(e.call(), "invalid", err.Error(), 0)
-		if aerr := h.stopped(e.call(), callArgs(c), "invalid", err.Error()); aerr != nil {
+		h.record(e.call(), StatusInvalid, err.Error(), 0)
+		if aerr := h.stopped(e.call(), callArgs(c), StatusInvalid, err.Error()); aerr != nil {
 			return monty.Reply{}, aerr
 		}
 		return monty.Raise("TypeError", err.Error()), nil
@@ -150,12 +150,12 @@ func (h *handler) runTool(ctx context.Context, c *monty.Call) (monty.Reply, erro
 	}
 	e, err := h.r.lookupTool(n)
 	if err != nil {
-		h.record(shortName(n), "refused", err.Error(), 0)
+		h.record(shortName(n), StatusRefused, err.Error(), 0)
 		var a any
 		if args != nil {
 			a, _ = monty.ToJSON(args)
 		}
-		if aerr := h.stopped(shortName(n), a, "refused", err.Error()); aerr != nil {
+		if aerr := h.stopped(shortName(n), a, StatusRefused, err.Error()); aerr != nil {
 			return monty.Reply{}, aerr
 		}
 		return monty.Raise("NameError", err.Error()), nil
@@ -236,8 +236,8 @@ const findHint = `Find tools with find_tool("<what you need>").`
 func bind(e *toolEntry, c *monty.Call) (map[string]any, error) {
 	t := e.tool
 	sig := "Signature: " + t.Signature
-	var required []emit.ManifestParam
-	byPy := map[string]emit.ManifestParam{}
+	var required []manifest.Param
+	byPy := map[string]manifest.Param{}
 	for _, p := range t.Params {
 		if p.Required {
 			required = append(required, p)
@@ -250,7 +250,7 @@ func bind(e *toolEntry, c *monty.Call) (map[string]any, error) {
 		return nil, fmt.Errorf("%s() takes %d positional argument%s but %d were given; pass optional arguments by keyword. %s",
 			t.Call, len(required), plural(len(required)), len(c.Args), sig)
 	}
-	set := func(p emit.ManifestParam, v monty.Value) error {
+	set := func(p manifest.Param, v monty.Value) error {
 		if v == nil && !p.Required {
 			return nil
 		}
@@ -305,13 +305,13 @@ func bind(e *toolEntry, c *monty.Call) (map[string]any, error) {
 
 // outcome is how one checked call ended.
 type outcome struct {
-	status  string // ok, error, refused, invalid, wait
+	status  Status // ok, error, refused, invalid, wait
 	message string // why, when not ok
 	excType string // the exception a program gets, when not ok or wait
 	value   any    // the JSON result (ok) or the wait marker (wait)
 }
 
-func failed(status, excType, message string) outcome {
+func failed(status Status, excType, message string) outcome {
 	return outcome{status: status, excType: excType, message: message}
 }
 
@@ -354,13 +354,13 @@ func (h *handler) do(ctx context.Context, e *toolEntry, args map[string]any) (ou
 	case err == nil:
 		h.record(e.call(), out.status, out.message, tr.took)
 	case h.abortLimit == "calls":
-		ev.Status, ev.Message = "refused", err.Error()
+		ev.Status, ev.Message = StatusRefused, err.Error()
 	case errors.Is(err, context.DeadlineExceeded):
-		ev.Status, ev.Message = "cut", "the time limit stopped the run during this call"
+		ev.Status, ev.Message = StatusCut, "the time limit stopped the run during this call"
 	case errors.Is(err, context.Canceled):
-		ev.Status, ev.Message = "cancelled", "the run was cancelled during this call"
+		ev.Status, ev.Message = StatusCancelled, "the run was cancelled during this call"
 	default:
-		ev.Status, ev.Message = "error", err.Error()
+		ev.Status, ev.Message = StatusError, err.Error()
 	}
 	what := e.call() + " was not called"
 	if tr.sent {
@@ -386,7 +386,7 @@ type trace struct {
 func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, tr *trace) (out outcome, err error) {
 	call := e.call()
 	if h.waited {
-		return failed("refused", "RuntimeError", fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)), nil
+		return failed(StatusRefused, "RuntimeError", fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)), nil
 	}
 	if len(h.res.Calls) >= h.r.limits.Calls {
 		h.abort = &LimitError{Limit: "calls", Message: fmt.Sprintf("LimitError: call limit (%d tool calls per program) reached at %s; the program was stopped. Filter or batch inside fewer calls", h.r.limits.Calls, call)}
@@ -397,7 +397,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 		return outcome{}, ctx.Err()
 	}
 	if err := h.r.gate.Check(h.session, e.svc.Name, e.tool.Wire); err != nil {
-		return failed("refused", "PermissionError", fmt.Sprintf("%s was refused: %v", call, err)), nil
+		return failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused: %v", call, err)), nil
 	}
 	if err := h.r.validator.Check(e.svc.Name, e.tool.Wire, args); err != nil {
 		kind := "ValueError"
@@ -405,17 +405,17 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 		if errors.As(err, &ve) && ve.Kind != "" {
 			kind = ve.Kind
 		}
-		return failed("invalid", kind, err.Error()), nil
+		return failed(StatusInvalid, kind, err.Error()), nil
 	}
 	if why := h.r.pinRefusal(ctx, e.svc.Name, e.tool.Wire); why != "" {
-		return failed("refused", "PermissionError", fmt.Sprintf("%s was refused: %s", call, why)), nil
+		return failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused: %s", call, why)), nil
 	}
 	info := &CallInfo{Session: h.session, RunID: h.runID, Service: e.svc.Name, Tool: e.tool, Args: args}
 	for _, p := range h.r.cfg.Hooks {
 		v := p.Before(ctx, info)
 		h.notes = append(h.notes, v.Notes...)
 		if v.Deny != "" {
-			return failed("refused", "PermissionError", fmt.Sprintf("%s was refused by policy: %s", call, v.Deny)), nil
+			return failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused by policy: %s", call, v.Deny)), nil
 		}
 		if v.Wait != "" {
 			return h.startWait(e, v.Wait), nil
@@ -423,9 +423,9 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 	}
 	up, ok := h.r.cfg.Upstreams[e.svc.Name]
 	if !ok {
-		return failed("error", "RuntimeError", fmt.Sprintf("%s: service %s has no upstream configured in this runtime", call, e.svc.Name)), nil
+		return failed(StatusError, "RuntimeError", fmt.Sprintf("%s: service %s has no upstream configured in this runtime", call, e.svc.Name)), nil
 	}
-	if err := h.write(Event{Kind: "intent", Call: tr.n, Tool: call, Args: ValuePayload(args), Status: "intent"}, call+" was not called"); err != nil {
+	if err := h.write(Event{Kind: "intent", Call: tr.n, Tool: call, Args: ValuePayload(args), Status: StatusIntent}, call+" was not called"); err != nil {
 		tr.auditFailed = true
 		return outcome{}, err
 	}
@@ -437,7 +437,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 		if ctx.Err() != nil {
 			return outcome{}, ctx.Err()
 		}
-		return failed("error", "RuntimeError", fmt.Sprintf("%s failed: the upstream could not be reached: %v", call, err)), nil
+		return failed(StatusError, "RuntimeError", fmt.Sprintf("%s failed: the upstream could not be reached: %v", call, err)), nil
 	}
 	tr.result = ValuePayload(res.Value)
 	h.takeMeta(e, res)
@@ -456,9 +456,9 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 		if res.Status != 0 {
 			msg += fmt.Sprintf(" (HTTP %d)", res.Status)
 		}
-		return failed("error", "RuntimeError", msg+": "+res.Message), nil
+		return failed(StatusError, "RuntimeError", msg+": "+res.Message), nil
 	}
-	return outcome{status: "ok", value: res.Value}, nil
+	return outcome{status: StatusOK, value: res.Value}, nil
 }
 
 // startWait marks the program as waiting: this call returns the wait
@@ -468,7 +468,7 @@ func (h *handler) startWait(e *toolEntry, reason string) outcome {
 	h.wait = reason
 	h.waitTool = e.call()
 	h.notes = append(h.notes, fmt.Sprintf("WAIT: %s is waiting: %s. End your turn now.", e.call(), reason))
-	return outcome{status: "wait", message: reason, value: map[string]any{"status": "waiting", "reason": reason}}
+	return outcome{status: StatusWait, message: reason, value: map[string]any{"status": "waiting", "reason": reason}}
 }
 
 // takeMeta moves the upstream's notes (the _meta key the pack names) to the
@@ -506,7 +506,7 @@ func (h *handler) metaWait(e *toolEntry, res *upstream.Result) string {
 	return ""
 }
 
-func (h *handler) record(tool, status, msg string, d time.Duration) {
+func (h *handler) record(tool string, status Status, msg string, d time.Duration) {
 	h.res.Calls = append(h.res.Calls, CallRecord{Tool: tool, Status: status, Message: msg, Duration: d})
 }
 
@@ -532,7 +532,7 @@ func (h *handler) write(ev Event, what string) error {
 
 // stopped audits a call stopped before do (no such tool, arguments that
 // do not bind) as one "call" event.
-func (h *handler) stopped(tool string, args any, status, msg string) error {
+func (h *handler) stopped(tool string, args any, status Status, msg string) error {
 	h.seq++
 	return h.write(Event{Kind: "call", Call: h.seq, Tool: tool, Args: ValuePayload(args), Status: status, Message: msg}, tool+" was not called")
 }
@@ -563,7 +563,7 @@ func (r *Runtime) auditStart(session, code string, res *Result) error {
 		return nil
 	}
 	err := r.cfg.Audit.Record(Event{
-		Time: time.Now().UTC(), Kind: "run", RunID: res.RunID, Session: session, Code: CodePayload(code), Status: "started",
+		Time: time.Now().UTC(), Kind: "run", RunID: res.RunID, Session: session, Code: CodePayload(code), Status: StatusStarted,
 	})
 	if err != nil {
 		return fmt.Errorf("the audit log could not be written, so nothing ran: %s", firstLine(err.Error()))
@@ -576,9 +576,9 @@ func (r *Runtime) auditRun(session string, res *Result) {
 	if r.cfg.Audit == nil {
 		return
 	}
-	status := "ok"
+	status := StatusOK
 	if res.Error != "" {
-		status = "error"
+		status = StatusError
 	}
 	err := r.cfg.Audit.Record(Event{
 		Time: time.Now().UTC(), Kind: "run_end", RunID: res.RunID, Session: session,

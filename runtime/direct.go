@@ -10,7 +10,7 @@ type CallResult struct {
 	// when no tool has it.
 	Call string
 	// Status is ok, error, refused, invalid or wait, as in CallRecord.
-	Status string
+	Status Status
 	// Message says why, when Status is not ok.
 	Message string
 	// Value is the upstream's result (for a wait, {"status": "waiting",
@@ -37,20 +37,20 @@ func (r *Runtime) Call(ctx context.Context, session, name string, args map[strin
 	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID, direct: true}
 	e, err := r.lookupTool(name)
 	if err != nil {
-		if aerr := h.stopped(name, args, "refused", err.Error()); aerr != nil {
-			return &CallResult{Call: name, Status: "error", Message: aerr.Error()}, nil
+		if aerr := h.stopped(name, args, StatusRefused, err.Error()); aerr != nil {
+			return &CallResult{Call: name, Status: StatusError, Message: aerr.Error()}, nil
 		}
-		return &CallResult{Call: name, Status: "refused", Message: err.Error()}, nil
+		return &CallResult{Call: name, Status: StatusRefused, Message: err.Error()}, nil
 	}
 	out, err := h.do(ctx, e, args)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return &CallResult{Call: e.call(), Status: "error", Message: err.Error()}, nil
+		return &CallResult{Call: e.call(), Status: StatusError, Message: err.Error()}, nil
 	}
 	return &CallResult{
 		Call: e.call(), Status: out.status, Message: out.message, Value: out.value,
-		Notes: h.notes, Wait: out.status == "wait",
+		Notes: h.notes, Wait: out.status == StatusWait,
 	}, nil
 }

@@ -5,22 +5,22 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // lookupRuntime is a Runtime with only what lookupTool needs: one service
 // of n tools.
 func lookupRuntime(n int) *Runtime {
-	s := emit.ManifestService{Name: "svc"}
+	s := manifest.Service{Name: "svc"}
 	for i := range n {
 		py := fmt.Sprintf("get_repository_thing_%d", i)
-		s.Tools = append(s.Tools, emit.ManifestTool{Wire: ir.WireName(strings.ReplaceAll(py, "_", "-")), Py: ir.PyIdent(py), Call: "api.svc." + py})
+		s.Tools = append(s.Tools, manifest.Tool{Wire: ir.WireName(strings.ReplaceAll(py, "_", "-")), Py: ir.PyIdent(py), Call: "api.svc." + py})
 	}
-	m := &emit.Manifest{Services: []emit.ManifestService{s}}
+	m := &manifest.Manifest{Services: []manifest.Service{s}}
 	r := &Runtime{cfg: Config{Manifest: m}, tools: map[toolKey]*toolEntry{}, byWire: map[string][]*toolEntry{}}
 	ms := &m.Services[0]
-	r.services = []*emit.ManifestService{ms}
+	r.services = []*manifest.Service{ms}
 	for j := range ms.Tools {
 		t := &ms.Tools[j]
 		e := &toolEntry{svc: ms, tool: t}

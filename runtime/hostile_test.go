@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/internal/testpeer"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
@@ -60,7 +60,7 @@ except TypeError as e:
 // hanging is an upstream that never answers until the call is cancelled.
 type hanging struct{}
 
-func (hanging) Call(ctx context.Context, _ *emit.ManifestTool, _ map[string]any) (*upstream.Result, error) {
+func (hanging) Call(ctx context.Context, _ *manifest.Tool, _ map[string]any) (*upstream.Result, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
@@ -219,7 +219,7 @@ print(dir(api), dir(api.everything)[:2])
 // start.
 func TestFailsClosed(t *testing.T) {
 	_, err := runtime.New(context.Background(), runtime.Config{
-		Manifest: &emit.Manifest{Version: emit.ManifestVersion},
+		Manifest: &manifest.Manifest{Version: manifest.Version},
 		MontyBin: "/nonexistent/monty",
 	})
 	if err == nil || !strings.HasPrefix(err.Error(), "runtime: no Monty worker could start, so nothing can run: ") {
@@ -230,7 +230,7 @@ func TestFailsClosed(t *testing.T) {
 // metaUpstream answers every call with _meta entries.
 type metaUpstream struct{ meta map[string]any }
 
-func (m metaUpstream) Call(context.Context, *emit.ManifestTool, map[string]any) (*upstream.Result, error) {
+func (m metaUpstream) Call(context.Context, *manifest.Tool, map[string]any) (*upstream.Result, error) {
 	return &upstream.Result{Value: "done", Meta: m.meta}, nil
 }
 func (metaUpstream) Close() error { return nil }

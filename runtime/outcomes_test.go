@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
@@ -153,7 +153,7 @@ type blocking struct {
 	release chan struct{}
 }
 
-func (b *blocking) Call(ctx context.Context, _ *emit.ManifestTool, args map[string]any) (*upstream.Result, error) {
+func (b *blocking) Call(ctx context.Context, _ *manifest.Tool, args map[string]any) (*upstream.Result, error) {
 	m, _ := args["message"].(string)
 	b.mu.Lock()
 	b.events = append(b.events, "start "+m)
@@ -226,7 +226,7 @@ func TestMemoryBudgetQueuesConcurrentPrograms(t *testing.T) {
 
 func TestMemoryBudgetBelowOneProgramRefused(t *testing.T) {
 	_, err := runtime.New(context.Background(), runtime.Config{
-		Manifest:     &emit.Manifest{Version: emit.ManifestVersion},
+		Manifest:     &manifest.Manifest{Version: manifest.Version},
 		MemoryBudget: 100 << 20,
 	})
 	if err == nil || err.Error() != "runtime: the memory budget (100 MiB) is below one program's memory limit (256 MiB): no program could run" {

@@ -7,12 +7,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/parse"
 )
 
-// Each tool's definition is pinned in the manifest (emit.Pin). Before a
+// Each tool's definition is pinned in the manifest (manifest.Pin). Before a
 // call to a tool of a service whose upstream can list its live tools (an
 // MCP server), the runtime compares the live definition with the pin and
 // refuses a tool that changed or is gone, on every path alike: programs,
@@ -40,7 +40,7 @@ const DefaultPinTTL = 60 * time.Second
 
 // pinned is the pin state of one service.
 type pinned struct {
-	svc    *emit.ManifestService
+	svc    *manifest.Service
 	lister ToolLister
 	ttl    time.Duration
 	report func(ir.ServiceName, []string, error)
@@ -108,7 +108,7 @@ func (p *pinned) compare(list []byte) ([]string, error) {
 	}
 	live := map[ir.WireName]string{}
 	for _, t := range svc.Tools {
-		live[t.Wire] = emit.Pin(t)
+		live[t.Wire] = manifest.Pin(t)
 	}
 	p.live, p.refused, p.checked = live, map[ir.WireName]string{}, time.Now()
 	var out []string

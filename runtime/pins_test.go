@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
@@ -23,7 +23,7 @@ type silentChange struct {
 	changed bool
 }
 
-func (s *silentChange) Call(ctx context.Context, t *emit.ManifestTool, args map[string]any) (*upstream.Result, error) {
+func (s *silentChange) Call(ctx context.Context, t *manifest.Tool, args map[string]any) (*upstream.Result, error) {
 	return s.up.Call(ctx, t, args)
 }
 

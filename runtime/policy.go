@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
@@ -23,7 +23,7 @@ type CallInfo struct {
 	Session string
 	RunID   string
 	Service ir.ServiceName
-	Tool    *emit.ManifestTool
+	Tool    *manifest.Tool
 	Args    map[string]any // bound and validated, keyed by Arg
 }
 
@@ -64,7 +64,7 @@ type Event struct {
 	Tool     string        `json:"tool,omitempty"`
 	Args     *Payload      `json:"args,omitempty"`
 	Code     *Payload      `json:"code,omitempty"`
-	Status   string        `json:"status"`
+	Status   Status        `json:"status"`
 	Message  string        `json:"message,omitempty"`
 	Result   *Payload      `json:"result,omitempty"` // the value the program got
 	Calls    int           `json:"calls,omitempty"`

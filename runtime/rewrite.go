@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // The pinned Monty has no host modules, so imports of the generated
@@ -23,8 +23,8 @@ var (
 	importAsParts = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_.]*)(?:\s+as\s+([A-Za-z_][A-Za-z0-9_]*))?$`)
 )
 
-func rewriteImports(code string, svcs []*emit.ManifestService) (string, error) {
-	known := map[string]*emit.ManifestService{}
+func rewriteImports(code string, svcs []*manifest.Service) (string, error) {
+	known := map[string]*manifest.Service{}
 	for _, s := range svcs {
 		known[string(s.Name)] = s
 	}
@@ -87,7 +87,7 @@ func rewriteImports(code string, svcs []*emit.ManifestService) (string, error) {
 	return strings.Join(lines, "\n"), nil
 }
 
-func importError(line int, mod string, svcs []*emit.ManifestService) error {
+func importError(line int, mod string, svcs []*manifest.Service) error {
 	var names []string
 	for _, s := range svcs {
 		names = append(names, "api."+string(s.Name))

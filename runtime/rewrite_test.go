@@ -3,11 +3,11 @@ package runtime
 import (
 	"testing"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 func TestRewriteImports(t *testing.T) {
-	svcs := []*emit.ManifestService{{Name: "github"}, {Name: "slack"}}
+	svcs := []*manifest.Service{{Name: "github"}, {Name: "slack"}}
 	for _, c := range []struct{ in, want string }{
 		{"import api", "pass"},
 		{"import api.github", "pass"},

@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime/monty"
 )
 
@@ -62,7 +62,7 @@ type Result struct {
 // CallRecord is one tool call a program made.
 type CallRecord struct {
 	Tool     string        // api.<service>.<py>, or the name the program used
-	Status   string        // ok, error, refused, invalid, wait
+	Status   Status        // ok, error, refused, invalid, wait
 	Message  string        // why, when not ok
 	Duration time.Duration // upstream time
 }
@@ -96,7 +96,7 @@ func completedCalls(calls []CallRecord) string {
 			fmt.Fprintf(&b, "and %d more", len(calls)-i)
 			break
 		}
-		b.WriteString(c.Tool + " (" + c.Status + ")")
+		b.WriteString(c.Tool + " (" + string(c.Status) + ")")
 	}
 	b.WriteString("; check their effects before running the program again.")
 	return b.String()
@@ -188,7 +188,7 @@ func (r *Result) SummaryText() string {
 	}
 	failed := 0
 	for _, c := range r.Calls {
-		if c.Status != "ok" && c.Status != "wait" {
+		if c.Status.Failed() {
 			failed++
 		}
 	}
@@ -321,7 +321,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 
 // prepare configures a fresh worker (or restores a persistent session)
 // and pre-imports json and re, unless the pool did it already.
-func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*emit.ManifestService) error {
+func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*manifest.Service) error {
 	if r.warm {
 		return nil
 	}
@@ -353,7 +353,7 @@ func excText(e *monty.Exception) string {
 }
 
 // stubs assembles (and caches) the type-check stubs for a set of services.
-func (r *Runtime) stubs(svcs []*emit.ManifestService) string {
+func (r *Runtime) stubs(svcs []*manifest.Service) string {
 	var names []string
 	for _, s := range svcs {
 		names = append(names, string(s.Name))
@@ -362,7 +362,7 @@ func (r *Runtime) stubs(svcs []*emit.ManifestService) string {
 	if v, ok := r.stubCache.Load(key); ok {
 		return v.(string)
 	}
-	s := emit.AssembleStubs(svcs)
+	s := manifest.AssembleStubs(svcs)
 	r.stubCache.Store(key, s)
 	return s
 }
@@ -372,7 +372,7 @@ var apiRef = regexp.MustCompile(`\bapi\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|\bfrom\s+
 // servicesUsed lists the services a program names, so only their stubs are
 // type-checked (checking cost grows with the stubs). A program that names
 // none (run_tool only) gets no service stubs.
-func (r *Runtime) servicesUsed(code string) []*emit.ManifestService {
+func (r *Runtime) servicesUsed(code string) []*manifest.Service {
 	named := map[string]bool{}
 	for _, m := range apiRef.FindAllStringSubmatch(code, -1) {
 		named[m[1]] = true
@@ -384,7 +384,7 @@ func (r *Runtime) servicesUsed(code string) []*emit.ManifestService {
 			}
 		}
 	}
-	var out []*emit.ManifestService
+	var out []*manifest.Service
 	for _, s := range r.services {
 		if named[string(s.Name)] {
 			out = append(out, s)

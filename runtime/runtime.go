@@ -12,8 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime/monty"
 	"github.com/codemode-dev/codemode/runtime/upstream"
@@ -23,8 +23,8 @@ import (
 
 // Config configures a Runtime.
 type Config struct {
-	// Manifest is the compiled surface (emit.ReadManifest of manifest.json).
-	Manifest *emit.Manifest
+	// Manifest is the compiled surface (manifest.Read of manifest.json).
+	Manifest *manifest.Manifest
 	// Files are the generated .py files by name ("memory.py"), served to
 	// help() and to readers; FileDir is the directory name shown for them
 	// ("api").
@@ -128,10 +128,10 @@ type Runtime struct {
 	gate      *readgate.Gate
 	tools     map[toolKey]*toolEntry
 	byWire    map[string][]*toolEntry // wire name → tools (run_tool)
-	services  []*emit.ManifestService
+	services  []*manifest.Service
 	// source is the whole manifest; cfg.Manifest is the view of the
 	// granted tools.
-	source    *emit.Manifest
+	source    *manifest.Manifest
 	stubCache sync.Map // service set → stub source
 	// warm says pool workers come configured with every service's stubs
 	// and pre-imported: a program only feeds.
@@ -154,6 +154,8 @@ type Runtime struct {
 // Queued is the number of programs waiting for room in the memory budget.
 func (r *Runtime) Queued() int { return int(r.queued.Load()) }
 
+// toolKey is a program's address of a tool (api.<service>.<py>), which
+// calls are resolved by; the tool's identity elsewhere is its ir.ToolID.
 type toolKey struct {
 	service ir.ServiceName
 	py      string
@@ -161,8 +163,8 @@ type toolKey struct {
 
 // toolEntry is one callable (granted) tool with everything a call needs.
 type toolEntry struct {
-	svc  *emit.ManifestService
-	tool *emit.ManifestTool
+	svc  *manifest.Service
+	tool *manifest.Tool
 }
 
 func (e *toolEntry) call() string { return e.tool.Call }
@@ -212,11 +214,11 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			e := &toolEntry{svc: s, tool: t}
 			r.tools[toolKey{s.Name, string(t.Py)}] = e
 			r.byWire[string(t.Wire)] = append(r.byWire[string(t.Wire)], e)
-			vtools = append(vtools, validate.Tool{Service: s.Name, Tool: irTool(t)})
+			vtools = append(vtools, validate.FromManifest(s.Name, t))
 			defs = append(defs, readgate.Def{
 				Service: s.Name, Tool: t.Wire, Py: t.Py,
 				File: cfg.FileDir + "/" + s.File, Start: t.Lines[0], End: t.Lines[1],
-				Sig: vw.sig[toolWire{s.Name, t.Wire}],
+				Sig: vw.sig[ir.ToolID{Service: s.Name, Wire: t.Wire}],
 			})
 		}
 	}
@@ -301,15 +303,6 @@ func preImport(ctx context.Context, w *monty.Worker) error {
 	return nil
 }
 
-// irTool rebuilds the parts of an ir.Tool the validator needs.
-func irTool(t *emit.ManifestTool) *ir.Tool {
-	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Input: t.Input, Original: t.Original}
-	for _, p := range t.Params {
-		it.Params = append(it.Params, &ir.Param{Arg: p.Arg, Wire: p.Wire, Py: p.Py, In: p.In, Required: p.Required})
-	}
-	return it
-}
-
 // Close stops the pool and the upstreams.
 func (r *Runtime) Close() error {
 	err := r.pool.Close()
@@ -335,10 +328,10 @@ func (r *Runtime) Gate() *readgate.Gate { return r.gate }
 
 // Manifest is the manifest as programs and agents see it: the granted
 // tools only, with their line ranges in the files File serves.
-func (r *Runtime) Manifest() *emit.Manifest { return r.cfg.Manifest }
+func (r *Runtime) Manifest() *manifest.Manifest { return r.cfg.Manifest }
 
 // Granted reports whether programs may call the tool.
-func (r *Runtime) Granted(service ir.ServiceName, tool *emit.ManifestTool) bool {
+func (r *Runtime) Granted(service ir.ServiceName, tool *manifest.Tool) bool {
 	e, ok := r.tools[toolKey{service, string(tool.Py)}]
 	return ok && e.tool.Wire == tool.Wire
 }
@@ -353,7 +346,7 @@ func (r *Runtime) File(name string) ([]byte, bool) {
 // ToolLines returns the lines of a tool's definition from its .py file,
 // numbered, and records the read for the session's read-gate: call it only
 // for text that goes to the agent now (find_tool's answer).
-func (r *Runtime) ToolLines(session string, service ir.ServiceName, tool *emit.ManifestTool) string {
+func (r *Runtime) ToolLines(session string, service ir.ServiceName, tool *manifest.Tool) string {
 	s, _ := r.cfg.Manifest.Service(service)
 	text := r.Lines(s.File, tool.Lines[0], tool.Lines[1])
 	r.gate.ReadTool(session, service, tool.Wire)

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // A grant names tools exactly, by wire name (the name the upstream gives a
@@ -20,7 +20,7 @@ import (
 // CheckGrant checks that every name of a grant is the wire name of one of
 // the service's tools. The error names the first one that is not, with the
 // tool it probably means.
-func CheckGrant(s *emit.ManifestService, names []string) error {
+func CheckGrant(s *manifest.Service, names []string) error {
 	wires := make([]string, 0, len(s.Tools))
 	for _, t := range s.Tools {
 		wires = append(wires, string(t.Wire))
@@ -51,9 +51,9 @@ func CheckGrant(s *emit.ManifestService, names []string) error {
 // grant everything; otherwise a service absent from grants has nothing
 // granted, and a listed service exactly the tools whose wire names are
 // listed ([] grants nothing).
-func grantSet(grants map[ir.ServiceName][]string, s *emit.ManifestService) (func(*emit.ManifestTool) bool, error) {
+func grantSet(grants map[ir.ServiceName][]string, s *manifest.Service) (func(*manifest.Tool) bool, error) {
 	if grants == nil {
-		return func(*emit.ManifestTool) bool { return true }, nil
+		return func(*manifest.Tool) bool { return true }, nil
 	}
 	names := grants[s.Name]
 	if err := CheckGrant(s, names); err != nil {
@@ -63,28 +63,23 @@ func grantSet(grants map[ir.ServiceName][]string, s *emit.ManifestService) (func
 	for _, n := range names {
 		set[ir.WireName(n)] = true
 	}
-	return func(t *emit.ManifestTool) bool { return set[t.Wire] }, nil
+	return func(t *manifest.Tool) bool { return set[t.Wire] }, nil
 }
 
 // view is what a runtime shows and runs: the granted tools only.
 type view struct {
-	manifest *emit.Manifest
+	manifest *manifest.Manifest
 	files    map[string][]byte
 	// sig is the line of each tool's def (its signature) in the view's
 	// file, keyed by service and wire name.
-	sig map[toolWire]int
-}
-
-type toolWire struct {
-	service ir.ServiceName
-	wire    ir.WireName
+	sig map[ir.ToolID]int
 }
 
 // buildView takes the ungranted tools out of the manifest and the files. A
 // service with no granted tool is left out whole. Line ranges are those of
 // the view's files.
-func buildView(m *emit.Manifest, files map[string][]byte, grants map[ir.ServiceName][]string) (*view, error) {
-	v := &view{manifest: &emit.Manifest{Version: m.Version}, files: map[string][]byte{}, sig: map[toolWire]int{}}
+func buildView(m *manifest.Manifest, files map[string][]byte, grants map[ir.ServiceName][]string) (*view, error) {
+	v := &view{manifest: &manifest.Manifest{Version: m.Version}, files: map[string][]byte{}, sig: map[ir.ToolID]int{}}
 	known := map[ir.ServiceName]bool{}
 	for i := range m.Services {
 		known[m.Services[i].Name] = true
@@ -156,7 +151,7 @@ func buildView(m *emit.Manifest, files map[string][]byte, grants map[ir.ServiceN
 					sig = mapLine(newLine, sig)
 				}
 			}
-			v.sig[toolWire{s.Name, t.Wire}] = sig
+			v.sig[ir.ToolID{Service: s.Name, Wire: t.Wire}] = sig
 		}
 		if len(hidden) > 0 {
 			vs.Stub = hideMethods(vs.Stub, hidden)

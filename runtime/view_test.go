@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // TestViewKeepsGrantedDefinitions grants every other tool of each golden
@@ -27,7 +27,7 @@ func TestViewKeepsGrantedDefinitions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := emit.ReadManifest(data)
+		m, err := manifest.Read(data)
 		if err != nil {
 			t.Fatal(err)
 		}

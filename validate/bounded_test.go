@@ -3,6 +3,7 @@ package validate
 import (
 	"encoding/json"
 	"errors"
+	"github.com/codemode-dev/codemode/ir"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +19,7 @@ const evilPattern = `^(?!x)(a+)+$`
 
 // patternTool is a tool whose one argument v has the given schema.
 func patternTool(t testing.TB, vSchema string) Tool {
-	return Tool{"s", mkTool(t, "t", decode(t, `{"type":"object","properties":{"v":`+vSchema+`}}`))}
+	return FromTool("s", mkTool(t, "t", decode(t, `{"type":"object","properties":{"v":`+vSchema+`}}`)))
 }
 
 // TestTimedOutPatternCountsAsValid pins the bug where a backtracking match
@@ -110,7 +111,7 @@ func TestCatastrophicPatternRunsOnRE2(t *testing.T) {
 		{`{"v":"` + evil + `"}`, `api.s.t: argument v must match the pattern ^(a+)+$; got "` + evil + `"`},
 		{`{"v":"aaaa"}`, ``},
 	})
-	if e := v.tools[key{"s", "t"}]; e.first.st.backtracking.Load() != 0 {
+	if e := v.tools[ir.ToolID{Service: "s", Wire: "t"}]; e.first.st.backtracking.Load() != 0 {
 		t.Error("^(a+)+$ compiled for the backtracking engine")
 	}
 }
@@ -257,7 +258,7 @@ func TestTooManyValuesRefused(t *testing.T) {
 // refuses them unless the schema allows extra keys explicitly.
 func TestUndeclaredKeysForwarded(t *testing.T) {
 	open := func(extra string) Tool {
-		return Tool{"s", mkTool(t, "t", decode(t, `{"type":"object","properties":{"message":{"type":"string"},"count":{"type":"integer"}}`+extra+`}`))}
+		return FromTool("s", mkTool(t, "t", decode(t, `{"type":"object","properties":{"message":{"type":"string"},"count":{"type":"integer"}}`+extra+`}`)))
 	}
 	v := newValidator(t, open(""))
 	run(t, v, "s", "t", []call{
@@ -290,18 +291,18 @@ func TestUndeclaredKeysForwarded(t *testing.T) {
 	})
 	// Keys declared through allOf and $ref count as declared.
 	tl := mkTool(t, "t", decode(t, `{"$defs":{"b":{"properties":{"beta":{}}}},"allOf":[{"properties":{"alpha":{}}},{"$ref":"#/$defs/b"}]}`))
-	v = newValidator(t, Tool{"s", tl})
+	v = newValidator(t, FromTool("s", tl))
 	run(t, v, "s", "t", []call{
 		{`{"alpha":1,"beta":2}`, ``},
 		{`{"alpha":1,"gamma":2}`, `api.s.t: unknown argument 'gamma'; the arguments are 'alpha', 'beta'`},
 	})
-	v = newValidator(t, Tool{"s", mkTool(t, "t", decode(t, `{"type":"object"}`))})
+	v = newValidator(t, FromTool("s", mkTool(t, "t", decode(t, `{"type":"object"}`))))
 	run(t, v, "s", "t", []call{
 		{`{}`, ``},
 		{`{"x":1}`, `api.s.t: unknown argument 'x'; this tool takes no arguments`},
 	})
 	// A tool without a schema checks nothing.
-	v = newValidator(t, Tool{"s", mkTool(t, "t", nil)})
+	v = newValidator(t, FromTool("s", mkTool(t, "t", nil)))
 	run(t, v, "s", "t", []call{{`{"x":1}`, ``}})
 }
 

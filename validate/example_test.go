@@ -19,11 +19,12 @@ func Example() {
 		},
 		"additionalProperties": false,
 	}
-	tool := &ir.Tool{Wire: "show_liked_songs", Py: "show_liked_songs", Input: schema, Params: []*ir.Param{
-		{Arg: "sort_by", Py: "sort_by", Required: true},
-		{Arg: "limit", Py: "limit"},
-	}}
-	v, err := validate.New([]validate.Tool{{Service: "spotify", Tool: tool}})
+	tool := validate.Tool{
+		ID: ir.ToolID{Service: "spotify", Wire: "show_liked_songs"}, Py: "show_liked_songs",
+		Params: []validate.Param{{Arg: "sort_by", Py: "sort_by"}, {Arg: "limit", Py: "limit"}},
+		Input:  schema,
+	}
+	v, err := validate.New([]validate.Tool{tool})
 	if err != nil {
 		panic(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/codemode-dev/codemode/internal/bytesize"
 )
 
 // Limits bound the host work one Check does. Zero fields take the
@@ -71,7 +73,7 @@ func (l Limits) measure(args map[string]any) string {
 	case m.values > l.Values:
 		return fmt.Sprintf("the arguments hold more than %s values; pass fewer per call", printer.Sprint(l.Values))
 	case m.size > l.Size:
-		return fmt.Sprintf("the arguments are larger than %s; pass less data per call", bytesText(l.Size))
+		return fmt.Sprintf("the arguments are larger than %s; pass less data per call", bytesize.Format(int64(l.Size)))
 	}
 	return ""
 }
@@ -129,16 +131,4 @@ func (m *meter) walk(v any, depth int) {
 	default: // float64, int64 and the like: the JSON check comes later
 		m.size += 8
 	}
-}
-
-// bytesText prints a byte count as MiB or KiB when it is a whole number of
-// them.
-func bytesText(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -15,12 +15,45 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
-// Tool is one tool to validate calls to, with the service it belongs to.
+// Tool is what the validator needs of one tool: which tool it is, its
+// parameters (in call order) and its input schemas. FromTool and
+// FromManifest build it from a resolved or a compiled tool.
 type Tool struct {
-	Service ir.ServiceName
-	Tool    *ir.Tool
+	ID ir.ToolID
+	Py ir.PyIdent // the tool's Python name, for api.<service>.<py> in messages
+	// Params are the tool's parameters: Arg is the argument key a call
+	// passes, Py the Python parameter name messages use.
+	Params []Param
+	// Input is the schema calls are checked against; Original, when set
+	// and different, the upstream's schema before enrichment, checked too.
+	Input, Original ir.Schema
+}
+
+// Param is one parameter of a Tool.
+type Param struct {
+	Arg string
+	Py  ir.PyIdent
+}
+
+// FromTool is the Tool of a resolved tool of the given service.
+func FromTool(service ir.ServiceName, t *ir.Tool) Tool {
+	vt := Tool{ID: ir.ToolID{Service: service, Wire: t.Wire}, Py: t.Py, Input: t.Input, Original: t.Original}
+	for _, p := range t.Params {
+		vt.Params = append(vt.Params, Param{Arg: p.Arg, Py: p.Py})
+	}
+	return vt
+}
+
+// FromManifest is the Tool of a compiled tool of the given service.
+func FromManifest(service ir.ServiceName, t *manifest.Tool) Tool {
+	vt := Tool{ID: ir.ToolID{Service: service, Wire: t.Wire}, Py: t.Py, Input: t.Input, Original: t.Original}
+	for _, p := range t.Params {
+		vt.Params = append(vt.Params, Param{Arg: p.Arg, Py: p.Py})
+	}
+	return vt
 }
 
 // FromServices lists every tool of the given services, for New.
@@ -28,7 +61,7 @@ func FromServices(services []*ir.Service) []Tool {
 	var out []Tool
 	for _, s := range services {
 		for _, t := range s.Tools {
-			out = append(out, Tool{Service: s.Name, Tool: t})
+			out = append(out, FromTool(s.Name, t))
 		}
 	}
 	return out
@@ -47,13 +80,8 @@ type Diagnostic struct {
 }
 
 func (d Diagnostic) String() string {
-	return fmt.Sprintf("warning: %s.%s: %s schema not compiled, calls are not validated against it: %v [uncompiled-schema]",
-		d.Service, d.Tool, d.Schema, d.Err)
-}
-
-type key struct {
-	service ir.ServiceName
-	tool    ir.WireName
+	return fmt.Sprintf("warning: %s.%s: %s schema not compiled, calls are not validated against it: %v [%s]",
+		d.Service, d.Tool, d.Schema, d.Err, ir.DiagUncompiledSchema)
 }
 
 // entry is one tool, compiled.
@@ -98,14 +126,14 @@ const maxFree = 8
 // Validator checks arguments against compiled schemas. It is immutable
 // after New and safe for concurrent use.
 type Validator struct {
-	tools map[key]*entry
+	tools map[ir.ToolID]*entry
 }
 
 // New takes every tool's Input schema and, when it is set and differs from
 // Input, its Original schema; each is compiled on the tool's first Check. A
 // schema that does not compile is recorded as a Diagnostic and calls to that
 // tool skip it.
-// New fails only on a tool given twice or a nil tool. Checks run within
+// New fails only on a tool given twice or one without a name. Checks run within
 // DefaultLimits.
 func New(tools []Tool) (*Validator, error) {
 	return NewWithLimits(tools, Limits{})
@@ -114,31 +142,30 @@ func New(tools []Tool) (*Validator, error) {
 // NewWithLimits is New with other limits; zero fields take the defaults.
 func NewWithLimits(tools []Tool, lim Limits) (*Validator, error) {
 	lim = lim.withDefaults()
-	v := &Validator{tools: make(map[key]*entry, len(tools))}
+	v := &Validator{tools: make(map[ir.ToolID]*entry, len(tools))}
 	for i, t := range tools {
-		if t.Tool == nil {
-			return nil, fmt.Errorf("validate: tool %d of service %q is nil", i, t.Service)
+		if t.ID.Wire == "" {
+			return nil, fmt.Errorf("validate: tool %d of service %q has no name", i, t.ID.Service)
 		}
-		k := key{t.Service, t.Tool.Wire}
-		if _, dup := v.tools[k]; dup {
-			return nil, fmt.Errorf("validate: tool %s.%s given twice", t.Service, t.Tool.Wire)
+		if _, dup := v.tools[t.ID]; dup {
+			return nil, fmt.Errorf("validate: tool %s given twice", t.ID)
 		}
 		e := &entry{
-			call: "api." + string(t.Service) + "." + string(t.Tool.Py),
+			call: "api." + string(t.ID.Service) + "." + string(t.Py),
 			py:   map[string]string{},
 			docs: map[string]any{},
 			lim:  lim,
 		}
-		for _, p := range t.Tool.Params {
+		for _, p := range t.Params {
 			e.py[p.Arg] = string(p.Py)
 			e.params = append(e.params, string(p.Py))
 			e.args = append(e.args, p.Arg)
 		}
-		e.service, e.tool, e.index, e.srcInput = t.Service, t.Tool.Wire, i, t.Tool.Input
-		if t.Tool.Original != nil && !reflect.DeepEqual(t.Tool.Original, t.Tool.Input) {
-			e.srcOriginal = t.Tool.Original
+		e.service, e.tool, e.index, e.srcInput = t.ID.Service, t.ID.Wire, i, t.Input
+		if t.Original != nil && !reflect.DeepEqual(t.Original, t.Input) {
+			e.srcOriginal = t.Original
 		}
-		v.tools[k] = e
+		v.tools[t.ID] = e
 	}
 	return v, nil
 }
@@ -268,7 +295,7 @@ func (e *entry) compile(url string, s ir.Schema, st *budget, keep bool) (*jsonsc
 // no key the tool does not take (see keyRule). It returns nil, an *Error
 // written for the model, or an error wrapping ErrUnknownTool.
 func (v *Validator) Check(service ir.ServiceName, tool ir.WireName, args map[string]any) error {
-	e := v.tools[key{service, tool}]
+	e := v.tools[ir.ToolID{Service: service, Wire: tool}]
 	if e == nil {
 		return fmt.Errorf("validate: %w %s.%s", ErrUnknownTool, service, tool)
 	}

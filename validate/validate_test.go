@@ -127,7 +127,7 @@ func TestEnumDidYouMean(t *testing.T) {
 	tl := mkTool(t, "show_liked_songs", decode(t, `{"type":"object","properties":{
 		"sort_by":{"type":"string","enum":["liked_at","play_count","title"]},
 		"limit":{"type":"integer","minimum":1,"maximum":50}}}`))
-	v := newValidator(t, Tool{"spotify", tl})
+	v := newValidator(t, FromTool("spotify", tl))
 	run(t, v, "spotify", "show_liked_songs", []call{
 		{`{"sort_by":"liked_at","limit":50}`, ``},
 		{`{"sort_by":"likedAt"}`, `api.spotify.show_liked_songs: argument sort_by must be one of "liked_at", "play_count", "title"; got "likedAt". Did you mean "liked_at"?`},
@@ -158,7 +158,7 @@ func TestCorpusGitHub(t *testing.T) {
 	li.Input["properties"].(map[string]any)["per_page"].(map[string]any)["type"] = "integer"
 	var ts []Tool
 	for _, tl := range tools {
-		ts = append(ts, Tool{"github", tl})
+		ts = append(ts, FromTool("github", tl))
 	}
 	v := newValidator(t, ts...)
 	run(t, v, "github", "list_issues", []call{
@@ -197,14 +197,14 @@ func TestEveryCorpusSchemaCompiles(t *testing.T) {
 		svc := strings.TrimSuffix(filepath.Base(m), ".json")
 		var ts []Tool
 		for _, tl := range corpus(t, svc) {
-			ts = append(ts, Tool{ir.ServiceIdent(svc), tl})
+			ts = append(ts, FromTool(ir.ServiceIdent(svc), tl))
 		}
 		v := newValidator(t, ts...)
 		n += len(ts)
 		// A call with no arguments is either fine or a clear refusal.
 		for _, tl := range ts {
-			if err := v.Check(tl.Service, tl.Tool.Wire, nil); err != nil && !strings.HasPrefix(err.Error(), "api.") {
-				t.Errorf("%s.%s: %v", tl.Service, tl.Tool.Wire, err)
+			if err := v.Check(tl.ID.Service, tl.ID.Wire, nil); err != nil && !strings.HasPrefix(err.Error(), "api.") {
+				t.Errorf("%s.%s: %v", tl.ID.Service, tl.ID.Wire, err)
 			}
 		}
 	}
@@ -217,8 +217,8 @@ func TestDraft07(t *testing.T) {
 	// draft-07 ignores the siblings of a $ref; 2020-12 applies them.
 	const body = `"type":"object","properties":{"a":{"$ref":"#/definitions/s","maxLength":2},"b":{"type":"string"},"c":{"type":"integer","exclusiveMinimum":0}},"definitions":{"s":{"type":"string"}},"dependencies":{"c":["b"]}`
 	v := newValidator(t,
-		Tool{"svc", mkTool(t, "seven", decode(t, `{"$schema":"http://json-schema.org/draft-07/schema#",`+body+`}`))},
-		Tool{"svc", mkTool(t, "latest", decode(t, `{`+body+`}`))},
+		FromTool("svc", mkTool(t, "seven", decode(t, `{"$schema":"http://json-schema.org/draft-07/schema#",`+body+`}`))),
+		FromTool("svc", mkTool(t, "latest", decode(t, `{`+body+`}`))),
 	)
 	run(t, v, "svc", "seven", []call{
 		{`{"a":"xyz","b":"y","c":1}`, ``},
@@ -238,7 +238,7 @@ func TestRecursiveRef(t *testing.T) {
 		"$defs":{"node":{"type":"object","required":["name"],"additionalProperties":false,"properties":{
 			"name":{"type":"string","minLength":1},
 			"children":{"type":"array","items":{"$ref":"#/$defs/node"}}}}}}`))
-	v := newValidator(t, Tool{"files", tl})
+	v := newValidator(t, FromTool("files", tl))
 	run(t, v, "files", "put_tree", []call{
 		{`{"tree":{"name":"root","children":[{"name":"a","children":[{"name":"b"}]}]}}`, ``},
 		{`{"tree":{"name":"root","children":[{"name":"a","children":[{"name":"b"},{"name":5}]}]}}`,
@@ -252,7 +252,7 @@ func TestRecursiveRef(t *testing.T) {
 
 func TestJSONNumber(t *testing.T) {
 	tl := mkTool(t, "count", decode(t, `{"type":"object","properties":{"n":{"type":"integer","multipleOf":5},"x":{"type":"number","maximum":1.5}}}`))
-	v := newValidator(t, Tool{"m", tl})
+	v := newValidator(t, FromTool("m", tl))
 	for _, n := range []string{"0", "5", "10", "-5", "5.0", "1e1"} {
 		if err := v.Check("m", "count", map[string]any{"n": json.Number(n)}); err != nil {
 			t.Errorf("n=%s: %v", n, err)
@@ -275,7 +275,7 @@ func TestJSONNumber(t *testing.T) {
 func TestOriginalEnforced(t *testing.T) {
 	tl := mkTool(t, "post", decode(t, `{"type":"object","properties":{"text":{"type":"string"}}}`))
 	tl.Original = decode(t, `{"type":"object","properties":{"text":{"type":"string","maxLength":5}}}`)
-	v := newValidator(t, Tool{"chat", tl})
+	v := newValidator(t, FromTool("chat", tl))
 	err := v.Check("chat", "post", decode(t, `{"text":"far too long"}`))
 	var e *Error
 	if !errors.As(err, &e) || !e.Original {
@@ -299,7 +299,7 @@ func TestFormats(t *testing.T) {
 			"link":{"type":"string","format":"uri"},
 			"host":{"type":"string","format":"hostname"},
 			"n":{"type":"string","format":"int64"}}}`))
-		v := newValidator(t, Tool{"cal", tl})
+		v := newValidator(t, FromTool("cal", tl))
 		run(t, v, "cal", "book", []call{
 			{`{"at":"2025-01-31T09:30:00Z","day":"2025-01-31","email":"ada@example.com","id":"123e4567-e89b-12d3-a456-426614174000","link":"/relative/path","host":"not a host","n":"x"}`, ``},
 			{`{"at":"tomorrow at 9"}`, `api.cal.book: argument at must be a date-time (RFC 3339, e.g. "2025-01-31T09:30:00Z"); got "tomorrow at 9"`},
@@ -317,7 +317,7 @@ func TestUnions(t *testing.T) {
 		"c":{"anyOf":[{"type":"integer"},{"type":"boolean"}]},
 		"d":{"oneOf":[{"const":"red"},{"const":"green"}]},
 		"e":{"anyOf":[{"type":"object","required":["x"],"properties":{"x":{"type":"integer"}}},{"type":"string"}]}}}`))
-	v := newValidator(t, Tool{"u", tl})
+	v := newValidator(t, FromTool("u", tl))
 	run(t, v, "u", "f", []call{
 		{`{"a":null,"b":null,"c":true,"d":"red","e":{"x":1}}`, ``},
 		{`{"a":3}`, `api.u.f: argument a: expected str or None, got int (3)`},
@@ -336,7 +336,7 @@ func TestPythonNames(t *testing.T) {
 			{Arg: "from", Wire: "from", Py: "from_", Required: true},
 			{Arg: "page-size", Wire: "page-size", Py: "page_size"},
 		}}
-	v := newValidator(t, Tool{"cal", tl})
+	v := newValidator(t, FromTool("cal", tl))
 	run(t, v, "cal", "list-events", []call{
 		{`{"from":"a","page-size":10}`, ``},
 		{`{"from":"a","page-size":11}`, `api.cal.list_events: argument page_size must be <= 10; got 11`},
@@ -350,7 +350,7 @@ func TestPatterns(t *testing.T) {
 	tl := mkTool(t, "user", decode(t, `{"type":"object","properties":{
 		"sha":{"type":"string","pattern":"^[0-9a-f]{7,40}$"},
 		"login":{"type":"string","pattern":"^(?!admin)[a-z]+$"}}}`))
-	v := newValidator(t, Tool{"gh", tl})
+	v := newValidator(t, FromTool("gh", tl))
 	run(t, v, "gh", "user", []call{
 		{`{"sha":"abc1234","login":"bob"}`, ``},
 		{`{"sha":"main"}`, `api.gh.user: argument sha must match the pattern ^[0-9a-f]{7,40}$; got "main"`},
@@ -361,7 +361,7 @@ func TestPatterns(t *testing.T) {
 func TestUncompilableSchema(t *testing.T) {
 	bad := mkTool(t, "bad", decode(t, `{"type":"object","properties":{"a":{"$ref":"http://example.invalid/a.json"}}}`))
 	good := mkTool(t, "good", decode(t, `{"type":"object","properties":{"a":{"type":"string"}}}`))
-	v, err := New([]Tool{{"s", bad}, {"s", good}})
+	v, err := New([]Tool{FromTool("s", bad), FromTool("s", good)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,20 +386,20 @@ func TestUnknownToolAndDuplicates(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 	tl := mkTool(t, "t", decode(t, `{"type":"object"}`))
-	if _, err := New([]Tool{{"s", tl}, {"s", tl}}); err == nil {
+	if _, err := New([]Tool{FromTool("s", tl), FromTool("s", tl)}); err == nil {
 		t.Error("duplicate tool accepted")
 	}
 }
 
 func TestEscapedPointer(t *testing.T) {
 	tl := mkTool(t, "f", decode(t, `{"type":"object","properties":{"my filters/x~":{"type":"object","additionalProperties":false,"properties":{"value":{}}}}}`))
-	v := newValidator(t, Tool{"u", tl})
+	v := newValidator(t, FromTool("u", tl))
 	run(t, v, "u", "f", []call{{`{"my filters/x~":{"vaule":1}}`, `api.u.f: argument my_filters_x has unknown key 'vaule'. Did you mean 'value'?`}})
 }
 
 func TestNoArguments(t *testing.T) {
 	tl := mkTool(t, "ping", decode(t, `{"type":"object","properties":{},"additionalProperties":false}`))
-	v := newValidator(t, Tool{"s", tl})
+	v := newValidator(t, FromTool("s", tl))
 	run(t, v, "s", "ping", []call{
 		{`{}`, ``},
 		{`{"x":1}`, `api.s.ping: unknown argument 'x'; this tool takes no arguments`},
@@ -428,7 +428,7 @@ func BenchmarkCheck(b *testing.B) {
 	tools := corpus(b, "github")
 	var ts []Tool
 	for _, tl := range tools {
-		ts = append(ts, Tool{"github", tl})
+		ts = append(ts, FromTool("github", tl))
 	}
 	v, err := New(ts)
 	if err != nil {
@@ -458,7 +458,7 @@ func BenchmarkNewCorpus(b *testing.B) {
 	for _, m := range matches {
 		svc := strings.TrimSuffix(filepath.Base(m), ".json")
 		for _, tl := range corpus(b, svc) {
-			ts = append(ts, Tool{ir.ServiceIdent(svc), tl})
+			ts = append(ts, FromTool(ir.ServiceIdent(svc), tl))
 		}
 	}
 	for b.Loop() {

@@ -11,20 +11,20 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime"
 )
 
 //go:embed api/everything.py api/manifest.json
 var surfaceFS embed.FS
 
-var surface = sync.OnceValues(func() (*emit.Surface, error) {
-	return emit.LoadSurface(surfaceFS, "api/manifest.json")
+var surface = sync.OnceValues(func() (*manifest.Surface, error) {
+	return manifest.LoadSurface(surfaceFS, "api/manifest.json")
 })
 
 // Surface returns the compiled surface embedded in this package, for
 // runtime.Config's Manifest and Files. It is decoded once, on first use.
-func Surface() (*emit.Surface, error) {
+func Surface() (*manifest.Surface, error) {
 	return surface()
 }
 
@@ -251,7 +251,7 @@ func (c Client) call(ctx context.Context, tool string, args any) (*runtime.CallR
 	if err != nil {
 		return nil, err
 	}
-	if res.Status == "ok" || res.Status == "wait" {
+	if res.Status == runtime.StatusOK || res.Status == runtime.StatusWait {
 		return res, nil
 	}
 	if res.Message == "" {

@@ -49,7 +49,7 @@ func newClient(t *testing.T) Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := p.RuntimeConfig(&pack.Generated{Manifest: s.Manifest, Files: s.Files}, ups)
+	cfg, err := p.RuntimeConfig(s, ups)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // HTTPConfig configures an OpenAPI service's upstream.
@@ -120,7 +120,7 @@ func (h *HTTP) Close() error {
 }
 
 // Call implements Upstream.
-func (h *HTTP) Call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error) {
+func (h *HTTP) Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*Result, error) {
 	res, err := h.call(ctx, tool, args)
 	if err != nil {
 		return nil, h.red.Error(err)
@@ -128,7 +128,7 @@ func (h *HTTP) Call(ctx context.Context, tool *emit.ManifestTool, args map[strin
 	return h.red.Result(res), nil
 }
 
-func (h *HTTP) call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error) {
+func (h *HTTP) call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*Result, error) {
 	req, err := h.Request(ctx, tool, args)
 	if err != nil {
 		return nil, err
@@ -231,7 +231,7 @@ func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
 // Request builds the HTTP request for one call (exported for inspection
 // and for callers that send requests themselves).
-func (h *HTTP) Request(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*http.Request, error) {
+func (h *HTTP) Request(ctx context.Context, tool *manifest.Tool, args map[string]any) (*http.Request, error) {
 	op := tool.HTTP
 	if op == nil {
 		return nil, fmt.Errorf("%s: not an HTTP operation (the manifest has no http entry)", tool.Wire)
@@ -361,7 +361,7 @@ func dotSegment(path string) bool {
 	return false
 }
 
-func explode(p *emit.ManifestParam, def bool) bool {
+func explode(p *manifest.Param, def bool) bool {
 	if p.Explode != nil {
 		return *p.Explode
 	}
@@ -585,7 +585,7 @@ func queryPairs(name, style string, explode bool, v any) ([]string, error) {
 
 // encodeBody encodes a request body for mediaType. order lists the spread
 // fields in parameter order (nil for a whole body).
-func encodeBody(mediaType string, v any, order []string, tool *emit.ManifestTool) ([]byte, string, error) {
+func encodeBody(mediaType string, v any, order []string, tool *manifest.Tool) ([]byte, string, error) {
 	mt, _, _ := mime.ParseMediaType(mediaType)
 	if mediaType == "" {
 		mt, mediaType = "application/json", "application/json"
@@ -653,7 +653,7 @@ func encodeBody(mediaType string, v any, order []string, tool *emit.ManifestTool
 
 // binaryField reports whether body property name is a file (format binary
 // or byte in the tool's input schema).
-func binaryField(tool *emit.ManifestTool, name string) bool {
+func binaryField(tool *manifest.Tool, name string) bool {
 	for _, p := range tool.Params {
 		if string(p.Wire) == name && (p.In == ir.InBody || p.In == ir.InBodyWhole) {
 			props, _ := tool.Input["properties"].(map[string]any)

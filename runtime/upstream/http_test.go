@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // seen is one request as the server received it.
@@ -62,16 +62,16 @@ type pdef struct {
 	explode *bool
 }
 
-func httpTool(method, path, bodyType string, spread bool, params ...pdef) *emit.ManifestTool {
-	t := &emit.ManifestTool{Wire: "op", HTTP: &ir.HTTPOp{Method: method, Path: path, BodyType: bodyType, BodySpread: spread}}
+func httpTool(method, path, bodyType string, spread bool, params ...pdef) *manifest.Tool {
+	t := &manifest.Tool{Wire: "op", HTTP: &ir.HTTPOp{Method: method, Path: path, BodyType: bodyType, BodySpread: spread}}
 	for _, p := range params {
-		t.Params = append(t.Params, emit.ManifestParam{Arg: p.wire, Wire: ir.WireName(p.wire), In: p.in, Style: p.style, Explode: p.explode})
+		t.Params = append(t.Params, manifest.Param{Arg: p.wire, Wire: ir.WireName(p.wire), In: p.in, Style: p.style, Explode: p.explode})
 	}
 	return t
 }
 
 // requiredBody marks t's request body as required.
-func requiredBody(t *emit.ManifestTool) *emit.ManifestTool {
+func requiredBody(t *manifest.Tool) *manifest.Tool {
 	t.HTTP.BodyRequired = true
 	return t
 }
@@ -86,7 +86,7 @@ func TestHTTPRequestShapes(t *testing.T) {
 	obj := map[string]any{"role": "admin", "first name": "Al"}
 	cases := []struct {
 		name   string
-		tool   *emit.ManifestTool
+		tool   *manifest.Tool
 		args   map[string]any
 		uri    string
 		body   string

@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // clientInfo is how codemode introduces itself to MCP servers.
@@ -87,7 +87,7 @@ func (m *MCP) Start(ctx context.Context) error {
 }
 
 // Call implements Upstream.
-func (m *MCP) Call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error) {
+func (m *MCP) Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*Result, error) {
 	res, err := m.call(ctx, tool, args)
 	if err != nil {
 		return nil, m.red.Error(err)
@@ -95,7 +95,7 @@ func (m *MCP) Call(ctx context.Context, tool *emit.ManifestTool, args map[string
 	return m.red.Result(res), nil
 }
 
-func (m *MCP) call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error) {
+func (m *MCP) call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*Result, error) {
 	if args == nil {
 		args = map[string]any{}
 	}

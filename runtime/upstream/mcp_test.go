@@ -20,8 +20,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // The test binary doubles as a stdio MCP server (a real child process whose
@@ -86,10 +86,10 @@ func nodeBin(t *testing.T, name string) string {
 }
 
 // tool builds a manifest entry by hand, as the compiler would.
-func tool(wire string, ann ir.Annotations, args ...string) *emit.ManifestTool {
-	t := &emit.ManifestTool{Wire: ir.WireName(wire), Annotations: ann}
+func tool(wire string, ann ir.Annotations, args ...string) *manifest.Tool {
+	t := &manifest.Tool{Wire: ir.WireName(wire), Annotations: ann}
 	for _, a := range args {
-		t.Params = append(t.Params, emit.ManifestParam{Arg: a, Wire: ir.WireName(a), In: ir.InArg})
+		t.Params = append(t.Params, manifest.Param{Arg: a, Wire: ir.WireName(a), In: ir.InArg})
 	}
 	return t
 }
@@ -121,7 +121,7 @@ func jsonOf(t *testing.T, v any) string {
 	return string(b)
 }
 
-func call(t *testing.T, u Upstream, ctx context.Context, tl *emit.ManifestTool, args map[string]any) *Result {
+func call(t *testing.T, u Upstream, ctx context.Context, tl *manifest.Tool, args map[string]any) *Result {
 	t.Helper()
 	r, err := u.Call(ctx, tl, args)
 	if err != nil {

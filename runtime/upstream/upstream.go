@@ -14,7 +14,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/internal/bytesize"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // Upstream is one service's connection.
@@ -23,7 +24,7 @@ type Upstream interface {
 	// decoded by encoding/json with UseNumber). A transport failure is an
 	// error; an upstream that answers with an error (MCP isError, HTTP
 	// 4xx/5xx) is a Result with IsError set.
-	Call(ctx context.Context, tool *emit.ManifestTool, args map[string]any) (*Result, error)
+	Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*Result, error)
 	// Close releases the connection (stops a stdio server).
 	Close() error
 }
@@ -51,16 +52,5 @@ const DefaultMaxReply = 8 << 20
 
 // replyTooLarge is the one-line error for a reply over the cap.
 func replyTooLarge(limit int64) string {
-	return fmt.Sprintf("the reply is larger than the %s cap (runtime.max_reply); refused", formatSize(limit))
-}
-
-// formatSize renders n bytes as "8 MiB", "512 KiB" or "100 bytes".
-func formatSize(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("the reply is larger than the %s cap (runtime.max_reply); refused", bytesize.Format(limit))
 }

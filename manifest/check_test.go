@@ -1,17 +1,17 @@
-package emit_test
+package manifest_test
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // TestCheckPythonRefuses: each way a file could let source text become
 // code, or make Python or Monty's checker refuse it, is refused with its
 // line; the printers' own constructs pass.
 func TestCheckPythonRefuses(t *testing.T) {
-	deep := "x: " + strings.Repeat("list[", emit.MaxNesting+1) + "int" + strings.Repeat("]", emit.MaxNesting+1) + "\n"
+	deep := "x: " + strings.Repeat("list[", manifest.MaxNesting+1) + "int" + strings.Repeat("]", manifest.MaxNesting+1) + "\n"
 	for _, c := range []struct{ src, want string }{
 		{"# a\rimport os\n", "line 1: character U+000D"},
 		{"x = 1\n\"\"\"a\x00b\"\"\"\n", "line 2: character U+0000"},
@@ -29,7 +29,7 @@ func TestCheckPythonRefuses(t *testing.T) {
 		{"x = [1,\n", "'[' never closed"},
 		{deep, "brackets nested more than 100 deep"},
 	} {
-		err := emit.CheckPython([]byte(c.src))
+		err := manifest.CheckPython([]byte(c.src))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("CheckPython(%q) = %v, want %q", c.src, err, c.want)
 		}
@@ -38,7 +38,7 @@ func TestCheckPythonRefuses(t *testing.T) {
 		"# comment with \"quote and ( and \\\n" +
 		"X = TypedDict(\n    \"X\",\n    {\n        \"a\\x0d\\\"b\": int,\n    },\n)\n" +
 		"def f(a: Literal[\"x)\", 'y]'] = None) -> Any:\n    \"\"\"One line ending in a quote\\\"\"\"\"\n    ...\n"
-	if err := emit.CheckPython([]byte(ok)); err != nil {
+	if err := manifest.CheckPython([]byte(ok)); err != nil {
 		t.Errorf("CheckPython refuses the printers' constructs: %v", err)
 	}
 }

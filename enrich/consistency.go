@@ -1,0 +1,240 @@
+package enrich
+
+import (
+	"fmt"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// sourceValue is a value the source itself gives for a parameter: its
+// default, an example, an existing enum value, or a value quoted in its
+// description after "e.g." or "for example".
+type sourceValue struct {
+	val   any
+	where string
+}
+
+// exampleIntroRe introduces example values in prose.
+var exampleIntroRe = regexp.MustCompile(`(?i)\be\.g\.,?|\beg\b,?|\bfor example\b,?:?|\bfor instance\b,?|\bsuch as\b|\bexamples?:`)
+
+// sourceValues collects the values the source gives for a parameter, in a
+// fixed order: default, example, examples, enum, then the description's
+// example values.
+func sourceValues(description string, s ir.Schema) []sourceValue {
+	var out []sourceValue
+	if d, ok := s["default"]; ok && d != nil {
+		out = append(out, sourceValue{d, "the default"})
+	}
+	if e, ok := s["example"]; ok && e != nil {
+		out = append(out, sourceValue{e, "the example"})
+	}
+	if es, ok := s["examples"].([]any); ok {
+		for _, e := range es {
+			if e != nil {
+				out = append(out, sourceValue{e, "the example"})
+			}
+		}
+	}
+	if es, ok := s["enum"].([]any); ok {
+		for _, e := range es {
+			if e != nil {
+				out = append(out, sourceValue{e, "the existing enum value"})
+			}
+		}
+	}
+	for _, v := range proseExamples(description, mainType(s)) {
+		out = append(out, sourceValue{v, "the description's example"})
+	}
+	return out
+}
+
+// proseExamples reads the values quoted (or, for numbers, written) after
+// an example introducer, up to the end of its sentence or parenthesis. A
+// value is kept only when it is of the parameter's type: a string for a
+// string, a number for a number.
+func proseExamples(d, typ string) []any {
+	if typ != "string" && typ != "integer" && typ != "number" {
+		return nil
+	}
+	var out []any
+	for _, m := range exampleIntroRe.FindAllStringIndex(d, -1) {
+		rest := d[m[1]:]
+		if k := strings.IndexAny(rest, ")\n"); k >= 0 {
+			rest = rest[:k]
+		}
+		if k := sentenceEnd(rest); k >= 0 {
+			rest = rest[:k]
+		}
+		for i := 0; i < len(rest); {
+			j := skipSpaces(rest, i)
+			if j >= len(rest) {
+				break
+			}
+			if q, n, ok := readQuoted(rest[j:]); ok {
+				switch typ {
+				case "string":
+					out = append(out, q)
+				default:
+					if v, k, ok := readNumber(q); ok && k == len(q) {
+						out = append(out, v)
+					}
+				}
+				i = j + n
+				continue
+			}
+			if typ != "string" && (j == 0 || !isWordByte(rest[j-1])) {
+				if v, n, ok := readNumber(rest[j:]); ok {
+					out = append(out, v)
+					i = j + n
+					continue
+				}
+			}
+			i = j + 1
+		}
+	}
+	return out
+}
+
+// sentenceEnd is the offset of the first ". " (or final ".") in s, or -1.
+func sentenceEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' && (i+1 == len(s) || isSpace(s[i+1])) && !isAbbrev(s[:i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// verifyConsistent rejects a proposal that some value the source gives for
+// the parameter would not satisfy: the enriched schema must accept the
+// parameter's own default, examples, existing enum and example values.
+func verifyConsistent(p Proposal, description string, s ir.Schema) (bool, string) {
+	if p.Kind == KindRuntimeDefault || p.Kind == KindStaticDefault {
+		return true, ""
+	}
+	merged := mergedView(s, p.To)
+	for _, sv := range sourceValues(description, s) {
+		if why := violates(merged, sv.val); why != "" {
+			return false, fmt.Sprintf("%s %s %s", sv.where, show(sv.val), why)
+		}
+	}
+	return true, ""
+}
+
+// violates says why v fails schema s's enum, bounds, lengths, item counts
+// or format ("" when it satisfies them). Values of another type than the
+// schema's are not judged here.
+func violates(s ir.Schema, v any) string {
+	if !typeAccepts(s, v) {
+		return ""
+	}
+	if why := outsideSchema(s, v); why != "" {
+		return why
+	}
+	if arr, ok := v.([]any); ok {
+		n := float64(len(arr))
+		if m, ok := num(s["minItems"]); ok && n < m {
+			return fmt.Sprintf("has fewer items than minItems %s", show(s["minItems"]))
+		}
+		if m, ok := num(s["maxItems"]); ok && n > m {
+			return fmt.Sprintf("has more items than maxItems %s", show(s["maxItems"]))
+		}
+	}
+	if str, ok := v.(string); ok {
+		if f, ok := s["format"].(string); ok && !formatAccepts(f, str) {
+			return "is not a valid " + f
+		}
+	}
+	return ""
+}
+
+var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$`)
+
+// formatAccepts checks a string against one of the formats enrich adds.
+func formatAccepts(f, v string) bool {
+	switch f {
+	case "date-time":
+		_, err := time.Parse(time.RFC3339, v)
+		return err == nil
+	case "date":
+		_, err := time.Parse("2006-01-02", v)
+		return err == nil
+	case "email":
+		a, err := mail.ParseAddress(v)
+		return err == nil && a.Address == v
+	case "uuid":
+		return uuidRe.MatchString(v)
+	case "uri":
+		u, err := url.Parse(v)
+		return err == nil && u.Scheme != "" && (u.Host != "" || u.Opaque != "" || u.Path != "")
+	}
+	return true
+}
+
+// hedgeRe marks a sentence whose constraint is soft: a default limit, a
+// configurable one, or one with an exception.
+var hedgeRe = regexp.MustCompile(`(?i)\bby default\b|\bconfigurable\b|\bconfigured\b|\bunless\b|\botherwise\b|\bcan be (?:changed|raised|increased|overridden)\b|\bdepending on\b|\bdepends on\b|\btypically\b|\busually\b|\bsubject to\b|\bper plan\b|\bon (?:paid|free) plans?\b`)
+
+// verifyHedge rejects a hard constraint (enum, bounds, lengths, format)
+// whose evidence sits in a hedged sentence.
+func verifyHedge(p Proposal, description string) (bool, string) {
+	switch p.Kind {
+	case KindEnum, KindRange, KindLength, KindFormat:
+	default:
+		return true, ""
+	}
+	i := strings.Index(description, p.Evidence)
+	if i < 0 {
+		return true, ""
+	}
+	sents := sentences(description)
+	s := sentenceAt(sents, i)
+	start, end := s.start, s.end
+	if e := i + len(p.Evidence); e > end {
+		end = e
+	}
+	// The clause holding the evidence: a ";" ends a clause.
+	if k := strings.LastIndexByte(description[start:i], ';'); k >= 0 {
+		start += k + 1
+	}
+	if k := strings.IndexByte(description[i+len(p.Evidence):end], ';'); k >= 0 {
+		end = i + len(p.Evidence) + k
+	}
+	if m := hedgeRe.FindString(description[start:end]); m != "" {
+		return false, fmt.Sprintf("the constraint is hedged (%q): not a hard limit", m)
+	}
+	if p.Kind == KindRange || p.Kind == KindLength {
+		if m := orMoreRe.FindStringSubmatch(description[i+len(p.Evidence):]); m != nil {
+			return false, fmt.Sprintf("the constraint is hedged (%q): not a hard limit", m[1])
+		}
+	}
+	return true, ""
+}
+
+// orMoreRe: a bound followed by an alternative bound ("up to 100, or 1000
+// on request", "at most 5 or more with approval").
+var orMoreRe = regexp.MustCompile(`(?i)^\s*(?:[a-z]+\s+){0,2}?,?\s*(or\s+(?:\d[\d,.]*\d|\d|more|higher|greater|larger|above|unlimited))\b`)
+
+// verifySubject rejects evidence that is about another, code-quoted name:
+// "The `limit` parameter defaults to 10" in the description of page_size,
+// "- `PR_TITLE` - default to the pull request's title" in a list of values.
+func verifySubject(p Proposal, description string) (bool, string) {
+	i := strings.Index(description, p.Evidence)
+	if i < 0 {
+		return true, ""
+	}
+	s := sentenceAt(sentences(description), i)
+	if s.start > i {
+		return true, ""
+	}
+	m := otherSubjectRe.FindStringSubmatch(description[s.start:i])
+	if m == nil || m[1] == lastSegment(p.Pointer) {
+		return true, ""
+	}
+	return false, fmt.Sprintf("the evidence is about %q, not this parameter", m[1])
+}

@@ -1,0 +1,334 @@
+package manifest
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// Version is bumped when the manifest's meaning changes.
+const Version = 1
+
+// Manifest is everything the runtime needs without re-parsing a source.
+type Manifest struct {
+	Version  int       `json:"version"`
+	Services []Service `json:"services"`
+}
+
+// Service is one api/<service>.py. Its Source is the service's
+// identity as the pack writes it (kind, and the mcp or openapi file,
+// mcp_command or mcp_url) with the digest of what was compiled: the runtime
+// pairs pack and manifest services by name and refuses a pair whose
+// sources differ.
+type Service struct {
+	Name        ir.ServiceName      `json:"name"`
+	Title       string              `json:"title,omitempty"`
+	File        string              `json:"file"` // relative to the output dir
+	Source      ir.Source           `json:"source"`
+	Servers     []string            `json:"servers,omitempty"`
+	Security    []ir.SecurityScheme `json:"security,omitempty"`
+	Tools       []Tool              `json:"tools"`
+	Diagnostics []string            `json:"diagnostics,omitempty"`
+	// Defs are schema definitions the service's tools share: a tool schema's
+	// "$defs" is Defs plus what the schema still carries itself (see
+	// Hoist and Read).
+	Defs map[string]any `json:"defs,omitempty"`
+	// Stub is the service's source for Monty's type checker (emit.ServiceStub).
+	Stub string `json:"stub"`
+}
+
+// Tool is one callable with its signature, schemas and pin.
+type Tool struct {
+	Wire        ir.WireName `json:"wire"`
+	Py          ir.PyIdent  `json:"py"`
+	Call        string      `json:"call"`            // api.<service>.<py>
+	Signature   string      `json:"signature"`       // the Python signature, one line
+	Title       string      `json:"title,omitempty"` // MCP title, OpenAPI summary
+	Description string      `json:"description,omitempty"`
+	Deprecated  bool        `json:"deprecated,omitempty"`
+	Lines       [2]int      `json:"lines"` // 1-based inclusive span in File
+	Params      []Param     `json:"params"`
+	Input       ir.Schema   `json:"input"`
+	// Original is the input schema before enrichment; omitted when enrich
+	// changed nothing.
+	Original    ir.Schema      `json:"original,omitempty"`
+	Output      ir.Schema      `json:"output,omitempty"`
+	Annotations ir.Annotations `json:"annotations"`
+	HTTP        *ir.HTTPOp     `json:"http,omitempty"`
+	// Enrichment holds this tool's enrichment decisions, accepted or not.
+	Enrichment []json.RawMessage `json:"enrichment,omitempty"`
+	// Pin is a digest of the tool's upstream definition (name, description,
+	// original input schema, output schema): the runtime refuses a tool whose
+	// live definition no longer matches.
+	Pin string `json:"pin"`
+}
+
+// Param is one parameter in signature order (required first).
+type Param struct {
+	Arg      string      `json:"arg"`
+	Wire     ir.WireName `json:"wire"`
+	Py       ir.PyIdent  `json:"py"`
+	In       ir.Location `json:"in"`
+	Required bool        `json:"required"`
+	Style    string      `json:"style,omitempty"`
+	Explode  *bool       `json:"explode,omitempty"`
+	Pointer  string      `json:"pointer"`
+}
+
+// Hoist moves the definitions a schema shares with other tools (the same
+// map, as parse shares an OpenAPI document's components) into defs, so the
+// manifest holds each once; a definition of the same name that differs
+// stays in the schema. It returns a shallow copy; schema is not changed.
+func Hoist(defs map[string]any, schema ir.Schema) ir.Schema {
+	own, ok := schema["$defs"].(map[string]any)
+	if !ok {
+		return schema
+	}
+	out := make(ir.Schema, len(schema))
+	for k, v := range schema {
+		out[k] = v
+	}
+	rest := map[string]any{}
+	for name, d := range own {
+		prev, seen := defs[name]
+		switch {
+		case !seen:
+			defs[name] = d
+		case sameMap(prev, d):
+		default:
+			rest[name] = d
+		}
+	}
+	delete(out, "$defs")
+	if len(rest) > 0 {
+		out["$defs"] = rest
+	}
+	return out
+}
+
+func sameMap(a, b any) bool {
+	am, ok1 := a.(map[string]any)
+	bm, ok2 := b.(map[string]any)
+	return ok1 && ok2 && reflect.ValueOf(am).Pointer() == reflect.ValueOf(bm).Pointer()
+}
+
+// unhoist gives a schema back the shared definitions it reaches (through
+// "#/$defs/..." references, transitively), so every tool schema is
+// self-contained again after loading and carries no more than it uses.
+func unhoist(defs map[string]any, schema ir.Schema) ir.Schema {
+	if schema == nil || len(defs) == 0 {
+		return schema
+	}
+	own, _ := schema["$defs"].(map[string]any)
+	merged := make(map[string]any, len(own))
+	for k, v := range own {
+		merged[k] = v
+	}
+	var visit func(v any)
+	visit = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok {
+				if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
+					name, _, _ = strings.Cut(name, "/")
+					name = ir.UnescapeToken(name)
+					if _, have := merged[name]; !have {
+						if d, ok := defs[name]; ok {
+							merged[name] = d
+							visit(d)
+						}
+					}
+				}
+			}
+			for k, e := range x {
+				if k != "$defs" {
+					visit(e)
+				}
+			}
+		case []any:
+			for _, e := range x {
+				visit(e)
+			}
+		}
+	}
+	visit(schema)
+	for _, d := range own {
+		visit(d)
+	}
+	if len(merged) > 0 {
+		schema["$defs"] = merged
+	}
+	return schema
+}
+
+// Pin digests a tool's upstream definition.
+func Pin(t *ir.Tool) string {
+	in := t.Original
+	if in == nil {
+		in = t.Input
+	}
+	def := struct {
+		Name        ir.WireName `json:"name"`
+		Description string      `json:"description"`
+		Input       ir.Schema   `json:"input"`
+		Output      ir.Schema   `json:"output,omitempty"`
+	}{t.Wire, t.Description, in, t.Output}
+	j, err := json.Marshal(def)
+	if err != nil {
+		j = []byte("null")
+	}
+	sum := sha256.Sum256(j)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Service returns the named service.
+func (m *Manifest) Service(name ir.ServiceName) (*Service, bool) {
+	for i := range m.Services {
+		if m.Services[i].Name == name {
+			return &m.Services[i], true
+		}
+	}
+	return nil, false
+}
+
+// Tool returns the tool with the given wire name or Python name.
+func (s *Service) Tool(name string) (*Tool, bool) {
+	for i := range s.Tools {
+		if string(s.Tools[i].Wire) == name {
+			return &s.Tools[i], true
+		}
+	}
+	for i := range s.Tools {
+		if string(s.Tools[i].Py) == name {
+			return &s.Tools[i], true
+		}
+	}
+	return nil, false
+}
+
+// Read decodes a manifest (numbers as json.Number).
+func Read(data []byte) (*Manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("bad manifest: %v", err)
+	}
+	if m.Version != Version {
+		return nil, fmt.Errorf("manifest version %d, this codemode reads version %d: regenerate with codemode gen", m.Version, Version)
+	}
+	for i := range m.Services {
+		s := &m.Services[i]
+		for j := range s.Tools {
+			t := &s.Tools[j]
+			if !usesRefs(t.Input) && !usesRefs(t.Original) && !usesRefs(t.Output) {
+				continue
+			}
+			t.Input = unhoist(s.Defs, t.Input)
+			t.Original = unhoist(s.Defs, t.Original)
+			t.Output = unhoist(s.Defs, t.Output)
+		}
+	}
+	return &m, nil
+}
+
+// usesRefs reports whether a schema contains a "$ref" anywhere.
+func usesRefs(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, ok := x["$ref"]; ok {
+			return true
+		}
+		for _, e := range x {
+			if usesRefs(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if usesRefs(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Marshal encodes a manifest as indented JSON with a trailing newline.
+func Marshal(m *Manifest) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(m); err != nil {
+		return nil, err
+	}
+	return indentJSON(buf.Bytes(), maxIndent), nil
+}
+
+// maxIndent is the deepest nesting the manifest indents: json.Indent's
+// output grows with the square of the nesting (a schema nested 3,000
+// levels in 100 kB made 126 MB), so below this depth values stay compact.
+const maxIndent = 48
+
+// indentJSON is json.Indent(dst, src, "", "  ") for compact, valid JSON,
+// except that containers nested deeper than max are written compact.
+func indentJSON(src []byte, max int) []byte {
+	out := make([]byte, 0, len(src)+len(src)/2)
+	depth := 0
+	newline := func(d int) {
+		out = append(out, '\n')
+		for range d {
+			out = append(out, ' ', ' ')
+		}
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '"':
+			j := i + 1
+			for j < len(src) && src[j] != '"' {
+				if src[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			out = append(out, src[i:min(j+1, len(src))]...)
+			i = j
+		case '{', '[':
+			out = append(out, c)
+			depth++
+			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
+				out = append(out, src[i+1])
+				i++
+				depth--
+			} else if depth <= max {
+				newline(depth)
+			}
+		case '}', ']':
+			if depth <= max {
+				newline(depth - 1)
+			}
+			depth--
+			out = append(out, c)
+		case ',':
+			out = append(out, c)
+			if depth <= max {
+				newline(depth)
+			}
+		case ':':
+			out = append(out, c)
+			if depth <= max {
+				out = append(out, ' ')
+			}
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
+}
