@@ -1,7 +1,6 @@
 package ir
 
 import (
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,11 +20,11 @@ var approximated = map[string]bool{
 // a keyword the Python types leave out, so nothing is dropped silently. A
 // shared definition is reported once, where the document defines it.
 func diagnoseApproximations(svc *Service) {
-	seen := map[uintptr]bool{}
+	seen := map[string]bool{} // places walked
 	var out []Diagnostic
-	var walkAt func(v any, ptr string, depth int)
-	walk := func(v any, ptr string) { walkAt(v, ptr, 0) }
-	walkAt = func(v any, ptr string, depth int) {
+	var walkAt func(v any, ptr, at string, own bool, depth int)
+	walk := func(v any, ptr, at string, own bool) { walkAt(v, ptr, at, own, 0) }
+	walkAt = func(v any, ptr, at string, own bool, depth int) {
 		if depth > 8*MaxSchemaDepth {
 			return // printed as Any long before (and a pointer costs its depth)
 		}
@@ -34,11 +33,12 @@ func diagnoseApproximations(svc *Service) {
 			if len(x) == 0 {
 				return
 			}
-			id := reflect.ValueOf(x).Pointer()
-			if seen[id] {
-				return
+			if !own {
+				if seen[at] {
+					return
+				}
+				seen[at] = true
 			}
-			seen[id] = true
 			keys := make([]string, 0, len(x))
 			for k := range x {
 				keys = append(keys, k)
@@ -54,27 +54,44 @@ func diagnoseApproximations(svc *Service) {
 				if k == "const" || k == "enum" || k == "default" || k == "examples" || k == "example" || strings.HasPrefix(k, "x-") {
 					continue
 				}
-				walkAt(x[k], ptr+"/"+EscapeToken(k), depth+1)
+				walkAt(x[k], ptr+"/"+EscapeToken(k), at+"/"+EscapeToken(k), false, depth+1)
 			}
 		case []any:
 			for i, e := range x {
-				walkAt(e, ptr+"/"+strconv.Itoa(i), depth+1)
+				walkAt(e, ptr+"/"+strconv.Itoa(i), at+"/"+strconv.Itoa(i), false, depth+1)
 			}
 		}
 	}
-	for _, t := range svc.Tools {
-		walkSchemas(svc, t, walk)
+	for i, t := range svc.Tools {
+		walkSchemas(svc, i, t, walk)
 	}
 	svc.Diagnostics = append(svc.Diagnostics, out...)
 }
 
 // walkSchemas visits a tool's input and output schemas with pointers into
 // its source: shared OpenAPI definitions at /components/schemas/<name>,
-// parameters at the tool's pointer plus the parameter's pointer.
-func walkSchemas(svc *Service, t *Tool, walk func(v any, ptr string)) {
+// parameters at the tool's pointer plus the parameter's pointer. Each goes
+// with its place in the source (see Origin), so a definition two tools
+// share is walked once; a schema parse made for the tool (its arguments
+// object, a parameter's own copy) goes with none, and only what is under
+// it is shared.
+func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, own bool)) {
 	openapi := svc.Source.Kind == SourceOpenAPI
-	for _, s := range []Schema{t.Input, t.Output} {
-		if defs, ok := s["$defs"].(map[string]any); ok {
+	type root struct {
+		s      Schema
+		origin Origin
+		anon   string
+	}
+	place := func(r root, ptr string) string {
+		if src, ok := r.origin.Source(ptr); ok {
+			return src
+		}
+		return r.anon + ptr
+	}
+	in := root{t.Input, t.InputOrigin, unplaced(i, "input")}
+	out := root{t.Output, t.OutputOrigin, unplaced(i, "output")}
+	for _, r := range []root{in, out} {
+		if defs, ok := r.s["$defs"].(map[string]any); ok {
 			names := make([]string, 0, len(defs))
 			for n := range defs {
 				names = append(names, n)
@@ -85,40 +102,35 @@ func walkSchemas(svc *Service, t *Tool, walk func(v any, ptr string)) {
 				if openapi {
 					base = "/components/schemas/"
 				}
-				walk(defs[n], base+EscapeToken(n))
+				walk(defs[n], base+EscapeToken(n), place(r, "/$defs/"+EscapeToken(n)), false)
 			}
 		}
 	}
 	if openapi {
 		props, _ := t.Input["properties"].(map[string]any)
 		for _, p := range t.Params {
-			walk(props[p.Arg], t.Pointer+p.Pointer)
+			walk(props[p.Arg], t.Pointer+p.Pointer, place(in, "/properties/"+EscapeToken(p.Arg)), true)
 		}
 		if t.Output != nil {
-			walkWithout(t.Output, t.Pointer+"/responses/2xx", walk)
+			walkWithout(t.Output, t.Pointer+"/responses/2xx", place(out, ""), walk)
 		}
 		return
 	}
-	walkWithout(t.Input, t.Pointer+"/inputSchema", walk)
+	walkWithout(t.Input, t.Pointer+"/inputSchema", place(in, ""), walk)
 	if t.Output != nil {
-		walkWithout(t.Output, t.Pointer+"/outputSchema", walk)
+		walkWithout(t.Output, t.Pointer+"/outputSchema", place(out, ""), walk)
 	}
 }
 
 // walkWithout walks a schema's keywords except $defs (walked on their own).
-func walkWithout(s Schema, ptr string, walk func(v any, ptr string)) {
-	keys := make([]string, 0, len(s))
-	for k := range s {
+func walkWithout(s Schema, ptr, at string, walk func(v any, ptr, at string, own bool)) {
+	rest := make(map[string]any, len(s))
+	for k, v := range s {
 		if k != "$defs" && k != "definitions" {
-			keys = append(keys, k)
+			rest[k] = v
 		}
 	}
-	sort.Strings(keys)
-	rest := make(map[string]any, len(keys))
-	for _, k := range keys {
-		rest[k] = s[k]
-	}
-	walk(rest, ptr)
+	walk(rest, ptr, at, true)
 }
 
 func sourceName(s Source) string {

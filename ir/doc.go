@@ -5,6 +5,17 @@
 // types from those schemas, and emit prints it. Names are resolved here once,
 // by the rules in naming.go: the emitter never invents an identifier.
 //
+// # Order and places
+//
+// Schemas are decoded JSON (map[string]any), whose maps keep no key order.
+// parse records the source order of every "properties" object in
+// Service.Order, by the object's JSON pointer in the source document, and
+// says in Tool.InputOrigin and Tool.OutputOrigin where each part of a tool's
+// schemas (the whole, a parameter, a $defs entry) was written. Resolve walks
+// every schema with that place: fields print in source order, and two
+// tools' references to one definition resolve to one shape, whether or not
+// their schemas share maps. Nothing is keyed by a map's address.
+//
 // # Diagnostics
 //
 // A Diagnostic is a warning about a source that compiled anyway: something

@@ -2,8 +2,8 @@ package ir
 
 import (
 	"encoding/json"
-	"reflect"
 	"sort"
+	"strings"
 )
 
 // ServiceName is a service's Python module name: api/<ServiceName>.py.
@@ -52,34 +52,62 @@ type Service struct {
 	Tools       []*Tool          // in source order
 	Shapes      []*Shape         // named object shapes, filled by Resolve
 	Diagnostics []Diagnostic     // what could not be represented
-	// KeyOrder is the source order of the keys of the schemas' "properties"
-	// objects (which decode into maps), so shapes print fields as the
-	// source wrote them.
-	KeyOrder KeyOrder
-	Extra    map[string]string // free-form facts for the module docstring, sorted on output
+	// Order is the source order of the keys of the document's
+	// "properties" objects, so shapes print fields as the source wrote them.
+	Order Order
+	Extra map[string]string // free-form facts for the module docstring, sorted on output
 }
 
-// KeyOrder maps a "properties" object, by the identity of its map, to its
-// keys in source order. Maps are shared, never copied, between parse and
-// Resolve, so identity is enough; a map it does not know is sorted.
-type KeyOrder map[uintptr][]string
+// Order maps a "properties" object, by its JSON pointer in the service's
+// source document, to its keys in source order. Tools find their part of it
+// through their Origins; an object it does not list prints sorted.
+type Order map[string][]string
 
-// Keys returns m's keys in source order when known, else sorted.
-func (k KeyOrder) Keys(m map[string]any) []string {
-	if ks, ok := k[reflect.ValueOf(m).Pointer()]; ok && len(ks) == len(m) {
-		return ks
+// keys returns m's keys in the order recorded for the object at ptr, else
+// sorted; ordered says whether ptr has a recorded order.
+func (o Order) keys(ptr string, m map[string]any) (keys []string, ordered bool) {
+	ks, ordered := o[ptr]
+	if ordered && len(ks) == len(m) && hasAll(m, ks) {
+		return ks, true
 	}
-	keys := make([]string, 0, len(m))
+	keys = make([]string, 0, len(m))
 	for key := range m {
 		keys = append(keys, key)
 	}
 	sort.Strings(keys)
-	return keys
+	return keys, ordered
 }
 
-// Set records the order of m's keys.
-func (k KeyOrder) Set(m map[string]any, keys []string) {
-	k[reflect.ValueOf(m).Pointer()] = keys
+func hasAll(m map[string]any, keys []string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Origin says where the parts of a tool's Input or Output schema were
+// written in the service's source document. It maps a JSON pointer into the
+// schema ("" for the whole, "/properties/<arg>", "/$defs/<name>") to a JSON
+// pointer into the source; a part it does not list is placed by its longest
+// listed prefix. Resolve uses it to find a schema's key order (Order) and to
+// know two tools' references to one definition for the same thing.
+type Origin map[string]string
+
+// Source is the pointer into the source document of the schema at ptr
+// (a pointer into the tool's schema), when o places it.
+func (o Origin) Source(ptr string) (string, bool) {
+	for p := ptr; ; {
+		if src, ok := o[p]; ok {
+			return src + ptr[len(p):], true
+		}
+		i := strings.LastIndexByte(p, '/')
+		if i < 0 {
+			return "", false
+		}
+		p = p[:i]
+	}
 }
 
 // SecurityScheme is an OpenAPI security scheme reduced to what a client injects.
@@ -109,6 +137,9 @@ type Tool struct {
 	// Output is the schema of a successful result (MCP outputSchema, the
 	// OpenAPI 2xx JSON response), or nil.
 	Output Schema
+	// InputOrigin and OutputOrigin place Input and Output in the source
+	// document; nil when they were not read from one.
+	InputOrigin, OutputOrigin Origin
 
 	Result *Type // filled by Resolve from Output; nil means Any
 

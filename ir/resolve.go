@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,9 +16,6 @@ import (
 // and fields are visited, and structurally equal object schemas share one
 // shape.
 func Resolve(svc *Service) {
-	if svc.KeyOrder == nil {
-		svc.KeyOrder = KeyOrder{}
-	}
 	r := &resolver{
 		svc:   svc,
 		names: NewNamer(),
@@ -27,6 +23,8 @@ func Resolve(svc *Service) {
 
 		refTypes:  map[refKey]*Type{},
 		refShapes: map[refKey]*Shape{},
+		merged:    map[string][]string{},
+		moved:     map[string]string{},
 	}
 	for name := range Reserved {
 		r.names.Take(PyIdent(name))
@@ -36,7 +34,7 @@ func Resolve(svc *Service) {
 	}
 	svc.Shapes = nil
 	diagnoseApproximations(svc)
-	for _, t := range svc.Tools {
+	for i, t := range svc.Tools {
 		props, _ := t.Input["properties"].(map[string]any)
 		r.steps = 0
 		for _, p := range t.Params {
@@ -45,8 +43,8 @@ func Resolve(svc *Service) {
 			if svc.Source.Kind != SourceOpenAPI {
 				ptr = t.Pointer + "/inputSchema" + p.Pointer
 			}
-			c := &ctx{root: t.Input, order: svc.KeyOrder, busy: map[string]bool{}, where: ptr}
-			p.Type = r.typeOf(c, s, Pascal(string(t.Py))+Pascal(p.Arg))
+			c := &ctx{root: t.Input, origin: t.InputOrigin, anon: unplaced(i, "input"), busy: map[string]bool{}, where: ptr}
+			p.Type = r.typeOf(c, s, c.source("/properties/"+EscapeToken(p.Arg)), Pascal(string(t.Py))+Pascal(p.Arg))
 			if p.Description == "" {
 				p.Description = p.Type.Description
 			}
@@ -57,12 +55,25 @@ func Resolve(svc *Service) {
 			if svc.Source.Kind == SourceOpenAPI {
 				ptr = t.Pointer + "/responses/2xx"
 			}
-			c := &ctx{root: t.Output, order: svc.KeyOrder, busy: map[string]bool{}, where: ptr}
-			t.Result = r.typeOf(c, t.Output, Pascal(string(t.Py))+"Result")
+			c := &ctx{root: t.Output, origin: t.OutputOrigin, anon: unplaced(i, "output"), busy: map[string]bool{}, where: ptr}
+			t.Result = r.typeOf(c, t.Output, c.source(""), Pascal(string(t.Py))+"Result")
 		}
 	}
 	capDepth(svc, r.pending)
 }
+
+// unplaced stands for the source of a tool's schema that no Origin places
+// (a tool not read from a document): never a key of Order, and another for
+// every schema, so two such schemas share nothing.
+func unplaced(tool int, which string) string {
+	return "\x00" + strconv.Itoa(tool) + which
+}
+
+// Every schema is walked with its place: at, the JSON pointer of where it
+// stands in the source document, by which its key order is found and a
+// definition is known to be the same one from tool to tool. A schema merged
+// from an allOf stands nowhere in the source: it gets a place of its own
+// (starting "\x01") under which moved records where its parts came from.
 
 type resolver struct {
 	svc   *Service
@@ -71,6 +82,10 @@ type resolver struct {
 
 	refTypes  map[refKey]*Type  // resolved $ref targets, shared by every use
 	refShapes map[refKey]*Shape // shapes of $ref targets, set before their fields
+
+	merged  map[string][]string // place of a merged "properties" object → its keys in order
+	mergedN int                 // merged schemas so far, to name their places
+	moved   map[string]string   // place under a merged schema → the place its part came from
 
 	steps   int          // schemas converted for the current tool (bounded by maxResolveSteps)
 	total   int          // and for the whole service (maxServiceSteps)
@@ -92,15 +107,64 @@ const (
 
 // ctx is the state of one walk over one root schema.
 type ctx struct {
-	root  Schema
-	order KeyOrder        // the service's, shared
-	busy  map[string]bool // $refs being expanded (cycle guard)
-	depth int             // schemas entered and not left
-	where string          // pointer of the parameter or result walked, for diagnostics
-	cut   bool            // a bound was hit (reported once)
+	root   Schema
+	origin Origin          // places root in the source document
+	anon   string          // root's place when origin does not place it
+	busy   map[string]bool // $refs being expanded (cycle guard)
+	depth  int             // schemas entered and not left
+	where  string          // pointer of the parameter or result walked, for diagnostics
+	cut    bool            // a bound was hit (reported once)
 }
 
-func (r *resolver) typeOf(c *ctx, s Schema, hint string) *Type {
+// source is the place of the schema at ptr, a pointer into c.root.
+func (c *ctx) source(ptr string) string {
+	if src, ok := c.origin.Source(ptr); ok {
+		return src
+	}
+	return c.anon + ptr
+}
+
+// child is the place of the subschema at suffix ("/items", "/properties/x")
+// of the schema at at.
+func (r *resolver) child(at, suffix string) string {
+	p := at + suffix
+	for range 64 { // merged schemas nest no deeper than flattenAllOf's bound
+		if !strings.HasPrefix(p, "\x01") {
+			return p
+		}
+		q, ok := r.movedFrom(p)
+		if !ok {
+			return p
+		}
+		p = q
+	}
+	return p
+}
+
+// movedFrom finds the longest prefix of p that moved.
+func (r *resolver) movedFrom(p string) (string, bool) {
+	for q := p; ; {
+		if src, ok := r.moved[q]; ok {
+			return src + p[len(q):], true
+		}
+		i := strings.LastIndexByte(q, '/')
+		if i < 0 {
+			return "", false
+		}
+		q = q[:i]
+	}
+}
+
+// keys returns the keys of the "properties" object at at in source order,
+// and whether that order is known.
+func (r *resolver) keys(at string, props map[string]any) ([]string, bool) {
+	if ks, ok := r.merged[at]; ok {
+		return Order{at: ks}.keys(at, props)
+	}
+	return r.svc.Order.keys(at, props)
+}
+
+func (r *resolver) typeOf(c *ctx, s Schema, at, hint string) *Type {
 	if s == nil {
 		return &Type{Kind: KindAny}
 	}
@@ -129,16 +193,16 @@ func (r *resolver) typeOf(c *ctx, s Schema, hint string) *Type {
 	if ref, ok := s["$ref"].(string); ok {
 		return r.refType(c, s, ref, hint)
 	}
-	t := r.bare(c, s, hint)
+	t := r.bare(c, s, at, hint)
 	annotate(t, s)
 	return t
 }
 
-// refKey identifies a $ref target: the reference and the target's map (a
-// parsed document shares one map per definition across its tools).
+// refKey identifies a $ref target: the reference and the place of its
+// target (an OpenAPI document's tools all refer to one component schema).
 type refKey struct {
 	ref string
-	ptr uintptr
+	at  string
 }
 
 func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
@@ -148,7 +212,8 @@ func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
 		annotate(t, s)
 		return t
 	}
-	key := refKey{ref, reflect.ValueOf(target).Pointer()}
+	at := c.source(strings.TrimPrefix(ref, "#"))
+	key := refKey{ref, at}
 	var t *Type
 	switch {
 	case r.refTypes[key] != nil:
@@ -162,9 +227,9 @@ func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
 		name := Pascal(ref[strings.LastIndex(ref, "/")+1:])
 		cuts := r.cuts
 		if isShape(target) {
-			t = &Type{Kind: KindObject, Shape: r.shape(c, target, name, &key)}
+			t = &Type{Kind: KindObject, Shape: r.shape(c, target, at, name, &key)}
 		} else {
-			t = r.bare(c, target, name)
+			t = r.bare(c, target, at, name)
 		}
 		annotate(t, target)
 		delete(c.busy, ref)
@@ -179,7 +244,7 @@ func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
 }
 
 // bare converts s without its annotations (description, bounds, ...).
-func (r *resolver) bare(c *ctx, s Schema, hint string) *Type {
+func (r *resolver) bare(c *ctx, s Schema, at, hint string) *Type {
 	if all, ok := s["allOf"].([]any); ok && len(all) > 0 {
 		// allOf: [{$ref}] with sibling keywords is a documented reference.
 		if one, ok := all[0].(map[string]any); ok && len(all) == 1 && s["properties"] == nil {
@@ -193,7 +258,7 @@ func (r *resolver) bare(c *ctx, s Schema, hint string) *Type {
 				return r.refType(c, cp, ref, hint)
 			}
 		}
-		return r.allOf(c, s, all, hint)
+		return r.allOf(c, s, at, all, hint)
 	}
 	if v, ok := s["const"]; ok {
 		return &Type{Kind: KindLiteral, Literals: []any{v}}
@@ -203,7 +268,7 @@ func (r *resolver) bare(c *ctx, s Schema, hint string) *Type {
 	}
 	for _, key := range []string{"oneOf", "anyOf"} {
 		if alts, ok := s[key].([]any); ok && len(alts) > 0 {
-			return r.union(c, s, alts, hint)
+			return r.union(c, s, r.child(at, "/"+key), alts, hint)
 		}
 	}
 	nullable := s["nullable"] == true
@@ -227,17 +292,17 @@ func (r *resolver) bare(c *ctx, s Schema, hint string) *Type {
 				cp[k] = v
 			}
 			cp["type"] = name
-			vs = append(vs, r.bare(c, cp, hint))
+			vs = append(vs, r.bare(c, cp, at, hint))
 		}
 		t = unionOf(vs)
 	case string:
-		t = r.single(c, s, typ, hint)
+		t = r.single(c, s, at, typ, hint)
 	default:
 		switch {
 		case s["properties"] != nil || s["additionalProperties"] != nil:
-			t = r.single(c, s, "object", hint)
+			t = r.single(c, s, at, "object", hint)
 		case s["items"] != nil || s["prefixItems"] != nil:
-			t = r.single(c, s, "array", hint)
+			t = r.single(c, s, at, "array", hint)
 		default:
 			t = &Type{Kind: KindAny}
 		}
@@ -248,7 +313,7 @@ func (r *resolver) bare(c *ctx, s Schema, hint string) *Type {
 	return t
 }
 
-func (r *resolver) single(c *ctx, s Schema, typ, hint string) *Type {
+func (r *resolver) single(c *ctx, s Schema, at, typ, hint string) *Type {
 	switch typ {
 	case "string":
 		return &Type{Kind: KindStr}
@@ -265,37 +330,49 @@ func (r *resolver) single(c *ctx, s Schema, typ, hint string) *Type {
 			t := &Type{Kind: KindTuple}
 			for i, p := range pre {
 				ps, _ := p.(map[string]any)
-				t.Elems = append(t.Elems, r.typeOf(c, ps, hint+"Item"+strconv.Itoa(i)))
+				t.Elems = append(t.Elems, r.typeOf(c, ps, r.child(at, "/prefixItems/"+strconv.Itoa(i)), hint+"Item"+strconv.Itoa(i)))
 			}
 			return t
 		}
 		items, _ := s["items"].(map[string]any)
-		return &Type{Kind: KindList, Items: r.typeOf(c, items, hint+"Item")}
+		return &Type{Kind: KindList, Items: r.typeOf(c, items, r.child(at, "/items"), hint+"Item")}
 	case "object":
 		if isShape(s) {
-			return &Type{Kind: KindObject, Shape: r.shape(c, s, hint, nil)}
+			return &Type{Kind: KindObject, Shape: r.shape(c, s, at, hint, nil)}
 		}
 		if ap, ok := s["additionalProperties"].(map[string]any); ok && len(ap) > 0 {
-			return &Type{Kind: KindMap, Values: r.typeOf(c, ap, hint+"Value")}
+			return &Type{Kind: KindMap, Values: r.typeOf(c, ap, r.child(at, "/additionalProperties"), hint+"Value")}
 		}
 		return &Type{Kind: KindMap, Values: &Type{Kind: KindAny}}
 	}
 	return &Type{Kind: KindAny}
 }
 
-func (r *resolver) allOf(c *ctx, s Schema, parts []any, hint string) *Type {
-	merged, ok := flattenAllOf(c, s, parts, 0)
+func (r *resolver) allOf(c *ctx, s Schema, at string, parts []any, hint string) *Type {
+	merged, mat, ok := r.flattenAllOf(c, s, at, parts, 0)
 	if !ok {
 		return &Type{Kind: KindAny}
 	}
-	return r.bare(c, merged, hint)
+	return r.bare(c, merged, mat, hint)
+}
+
+// propsAt is the place of the "properties" object of the schema at at.
+func (r *resolver) propsAt(at string) string {
+	if _, ok := r.merged[at+"/properties"]; ok {
+		return at + "/properties"
+	}
+	return r.child(at, "/properties")
 }
 
 // flattenAllOf merges the parts of an allOf into one schema: object parts
 // unite their properties and required lists (first definition of a property
 // wins); a single non-object part lends its keywords. It reports false when
-// the parts cannot be merged into one type.
-func flattenAllOf(c *ctx, s Schema, parts []any, depth int) (Schema, bool) {
+// the parts cannot be merged into one type. The merged schema's place is
+// new, and records where each of its parts came from.
+func (r *resolver) flattenAllOf(c *ctx, s Schema, at string, parts []any, depth int) (Schema, string, bool) {
+	r.mergedN++
+	mat := "\x01" + strconv.Itoa(r.mergedN)
+	r.moved[mat] = at // what is not moved below comes from s
 	merged := Schema{}
 	for k, v := range s {
 		if k != "allOf" {
@@ -306,7 +383,8 @@ func flattenAllOf(c *ctx, s Schema, parts []any, depth int) (Schema, bool) {
 	var order []string // the merged keys in source order, part by part
 	var required []any
 	if p, ok := s["properties"].(map[string]any); ok {
-		for _, k := range c.order.Keys(p) {
+		ks, _ := r.keys(r.propsAt(at), p)
+		for _, k := range ks {
 			props[k] = p[k]
 			order = append(order, k)
 		}
@@ -315,34 +393,39 @@ func flattenAllOf(c *ctx, s Schema, parts []any, depth int) (Schema, bool) {
 		required = append(required, req...)
 	}
 	var other []Schema
-	for _, part := range parts {
+	var otherAt []string
+	for i, part := range parts {
 		ps, _ := part.(map[string]any)
+		pat := r.child(at, "/allOf/"+strconv.Itoa(i))
 		if ref, ok := ps["$ref"].(string); ok {
 			if c.busy[ref] {
 				continue
 			}
 			if target, ok := lookup(c.root, ref); ok {
-				ps = target
+				ps, pat = target, c.source(strings.TrimPrefix(ref, "#"))
 			}
 		}
 		if sub, ok := ps["allOf"].([]any); ok && depth < 16 {
-			flat, ok := flattenAllOf(c, ps, sub, depth+1)
+			flat, flatAt, ok := r.flattenAllOf(c, ps, pat, sub, depth+1)
 			if !ok {
-				return nil, false
+				return nil, "", false
 			}
-			ps = flat
+			ps, pat = flat, flatAt
 		}
 		pp, hasProps := ps["properties"].(map[string]any)
 		if !hasProps && ps["type"] != "object" {
 			if len(ps) > 0 {
 				other = append(other, ps)
+				otherAt = append(otherAt, pat)
 			}
 			continue
 		}
-		for _, k := range c.order.Keys(pp) {
+		ks, _ := r.keys(r.propsAt(pat), pp)
+		for _, k := range ks {
 			if _, dup := props[k]; !dup {
 				props[k] = pp[k]
 				order = append(order, k)
+				r.moved[mat+"/properties/"+EscapeToken(k)] = r.child(pat, "/properties/"+EscapeToken(k))
 			}
 		}
 		if req, ok := ps["required"].([]any); ok {
@@ -351,32 +434,34 @@ func flattenAllOf(c *ctx, s Schema, parts []any, depth int) (Schema, bool) {
 		for _, k := range []string{"description", "discriminator", "additionalProperties"} {
 			if v, ok := ps[k]; ok && merged[k] == nil {
 				merged[k] = v
+				r.moved[mat+"/"+k] = r.child(pat, "/"+k)
 			}
 		}
 	}
 	if len(props) == 0 {
 		if len(other) > 1 {
-			return nil, false
+			return nil, "", false
 		}
 		if len(other) == 1 {
 			for k, v := range other[0] {
 				if _, set := merged[k]; !set {
 					merged[k] = v
+					r.moved[mat+"/"+EscapeToken(k)] = r.child(otherAt[0], "/"+EscapeToken(k))
 				}
 			}
 		}
-		return merged, true
+		return merged, mat, true
 	}
 	merged["type"] = "object"
 	merged["properties"] = props
-	c.order.Set(props, order)
+	r.merged[mat+"/properties"] = order
 	if len(required) > 0 {
 		merged["required"] = required
 	}
-	return merged, true
+	return merged, mat, true
 }
 
-func (r *resolver) union(c *ctx, s Schema, alts []any, hint string) *Type {
+func (r *resolver) union(c *ctx, s Schema, at string, alts []any, hint string) *Type {
 	var vs []*Type
 	nullable := s["nullable"] == true
 	var docs []EnumDoc
@@ -395,7 +480,7 @@ func (r *resolver) union(c *ctx, s Schema, alts []any, hint string) *Type {
 			}
 			as = cp
 		}
-		v := r.typeOf(c, as, hint+"Variant"+strconv.Itoa(i+1))
+		v := r.typeOf(c, as, r.child(at, "/"+strconv.Itoa(i)), hint+"Variant"+strconv.Itoa(i+1))
 		if cv, ok := as["const"]; ok {
 			d, _ := as["description"].(string)
 			if d == "" {
@@ -431,7 +516,7 @@ func (r *resolver) union(c *ctx, s Schema, alts []any, hint string) *Type {
 // through a $ref is named after its definition and registered before its
 // fields are walked, so cycles refer back to it; an inline shape is built
 // first and then shared with any printed-equal shape already made.
-func (r *resolver) shape(c *ctx, s Schema, hint string, ref *refKey) *Shape {
+func (r *resolver) shape(c *ctx, s Schema, at, hint string, ref *refKey) *Shape {
 	if t, ok := s["title"].(string); ok && ref == nil && Pascal(t) != "" {
 		hint = Pascal(t)
 	}
@@ -456,10 +541,10 @@ func (r *resolver) shape(c *ctx, s Schema, hint string, ref *refKey) *Shape {
 		}
 	}
 	props, _ := s["properties"].(map[string]any)
-	_, ordered := r.svc.KeyOrder[reflect.ValueOf(props).Pointer()]
-	for _, k := range r.svc.KeyOrder.Keys(props) {
+	keys, ordered := r.keys(r.propsAt(at), props)
+	for _, k := range keys {
 		ps, _ := props[k].(map[string]any)
-		ft := r.typeOf(c, ps, hint+Pascal(k))
+		ft := r.typeOf(c, ps, r.child(at, "/properties/"+EscapeToken(k)), hint+Pascal(k))
 		f := &Field{Wire: k, Required: req[k], Type: ft, Description: ft.Description}
 		f.ReadOnly = ps["readOnly"] == true
 		sh.Fields = append(sh.Fields, f)
@@ -470,7 +555,7 @@ func (r *resolver) shape(c *ctx, s Schema, hint string, ref *refKey) *Shape {
 		sort.SliceStable(sh.Fields, func(i, j int) bool { return sh.Fields[i].Required && !sh.Fields[j].Required })
 	}
 	if ap, ok := s["additionalProperties"].(map[string]any); ok && len(ap) > 0 {
-		sh.Extra = r.typeOf(c, ap, hint+"Value")
+		sh.Extra = r.typeOf(c, ap, r.child(at, "/additionalProperties"), hint+"Value")
 	}
 	if ref != nil {
 		return sh

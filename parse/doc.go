@@ -73,7 +73,22 @@
 //
 // # Order
 //
-// JSON objects decoded into maps lose their key order; parse recovers the
-// order of properties (and of OpenAPI paths and methods) from the source
-// bytes, so Params and Tools come in the order the source wrote them.
+// JSON objects decoded into maps lose their key order, so the decoders
+// record it as they go (JSON token by token with json.Decoder.Token, YAML
+// from yaml.v3's nodes), by the JSON pointer of the object: the keys of
+// every "properties" object and of the OpenAPI paths and path items. Params
+// and Tools come in the order the source wrote them, and Service.Order
+// carries the properties' order to Resolve, which finds a tool's part of it
+// through Tool.InputOrigin and Tool.OutputOrigin: where in the source each
+// part of the tool's schemas (the whole, a parameter, a $defs entry) was
+// written. Nothing is keyed by a map's address.
+//
+// # Files
+//
+// mcp.go and live.go read tool lists; openapi.go walks an OpenAPI
+// document's paths into tools, with oasdoc.go reading its skeleton
+// (operations, parameters, bodies, responses) into small structs,
+// params.go and body.go the parameters and bodies, oasinfo.go the servers
+// and security schemes, and schema.go rewriting its schemas into JSON Schema
+// with $defs. tree.go and yaml.go decode.
 package parse

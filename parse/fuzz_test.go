@@ -1,8 +1,13 @@
 package parse
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +52,53 @@ func FuzzOpenAPI(f *testing.F) {
 		svc, err := OpenAPI("fuzz.yaml", data, Options{})
 		if err == nil && svc == nil {
 			t.Fatal("nil service without error")
+		}
+	})
+}
+
+// FuzzDecodeJSON: the token decoder makes exactly the values (and errors)
+// encoding/json's Decode makes, and records an object's keys in order.
+func FuzzDecodeJSON(f *testing.F) {
+	seeds(f, "../testdata/corpus/mcp/*.json")
+	f.Add([]byte(`{"paths":{"/b":{},"/a":{"post":{},"get":{}}},"properties":{"z":1,"a":2,"z":3}}`))
+	f.Add([]byte(`[1, 2.5e3, "x\u00e9", true, null, {"a": [{}]}]`))
+	f.Add([]byte(`{"a":1,}`))
+	f.Add([]byte(`{} {}`))
+	f.Add([]byte(`[[[`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, ord, err := decodeJSON("fuzz.json", data)
+		var want any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		var werr error
+		if derr := dec.Decode(&want); derr != nil {
+			werr = jsonError("fuzz.json", data, derr)
+		} else if len(bytes.TrimSpace(data[dec.InputOffset():])) > 0 {
+			werr = errors.New("data after the top-level value")
+		}
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("error %v, Decode's %v", err, werr)
+		}
+		if err != nil {
+			if !strings.HasSuffix(err.Error(), werr.Error()) {
+				t.Fatalf("error %q, want %q", err, werr)
+			}
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("decoded %#v, Decode made %#v", got, want)
+		}
+		for ptr, keys := range ord {
+			v, _ := lookup(got, ptr)
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("order recorded at %s, which is no object", ptr)
+			}
+			for _, k := range keys {
+				if _, ok := m[k]; !ok {
+					t.Fatalf("order at %s names %q, not a key", ptr, k)
+				}
+			}
 		}
 	})
 }

@@ -110,7 +110,7 @@ func mcpService(file string, doc any, ord order, opts Options) (*ir.Service, err
 		svc.Tools = append(svc.Tools, mcpTool(tm, wire, ptr, ord, names, d))
 	}
 	svc.Diagnostics = d.list
-	svc.KeyOrder = keyOrder(doc, ord)
+	svc.Order = keyOrder(doc, ord)
 	return svc, nil
 }
 
@@ -133,7 +133,7 @@ func mcpTool(tm map[string]any, wire, ptr string, ord order, names *ir.Namer, d 
 		tool.Title = asString(ann["title"])
 	}
 	if out := asMap(tm["outputSchema"]); out != nil {
-		tool.Output = out
+		tool.Output, tool.OutputOrigin = out, ir.Origin{"": ptr + "/outputSchema"}
 	} else if _, ok := tm["outputSchema"]; ok && tm["outputSchema"] != nil {
 		d.add(ir.DiagBadSchema, ptr+"/outputSchema", "outputSchema is not an object; ignored")
 	}
@@ -156,7 +156,7 @@ func mcpTool(tm map[string]any, wire, ptr string, ord order, names *ir.Namer, d 
 	case in["type"] != nil && in["type"] != "object":
 		d.add(ir.DiagBadInputSchema, inPtr+"/type", "inputSchema of tool %q has type %v, not \"object\"", wire, in["type"])
 	}
-	tool.Input = in
+	tool.Input, tool.InputOrigin = in, ir.Origin{"": inPtr}
 
 	// The properties to list: the schema's own, or those of a local $ref
 	// it consists of.

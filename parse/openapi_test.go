@@ -565,3 +565,44 @@ func TestOpenAPISwagger2Defaults(t *testing.T) {
 		t.Errorf("diagnostics %q lack %q", diags, want)
 	}
 }
+
+// TestServerVariablesReportedInNameOrder: the server variables without a
+// default were reported in map order, so the diagnostics of one document
+// came out in a different order from run to run.
+func TestServerVariablesReportedInNameOrder(t *testing.T) {
+	doc := `{"openapi":"3.0.0","info":{"title":"t","version":"1"},"paths":{},"servers":[{"url":"https://{h}.{g}.{f}.{e}.{d}.{c}.{b}.{a}","variables":{"h":{},"g":{},"f":{},"e":{},"d":{},"c":{},"b":{},"a":{"default":"x"}}}]}`
+	svc, err := OpenAPI("s.json", []byte(doc), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range svc.Diagnostics {
+		got = append(got, d.Pointer)
+	}
+	want := []string{"/servers/0/variables/b", "/servers/0/variables/c", "/servers/0/variables/d", "/servers/0/variables/e", "/servers/0/variables/f", "/servers/0/variables/g", "/servers/0/variables/h"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("diagnostics at %v, want %v", got, want)
+	}
+	if len(svc.Servers) != 1 || svc.Servers[0] != "https://{h}.{g}.{f}.{e}.{d}.{c}.{b}.x" {
+		t.Errorf("servers = %q", svc.Servers)
+	}
+}
+
+// TestUnresolvedRequestBodyReportedOnce: a request body $ref that does not
+// resolve was followed twice (for the parameters, then for "required") and
+// so reported twice.
+func TestUnresolvedRequestBodyReportedOnce(t *testing.T) {
+	doc := `{"openapi":"3.0.0","info":{"title":"t","version":"1"},"paths":{"/x":{"post":{"requestBody":{"$ref":"#/components/requestBodies/nope"},"responses":{}}}}}`
+	svc, err := OpenAPI("rb.json", []byte(doc), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range svc.Diagnostics {
+		got = append(got, d.String())
+	}
+	want := `warning: rb.json#/paths/~1x/post/requestBody: $ref "#/components/requestBodies/nope" does not resolve; skipped [unresolved-ref]`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("diagnostics = %q, want [%s]", got, want)
+	}
+}

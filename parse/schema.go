@@ -272,6 +272,18 @@ func (o *oas) closure(refs refSet) map[string]any {
 	return out
 }
 
+// placeDefs records in origin where each of a schema's $defs entries is in
+// the document.
+func (o *oas) placeDefs(origin ir.Origin, defs map[string]any) {
+	for name := range defs {
+		at, ok := o.synth[name]
+		if !ok {
+			at = o.defsPtr + "/" + esc(name)
+		}
+		origin["/$defs/"+esc(name)] = at
+	}
+}
+
 // target follows a schema's own rewritten $ref (to a $defs entry) and
 // returns what it points at, with that schema's source pointer.
 func (o *oas) target(s map[string]any, ptr string) (map[string]any, string) {

@@ -57,20 +57,108 @@ func recordKeys(path []string) bool {
 	return false
 }
 
-// decodeJSON decodes data with UseNumber and recovers the key order the
-// decoder throws away.
+// decodeJSON decodes data with UseNumber, token by token, into maps and
+// slices, recording the key order of the objects recordKeys selects as it
+// goes (a map throws the order away).
 func decodeJSON(file string, data []byte) (any, order, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	t := &tokens{dec: dec, order: order{}}
+	v, err := t.value()
+	if err != nil {
+		// The tokenizer words some errors its own way: say what Decode says.
+		var ignored any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if derr := dec.Decode(&ignored); derr != nil {
+			err = derr
+		}
 		return nil, nil, jsonError(file, data, err)
 	}
 	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
 		line, col := lineCol(data, int(dec.InputOffset())+bytes.Index(data[dec.InputOffset():], rest[:1]))
 		return nil, nil, &Error{File: file, Line: line, Col: col, Msg: "invalid JSON: data after the top-level value"}
 	}
-	return v, scanOrder(data), nil
+	return v, t.order, nil
+}
+
+// maxJSONDepth is encoding/json's own bound on nesting.
+const maxJSONDepth = 10000
+
+// tokens builds the value of a JSON document from its tokens.
+type tokens struct {
+	dec   *json.Decoder
+	order order
+	path  []string // keys and indexes from the root to the current value
+}
+
+var errTooDeep = errors.New("exceeded max depth")
+
+func (t *tokens) value() (any, error) {
+	tok, err := t.dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return tok, nil // string, json.Number, bool or nil
+	}
+	if len(t.path) >= maxJSONDepth {
+		return nil, errTooDeep
+	}
+	if d == '[' {
+		out := []any{}
+		for i := 0; t.dec.More(); i++ {
+			t.path = append(t.path, strconv.Itoa(i))
+			v, err := t.value()
+			t.path = t.path[:len(t.path)-1]
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		_, err := t.dec.Token() // ']'
+		return out, err
+	}
+	out := map[string]any{}
+	var keys []string
+	record := t.records()
+	for t.dec.More() {
+		kt, err := t.dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := kt.(string)
+		t.path = append(t.path, key)
+		v, err := t.value()
+		t.path = t.path[:len(t.path)-1]
+		if err != nil {
+			return nil, err
+		}
+		out[key] = v
+		if record {
+			keys = append(keys, key)
+		}
+	}
+	if _, err := t.dec.Token(); err != nil { // '}'
+		return nil, err
+	}
+	if record {
+		var b strings.Builder
+		for _, s := range t.path {
+			b.WriteByte('/')
+			b.WriteString(esc(s))
+		}
+		t.order[b.String()] = keys
+	}
+	return out, nil
+}
+
+// records says whether the key order of the object at t.path is recorded:
+// recordKeys says which objects, and none deeper than maxOrderDepth.
+func (t *tokens) records() bool {
+	n := len(t.path)
+	return recordKeys(t.path) && (n <= maxOrderDepth || t.path[n-1] != "properties")
 }
 
 func jsonError(file string, data []byte, err error) error {
@@ -103,124 +191,24 @@ func oneLine(s string) string {
 	return s
 }
 
-// maxOrderDepth is the deepest nesting whose key order scanOrder records:
+// maxOrderDepth is the deepest nesting whose key order decodeJSON records:
 // a pointer costs its depth, so recording every level of a document nested
 // thousands deep costs the square of it. Types are cut long before this
 // (ir.MaxSchemaDepth); keys it does not know are printed sorted.
 const maxOrderDepth = 8 * ir.MaxSchemaDepth
 
-// scanOrder walks JSON that is already known to be valid and records the
-// key order of the objects recordKeys selects. It builds no values, so it
-// costs a small fraction of the decode.
-func scanOrder(data []byte) order {
-	type frame struct {
-		obj    bool
-		key    string
-		idx    int
-		keys   *[]string
-		ptr    string
-		expect bool // object: the next string is a key
-	}
-	out := order{}
-	var stack []frame
-	path := func() []string {
-		p := make([]string, 0, len(stack))
-		for _, f := range stack {
-			if f.obj {
-				p = append(p, f.key)
-			} else {
-				p = append(p, strconv.Itoa(f.idx))
-			}
-		}
-		return p
-	}
-	for i := 0; i < len(data); i++ {
-		switch data[i] {
-		case '{':
-			f := frame{obj: true, expect: true}
-			n := len(stack)
-			rec := n <= maxOrderDepth && n > 0 && stack[n-1].obj && stack[n-1].key == "properties" ||
-				n == 1 && stack[0].obj && stack[0].key == "paths" ||
-				n == 2 && stack[0].obj && stack[0].key == "paths" && stack[1].obj
-			if rec {
-				if p := path(); recordKeys(p) {
-					var b strings.Builder
-					for _, s := range p {
-						b.WriteByte('/')
-						b.WriteString(esc(s))
-					}
-					f.ptr = b.String()
-					f.keys = new([]string)
-				}
-			}
-			stack = append(stack, f)
-		case '[':
-			stack = append(stack, frame{})
-		case '}', ']':
-			if n := len(stack); n > 0 {
-				if f := stack[n-1]; f.keys != nil {
-					out[f.ptr] = *f.keys
-				}
-				stack = stack[:n-1]
-			}
-		case ',':
-			if n := len(stack); n > 0 {
-				if stack[n-1].obj {
-					stack[n-1].expect = true
-				} else {
-					stack[n-1].idx++
-				}
-			}
-		case '"':
-			start := i
-			i++
-			escaped := false
-			for i < len(data) {
-				j := bytes.IndexAny(data[i:], "\"\\")
-				if j < 0 {
-					i = len(data)
-					break
-				}
-				i += j
-				if data[i] == '\\' {
-					escaped = true
-					i += 2
-					continue
-				}
-				break
-			}
-			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].expect {
-				f := &stack[n-1]
-				f.expect = false
-				raw := data[start:min(i+1, len(data))]
-				var key string
-				if escaped {
-					_ = json.Unmarshal(raw, &key)
-				} else if len(raw) >= 2 {
-					key = string(raw[1 : len(raw)-1])
-				}
-				f.key = key
-				if f.keys != nil {
-					*f.keys = append(*f.keys, key)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// keyOrder resolves every recorded "properties" object in the decoded
-// document and keys the source order by the object's map, which the IR's
-// schemas share.
-func keyOrder(root any, o order) ir.KeyOrder {
-	ko := ir.KeyOrder{}
+// keyOrder is the service's ir.Order: the source order of every recorded
+// "properties" object of the decoded document (with more than one key), by
+// its pointer.
+func keyOrder(root any, o order) ir.Order {
+	ko := ir.Order{}
 	for ptr := range o {
 		if !strings.HasSuffix(ptr, "/properties") {
 			continue
 		}
 		cur, _ := lookup(root, ptr)
 		if m, ok := cur.(map[string]any); ok && len(m) > 1 {
-			ko.Set(m, o.keys(ptr, m))
+			ko[ptr] = o.keys(ptr, m)
 		}
 	}
 	return ko

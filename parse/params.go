@@ -1,0 +1,138 @@
+package parse
+
+import (
+	"maps"
+	"strconv"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// OpenAPI parameters: listing, schemas, serialization styles.
+
+// rawParam is one parameter object after $ref resolution.
+type rawParam struct {
+	parameterObj
+	ptr string // where its definition is
+	at  string // where it is listed (for diagnostics about the listing)
+}
+
+// params merges path-item and operation parameters, the operation's
+// winning, in source order.
+func (o *oas) params(item pathItemObj, itemPtr string, op operationObj, opPtr string) []rawParam {
+	var out []rawParam
+	index := map[string]int{}
+	add := func(list []any, base string) {
+		for i, p := range list {
+			at := base + "/parameters/" + strconv.Itoa(i)
+			m, ptr := o.deref(p, at)
+			if m == nil {
+				continue
+			}
+			rp := rawParam{readParameter(m), ptr, at}
+			name, in := rp.Name, rp.In
+			if name == "" || in == "" {
+				o.d.add(ir.DiagBadParameter, at, "parameter has no name or no \"in\"; skipped")
+				continue
+			}
+			key := in + "\x00" + name
+			if j, ok := index[key]; ok {
+				out[j] = rp
+				continue
+			}
+			index[key] = len(out)
+			out = append(out, rp)
+		}
+	}
+	add(item.Parameters, itemPtr)
+	add(op.Parameters, opPtr)
+	return out
+}
+
+// paramSchema is the walked schema of a path/query/header/cookie parameter,
+// and where it is in the document ("" when it is made here).
+func (o *oas) paramSchema(rp rawParam, refs refSet) (map[string]any, string) {
+	if o.v2 {
+		s := map[string]any{}
+		for k, v := range rp.m {
+			switch k {
+			case "name", "in", "description", "required", "collectionFormat", "allowEmptyValue":
+			default:
+				s[k] = v
+			}
+		}
+		stripCollectionFormat(s)
+		o.walkAt(s, rp.ptr, refs)
+		return s, rp.ptr
+	}
+	if rp.HasSchema {
+		s := asMap(rp.Schema)
+		if s == nil {
+			o.d.add(ir.DiagBadSchema, rp.ptr+"/schema", "parameter schema is not an object; taken as unconstrained")
+			return map[string]any{}, ""
+		}
+		o.walk(s, rp.ptr+"/schema", refs)
+		return s, rp.ptr + "/schema"
+	}
+	if content := rp.Content; len(content) > 0 {
+		mt := bestMediaType(content, false)
+		s := mediaSchema(content, mt)
+		ptr := rp.ptr + "/content/" + esc(mt) + "/schema"
+		o.d.add(ir.DiagParamContent, rp.ptr+"/content", "parameter %q is serialized as %s, which the runtime sends as JSON text; its schema is kept", rp.Name, mt)
+		if s == nil {
+			return map[string]any{}, ""
+		}
+		o.walk(s, ptr, refs)
+		return s, ptr
+	}
+	o.d.add(ir.DiagParamWithoutSchema, rp.ptr, "parameter %q has no schema; taken as unconstrained", rp.Name)
+	return map[string]any{}, ""
+}
+
+func stripCollectionFormat(s map[string]any) {
+	for depth := 0; s != nil && depth < 32; depth++ {
+		delete(s, "collectionFormat")
+		items := asMap(s["items"])
+		if items == nil {
+			return
+		}
+		cp := maps.Clone(items)
+		s["items"] = cp
+		s = cp
+	}
+}
+
+// style is the effective style and explode of a parameter.
+func (o *oas) style(rp rawParam, in string) (string, *bool) {
+	t, f := true, false
+	if o.v2 {
+		switch cf := rp.CollectionFormat; cf {
+		case "multi":
+			return "form", &t
+		case "ssv":
+			return "spaceDelimited", &f
+		case "pipes":
+			return "pipeDelimited", &f
+		case "tsv":
+			o.d.add(ir.DiagUnsupportedStyle, rp.ptr+"/collectionFormat", "collectionFormat \"tsv\" has no OpenAPI 3 style; sent comma-separated")
+		}
+		if in == "query" || in == "cookie" {
+			if rp.Type == "array" {
+				return "form", &f
+			}
+			return "form", &t
+		}
+		return "simple", &f
+	}
+	style := rp.Style
+	if style == "" {
+		style = "simple"
+		if in == "query" || in == "cookie" {
+			style = "form"
+		}
+	}
+	explode := style == "form"
+	if rp.Explode != nil {
+		explode = *rp.Explode
+	}
+	return style, &explode
+}
