@@ -78,6 +78,7 @@ type directTool struct {
 const RunCodeDescription = `Run a Python program (Monty, a sandboxed Python subset) that calls tools as functions.
 - Each program starts clean: no variables survive from earlier programs. json and re are already imported.
 - Call tools as api.<service>.<tool>(arg=value, ...) or run_tool("<name>", {"arg": value}); find them with find_tool and read a definition before its first call.
+- Independent calls can run at the same time: api.aio.<service>.<tool>(...) is the awaitable form of each tool, e.g. a, b = await asyncio.gather(api.aio.x.f(...), api.aio.x.g(...)) after import asyncio.
 - Results come back as Python values (dict, list, str, int, float, bool, None). Filter them in the program and print only what you need: printed output is capped and the rest is dropped.
 - Errors raised by tools (TypeError, ValueError, PermissionError, RuntimeError) can be caught with try/except.
 - The response lists the runtime's notes first (read them), then what the program printed (printed lines that start like a note are marked "(printed)"), then the calls made and any error. If a note says WAIT, end your turn. If the sandbox worker died, the response lists the calls that completed: check their effects before running the program again.

@@ -186,7 +186,11 @@ func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstr
 	cfg := runtime.Config{
 		Manifest: g.Manifest, Files: g.Files, FileDir: p.Out, Upstreams: ups,
 		Workers: p.Runtime.Workers, MontyBin: p.Path(p.Runtime.Monty),
-		Limits: runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
+		Limits:      runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
+		MaxParallel: p.Runtime.MaxParallel,
+	}
+	if p.Runtime.MaxParallel < 0 {
+		return cfg, fmt.Errorf("runtime.max_parallel: %d is not a number of calls; give 1 or more (default %d)", p.Runtime.MaxParallel, runtime.DefaultMaxParallel)
 	}
 	mode, err := readgate.ParseMode(p.Runtime.ReadGate)
 	if err != nil {

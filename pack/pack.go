@@ -100,6 +100,9 @@ type Runtime struct {
 	// running at once, e.g. "1GB" (default 1 GiB); programs beyond it
 	// wait for room.
 	MemoryBudget string `yaml:"memory_budget"`
+	// MaxParallel caps the api.aio calls one program has running at once
+	// (default 8).
+	MaxParallel int `yaml:"max_parallel"`
 }
 
 // Serve holds the settings of codemode serve --http.

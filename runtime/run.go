@@ -269,6 +269,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		}
 		h = &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
 		out, err = w.Feed(rctx, rewritten, inputs, h)
+		h.settle()
 		if errors.Is(err, monty.ErrNotStarted) && attempt < 2 && rctx.Err() == nil {
 			continue
 		}
@@ -363,11 +364,14 @@ func (r *Runtime) stubs(svcs []*emit.ManifestService) string {
 		return v.(string)
 	}
 	s := emit.AssembleStubs(svcs)
+	if r.hasAio() {
+		s = withAio(s, svcs)
+	}
 	r.stubCache.Store(key, s)
 	return s
 }
 
-var apiRef = regexp.MustCompile(`\bapi\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|\bfrom\s+api\s+import\s+([^\n#]+)|\bfrom\s+api\.([A-Za-z_][A-Za-z0-9_]*)`)
+var apiRef = regexp.MustCompile(`\bapi\s*\.\s*(?:aio\s*\.\s*)?([A-Za-z_][A-Za-z0-9_]*)|\bfrom\s+api(?:\.aio)?\s+import\s+([^\n#]+)|\bfrom\s+api\.([A-Za-z_][A-Za-z0-9_]*)`)
 
 // servicesUsed lists the services a program names, so only their stubs are
 // type-checked (checking cost grows with the stubs). A program that names
@@ -403,6 +407,9 @@ func (r *Runtime) inputs() []monty.NamedValue {
 			fns = append(fns, monty.Attr{Name: string(t.Py), Value: monty.Function{Name: string(s.Name) + "." + string(t.Py)}})
 		}
 		attrs = append(attrs, monty.Attr{Name: string(s.Name), Value: monty.NewInstance("_svc_"+string(s.Name), fns...)})
+	}
+	if r.hasAio() {
+		attrs = append(attrs, r.aioInput())
 	}
 	return []monty.NamedValue{
 		{Name: "api", Value: monty.NewInstance("_api", attrs...)},

@@ -74,6 +74,10 @@ type Config struct {
 	Persistent bool
 	StateDir   string
 
+	// MaxParallel caps the api.aio calls one program has running at once;
+	// default DefaultMaxParallel.
+	MaxParallel int
+
 	// Audit receives one event per run and per call; nil records nothing.
 	Audit Auditor
 }
