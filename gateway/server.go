@@ -27,7 +27,8 @@ const (
 	ReadAPI  = "read_api"
 )
 
-// StdioSession is the session id of the one session a stdio server has.
+// StdioSession starts the session id of a session without an MCP session
+// id (stdio): "stdio-" and a random id.
 const StdioSession = "stdio"
 
 // Config configures a Server.
@@ -65,7 +66,6 @@ type Server struct {
 	mu sync.Mutex
 	// sessions maps each live MCP session to its agent session id.
 	sessions map[*mcp.ServerSession]string
-	anonSeq  int // how many sessions without an MCP session id there have been
 }
 
 type directTool struct {
@@ -151,11 +151,13 @@ func (s *Server) RunStdio(ctx context.Context) error {
 }
 
 // sessionOf is the agent session of an MCP session: its MCP session id
-// (streamable HTTP), else "stdio" for the first session without one and
-// "stdio-2", "stdio-3", ... for later ones (in-memory transports).
+// (streamable HTTP), else "stdio-" and a random id, a new one for each
+// session without an MCP session id (stdio, in-memory transports): no two
+// such sessions, in this process or another that shares the state
+// directory, ever share an id, so none reaches another's state.
 func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 	if ss == nil {
-		return StdioSession
+		return StdioSession + "-" + strings.ToLower(rand.Text()[:16])
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -164,11 +166,7 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 	}
 	id := ss.ID()
 	if id == "" {
-		s.anonSeq++
-		id = StdioSession
-		if s.anonSeq > 1 {
-			id = fmt.Sprintf("%s-%d", StdioSession, s.anonSeq)
-		}
+		id = StdioSession + "-" + strings.ToLower(rand.Text()[:16])
 	}
 	s.sessions[ss] = id
 	// When the session ends, its reads (and a persistent session's state)
@@ -193,9 +191,16 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 const SessionMeta = "codemode/session"
 
 // namedSession is the session a request's _meta names, else ss's own.
-func (s *Server) namedSession(ss *mcp.ServerSession, meta mcp.Meta) string {
+// Over authenticated HTTP a name is scoped by the bearer token that sent
+// it (`"token:…"/name`), so another token never reaches it, whatever name
+// it sends.
+func (s *Server) namedSession(ss *mcp.ServerSession, meta mcp.Meta, extra *mcp.RequestExtra) string {
 	if k, ok := meta[SessionMeta].(string); ok && strings.TrimSpace(k) != "" {
-		return strings.TrimSpace(k)
+		name := strings.TrimSpace(k)
+		if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+			return strconv.Quote(extra.TokenInfo.UserID) + "/" + name
+		}
+		return name
 	}
 	return s.sessionOf(ss)
 }
@@ -205,7 +210,7 @@ func (s *Server) callSession(req *mcp.CallToolRequest) string {
 	if req.Params == nil {
 		return s.sessionOf(req.Session)
 	}
-	return s.namedSession(req.Session, req.Params.Meta)
+	return s.namedSession(req.Session, req.Params.Meta, req.Extra)
 }
 
 func schemaOf(props map[string]any, required ...string) map[string]any {
@@ -510,7 +515,7 @@ func (s *Server) addResources(m *emit.Manifest) {
 			data, _ := s.rt.File(sv.File)
 			session := s.sessionOf(req.Session)
 			if req.Params != nil {
-				session = s.namedSession(req.Session, req.Params.Meta)
+				session = s.namedSession(req.Session, req.Params.Meta, req.Extra)
 			}
 			s.rt.Gate().Read(session, s.cfg.FileDir+"/"+sv.File, 0, 0)
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/x-python", Text: string(data)}}}, nil

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -261,7 +259,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		// The worker serves no other program; tearing it down is not the
 		// caller's wait.
 		defer func(w *monty.Worker) { go w.Close() }(w)
-		if err = r.prepare(ctx, w, session, used); err != nil {
+		if err = r.prepare(ctx, w, session, used, res); err != nil {
 			if errors.Is(err, monty.ErrDead) && attempt < 2 && ctx.Err() == nil {
 				continue
 			}
@@ -308,9 +306,12 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Error += fmt.Sprintf("\n[error text cut at %d bytes: %d more bytes were not kept]", r.limits.ErrorText, res.ErrorDropped)
 	}
 	if err == nil && out != nil && out.Limit == "" && r.cfg.Persistent && h.abort == nil {
-		if derr := r.saveState(w, session); derr != nil {
+		if derr := r.saveState(w, session, code); derr != nil {
 			res.Notes = append(res.Notes, "the session's state could not be saved: "+derr.Error())
 		}
+	}
+	if r.cfg.Persistent && (res.WorkerDied || res.Limit == string(monty.LimitTime) || res.Limit == string(monty.LimitMemory)) {
+		res.Notes = append(res.Notes, r.survived(session))
 	}
 	res.Notes = append(res.Notes, h.notes...)
 	res.Wait = h.waited
@@ -322,23 +323,41 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 
 // prepare configures a fresh worker (or restores a persistent session)
 // and pre-imports json and re, unless the pool did it already.
-func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*emit.ManifestService) error {
+func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*emit.ManifestService, res *Result) error {
 	if r.warm {
 		return nil
 	}
 	if r.cfg.Persistent {
-		if state, err := os.ReadFile(r.statePath(session)); err == nil {
-			if err := w.Load(state); err == nil {
+		state, note, err := r.loadState(session)
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+		if err != nil {
+			res.Notes = append(res.Notes, r.quarantine(session, err))
+		} else if state != nil {
+			err := w.Load(state)
+			if err == nil {
 				return nil
 			}
-			// A state that cannot be loaded starts the session afresh.
+			if errors.Is(err, monty.ErrDead) {
+				return err // another worker tries again
+			}
+			// A state that cannot be restored is reported and kept aside.
+			res.Notes = append(res.Notes, r.quarantine(session, err))
 		}
 	}
 	stubs := ""
-	// A persistent session's names come from earlier programs, which the
-	// checker cannot see: it checks fresh programs only.
-	if !r.cfg.NoTypeCheck && !r.cfg.Persistent {
+	if !r.cfg.NoTypeCheck {
 		stubs = r.stubs(used)
+		// A persistent session is configured once, for every program it
+		// will run: it knows every service, and the checker keeps what
+		// earlier programs defined (across Dump and Load), so each
+		// program is checked against the accumulated context.
+		// (The checker sees earlier programs' names only when the stubs
+		// have no __all__; json and re then come from the pre-import.)
+		if r.cfg.Persistent {
+			stubs = stubsAll.ReplaceAllString(r.stubs(r.services), "")
+		}
 	}
 	if err := w.Configure(r.workerConfig(stubs)); err != nil {
 		return fmt.Errorf("configuring the sandbox worker: %w", err)
@@ -370,6 +389,8 @@ func (r *Runtime) stubs(svcs []*emit.ManifestService) string {
 	r.stubCache.Store(key, s)
 	return s
 }
+
+var stubsAll = regexp.MustCompile(`(?m)^__all__ = \[[^\]\n]*\]\n`)
 
 var apiRef = regexp.MustCompile(`\bapi\s*\.\s*(?:aio\s*\.\s*)?([A-Za-z_][A-Za-z0-9_]*)|\bfrom\s+api(?:\.aio)?\s+import\s+([^\n#]+)|\bfrom\s+api\.([A-Za-z_][A-Za-z0-9_]*)`)
 
@@ -417,25 +438,7 @@ func (r *Runtime) inputs() []monty.NamedValue {
 	}
 }
 
-func (r *Runtime) lockSession(session string) func() {
-	r.sessMu.Lock()
-	m, ok := r.sessions[session]
-	if !ok {
-		m = &sync.Mutex{}
-		r.sessions[session] = m
-	}
-	r.sessMu.Unlock()
-	m.Lock()
-	return m.Unlock
-}
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
-
-func (r *Runtime) statePath(session string) string {
-	return filepath.Join(r.cfg.StateDir, unsafeName.ReplaceAllString(session, "_")+".monty")
-}
-
-func (r *Runtime) saveState(w *monty.Worker, session string) error {
+func (r *Runtime) saveState(w *monty.Worker, session, code string) error {
 	state, err := w.Dump()
 	if err != nil {
 		return err
@@ -444,7 +447,10 @@ func (r *Runtime) saveState(w *monty.Worker, session string) error {
 	if err := os.WriteFile(tmp, state, 0o600); err != nil {
 		return err
 	}
-	return os.Rename(tmp, r.statePath(session))
+	if err := os.Rename(tmp, r.statePath(session)); err != nil {
+		return err
+	}
+	return r.saveNames(session, code)
 }
 
 // ResetSession forgets a persistent session's state and its reads.
@@ -453,6 +459,7 @@ func (r *Runtime) ResetSession(session string) error {
 	if !r.cfg.Persistent {
 		return nil
 	}
+	_ = os.Remove(r.namesPath(session))
 	err := os.Remove(r.statePath(session))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

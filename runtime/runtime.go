@@ -73,6 +73,10 @@ type Config struct {
 	// dumped to StateDir after each program and restored into a new worker.
 	Persistent bool
 	StateDir   string
+	// SessionTTL is how long a persistent session's state is kept after
+	// its last program (across reconnects and gateway restarts); default
+	// DefaultSessionTTL. Older states are discarded, with a note.
+	SessionTTL time.Duration
 
 	// MaxParallel caps the api.aio calls one program has running at once;
 	// default DefaultMaxParallel.
@@ -146,7 +150,7 @@ type Runtime struct {
 	pins map[ir.ServiceName]*pinned
 
 	sessMu   sync.Mutex
-	sessions map[string]*sync.Mutex // persistent mode: one program at a time per session
+	sessions map[string]*sessionLock // persistent mode: one program at a time per session
 
 	// budget holds, per running program, its memory limit's bytes;
 	// queued counts the programs waiting for room in it.
@@ -186,7 +190,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	r := &Runtime{
 		cfg: cfg, limits: cfg.Limits.withDefaults(),
 		tools: map[toolKey]*toolEntry{}, byWire: map[string][]*toolEntry{},
-		sessions: map[string]*sync.Mutex{},
+		sessions: map[string]*sessionLock{},
 	}
 	if cfg.MemoryBudget == 0 {
 		cfg.MemoryBudget = DefaultMemoryBudget
@@ -245,6 +249,9 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 			return nil, err
 		}
+	}
+	if cfg.Persistent {
+		r.sweepStates()
 	}
 	pool, err := monty.NewPool(ctx, r.poolConfig())
 	if err != nil {
