@@ -189,6 +189,13 @@ func (p *Pack) RuntimeConfig(g *Generated, ups map[ir.ServiceName]upstream.Upstr
 		Limits:      runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
 		MaxParallel: p.Runtime.MaxParallel,
 	}
+	if p.Runtime.SessionTTL != "" {
+		d, err := time.ParseDuration(p.Runtime.SessionTTL)
+		if err != nil || d <= 0 {
+			return cfg, fmt.Errorf("runtime.session_ttl: %q is not a positive duration (e.g. \"24h\")", p.Runtime.SessionTTL)
+		}
+		cfg.SessionTTL = d
+	}
 	if p.Runtime.MaxParallel < 0 {
 		return cfg, fmt.Errorf("runtime.max_parallel: %d is not a number of calls; give 1 or more (default %d)", p.Runtime.MaxParallel, runtime.DefaultMaxParallel)
 	}

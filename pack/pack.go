@@ -103,6 +103,9 @@ type Runtime struct {
 	// MaxParallel caps the api.aio calls one program has running at once
 	// (default 8).
 	MaxParallel int `yaml:"max_parallel"`
+	// SessionTTL is how long a persistent session's state is kept after
+	// its last program, e.g. "72h" (default 24h).
+	SessionTTL string `yaml:"session_ttl"`
 }
 
 // Serve holds the settings of codemode serve --http.
