@@ -78,6 +78,7 @@ type directTool struct {
 const RunCodeDescription = `Run a Python program (Monty, a sandboxed Python subset) that calls tools as functions.
 - Each program starts clean: no variables survive from earlier programs. json and re are already imported.
 - Call tools as api.<service>.<tool>(arg=value, ...) or run_tool("<name>", {"arg": value}); find them with find_tool and read a definition before its first call.
+- Long calls: j = jobs.submit("name", api.<service>.<tool>, arg=value, ...) starts one in the background and returns at once; jobs.wait("name", wake_after=seconds) ends the program and your turn (the session waits until the job ends or the deadline); in a later turn jobs.get("name") returns its state and result. Also jobs.list(), jobs.cancel("name").
 - Independent calls can run at the same time: api.aio.<service>.<tool>(...) is the awaitable form of each tool, e.g. a, b = await asyncio.gather(api.aio.x.f(...), api.aio.x.g(...)) after import asyncio.
 - Results come back as Python values (dict, list, str, int, float, bool, None). Filter them in the program and print only what you need: printed output is capped and the rest is dropped.
 - Errors raised by tools (TypeError, ValueError, PermissionError, RuntimeError) can be caught with try/except.
@@ -247,6 +248,11 @@ func runCodeResult(res *runtime.Result) *mcp.CallToolResult {
 	}
 	if res.Wait {
 		out.Wait = &runCodeWait{Tool: res.WaitTool, Reason: res.WaitReason}
+		if len(res.WaitJobs) > 0 {
+			d := res.WaitDeadline.UTC().Format(time.RFC3339)
+			out.Wait.Jobs, out.Wait.Deadline = res.WaitJobs, &d
+			out.Wait.Resume = "end the turn; call run_code in this session again when the job has ended or at the deadline, and read the result with jobs.get(name)"
+		}
 	}
 	if res.Error != "" {
 		out.Error = &res.Error
@@ -279,6 +285,11 @@ type runCodeOutcome struct {
 type runCodeWait struct {
 	Tool   string `json:"tool"`
 	Reason string `json:"reason"`
+	// A wait on jobs: the jobs awaited, the deadline (RFC 3339) and how
+	// to resume.
+	Jobs     []string `json:"jobs,omitempty"`
+	Deadline *string  `json:"deadline,omitempty"`
+	Resume   string   `json:"resume,omitempty"`
 }
 
 type runCodeCall struct {

@@ -119,6 +119,9 @@ func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) 
 	case "dir":
 		return h.dir(c)
 	}
+	if f, ok := strings.CutPrefix(c.Name, "jobs."); ok && h.r.hasJobs() {
+		return h.jobsCall(c, f)
+	}
 	if name, ok := strings.CutPrefix(c.Name, aioName+"."); ok && h.r.hasAio() {
 		return h.callAio(c, name)
 	}
@@ -669,6 +672,10 @@ func (h *handler) dir(c *monty.Call) (monty.Reply, error) {
 	if len(c.Args) == 1 {
 		if in, ok := c.Args[0].(*monty.Instance); ok {
 			for _, a := range in.Attrs {
+				// dir(api) lists the services; api.aio mirrors them.
+				if in.TypeName == "_api" && a.Name == aioName && h.r.hasAio() {
+					continue
+				}
 				names = append(names, a.Name)
 			}
 			return monty.Return(names), nil

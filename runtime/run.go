@@ -49,6 +49,10 @@ type Result struct {
 	Wait       bool
 	WaitTool   string
 	WaitReason string
+	// WaitJobs and WaitDeadline are set when the wait is on jobs
+	// (jobs.wait, or a program refused while its session waits).
+	WaitJobs     []string
+	WaitDeadline time.Time
 	// Attempts is how many workers the program was given: more than one
 	// only when a worker died before it had the program.
 	Attempts int
@@ -219,6 +223,15 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		unlock := r.lockSession(session)
 		defer unlock()
 	}
+	pw, over := r.pendingWait(session)
+	if pw != nil {
+		res.Error = waitRefusal(pw)
+		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline = true, "waiting for job "+strings.Join(pw.Jobs, ", "), pw.Jobs, pw.Deadline
+		return res, nil
+	}
+	if over != "" {
+		res.Notes = append(res.Notes, over)
+	}
 	if err := r.auditStart(session, code, res); err != nil {
 		return nil, err
 	}
@@ -280,7 +293,11 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	}
 	res.Dropped = h.dropped
 	res.Truncated = h.dropped > 0
+	var ws *waitStop
 	switch {
+	case errors.As(h.abort, &ws):
+		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline = true, "waiting for job "+strings.Join(ws.wait.Jobs, ", "), ws.wait.Jobs, ws.wait.Deadline
+		res.Notes = append(res.Notes, fmt.Sprintf("WAIT: this session waits for job %s until it ends or until %s. End your turn now; a later run_code can read it with jobs.get().", strings.Join(ws.wait.Jobs, ", "), ws.wait.Deadline.Format(time.RFC3339)))
 	case h.abort != nil:
 		res.Err = h.abort
 		res.Error = h.abort.Error()
@@ -305,7 +322,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	if res.ErrorDropped > 0 {
 		res.Error += fmt.Sprintf("\n[error text cut at %d bytes: %d more bytes were not kept]", r.limits.ErrorText, res.ErrorDropped)
 	}
-	if err == nil && out != nil && out.Limit == "" && r.cfg.Persistent && h.abort == nil {
+	if (err == nil || ws != nil) && out != nil && out.Limit == "" && r.cfg.Persistent && (h.abort == nil || ws != nil) {
 		if derr := r.saveState(w, session, code); derr != nil {
 			res.Notes = append(res.Notes, "the session's state could not be saved: "+derr.Error())
 		}
@@ -314,7 +331,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Notes = append(res.Notes, r.survived(session))
 	}
 	res.Notes = append(res.Notes, h.notes...)
-	res.Wait = h.waited
+	res.Wait = res.Wait || h.waited
 	res.WaitTool, res.WaitReason = h.waitTool, h.wait
 	res.Duration = time.Since(start)
 	r.auditRun(session, res)
@@ -386,6 +403,9 @@ func (r *Runtime) stubs(svcs []*emit.ManifestService) string {
 	if r.hasAio() {
 		s = withAio(s, svcs)
 	}
+	if r.hasJobs() {
+		s = withJobs(s)
+	}
 	r.stubCache.Store(key, s)
 	return s
 }
@@ -432,10 +452,14 @@ func (r *Runtime) inputs() []monty.NamedValue {
 	if r.hasAio() {
 		attrs = append(attrs, r.aioInput())
 	}
-	return []monty.NamedValue{
+	in := []monty.NamedValue{
 		{Name: "api", Value: monty.NewInstance("_api", attrs...)},
 		{Name: "run_tool", Value: monty.Function{Name: "run_tool"}},
 	}
+	if r.hasJobs() {
+		in = append(in, r.jobsInput())
+	}
+	return in
 }
 
 func (r *Runtime) saveState(w *monty.Worker, session, code string) error {

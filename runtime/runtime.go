@@ -82,6 +82,10 @@ type Config struct {
 	// default DefaultMaxParallel.
 	MaxParallel int
 
+	// Jobs keeps the sessions' jobs and waits; nil keeps them in
+	// StateDir/jobs, or in memory without a StateDir.
+	Jobs JobStore
+
 	// Audit receives one event per run and per call; nil records nothing.
 	Audit Auditor
 }
@@ -151,6 +155,7 @@ type Runtime struct {
 
 	sessMu   sync.Mutex
 	sessions map[string]*sessionLock // persistent mode: one program at a time per session
+	jobs     *jobState
 
 	// budget holds, per running program, its memory limit's bytes;
 	// queued counts the programs waiting for room in it.
@@ -253,6 +258,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if cfg.Persistent {
 		r.sweepStates()
 	}
+	r.initJobs()
 	pool, err := monty.NewPool(ctx, r.poolConfig())
 	if err != nil {
 		return nil, fmt.Errorf("runtime: no Monty worker could start, so nothing can run: %w", err)
