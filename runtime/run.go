@@ -332,7 +332,9 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	}
 	res.Notes = append(res.Notes, h.notes...)
 	res.Wait = res.Wait || h.waited
-	res.WaitTool, res.WaitReason = h.waitTool, h.wait
+	if h.waited {
+		res.WaitTool, res.WaitReason = h.waitTool, h.wait
+	}
 	res.Duration = time.Since(start)
 	r.auditRun(session, res)
 	return res, nil
