@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/codemode-dev/codemode/ir"
@@ -172,6 +173,9 @@ type jobState struct {
 	mu    sync.Mutex // guards every Load-change-Save of the store
 	run   map[string]context.CancelFunc
 	wg    sync.WaitGroup
+	// closed is set when the runtime closes: a job ending after that
+	// (its upstream closed under it) records nothing.
+	closed atomic.Bool
 }
 
 func (r *Runtime) initJobs() {
@@ -459,6 +463,9 @@ func (r *Runtime) startJob(session string, j *Job, e *toolEntry) {
 		defer r.jobs.wg.Done()
 		defer cancel()
 		res, err := r.Call(ctx, session, string(e.svc.Name)+"."+string(e.tool.Py), j.Args)
+		if r.jobs.closed.Load() {
+			return
+		}
 		_ = r.jobs.update(session, func(sj *SessionJobs) error {
 			delete(r.jobs.run, key)
 			cur, ok := sj.Jobs[j.Name]

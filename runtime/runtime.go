@@ -329,6 +329,9 @@ func irTool(t *emit.ManifestTool) *ir.Tool {
 
 // Close stops the pool and the upstreams.
 func (r *Runtime) Close() error {
+	// Jobs still running are left as running in the store: their outcome
+	// is unknown to the next runtime, not a failure of this one's closing.
+	r.jobs.closed.Store(true)
 	err := r.pool.Close()
 	for _, name := range sortedServices(r.cfg.Upstreams) {
 		if cerr := r.cfg.Upstreams[name].Close(); cerr != nil && err == nil {
