@@ -137,3 +137,20 @@ func TestJobsBadCallsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestJobWaitOutlivesDeadline: wake_after is a deadline, not a sleep: once
+// it passes, the session's programs run again although the job still
+// runs, and the first one is told so.
+func TestJobWaitOutlivesDeadline(t *testing.T) {
+	rt, _ := heldRuntime(t, t.TempDir())
+	res := runIn(t, rt, "s", `jobs.submit("e", api.everything.echo, message="hi")
+jobs.wait("e", wake_after=0.5)
+`)
+	if !res.Wait {
+		t.Fatalf("submit and wait: %s", res.Text())
+	}
+	res = untilNotWaiting(t, rt, "s", "print(jobs.get('e')['state'])\n")
+	if !res.OK() || res.Output != "running\n" || len(res.Notes) != 1 || res.Notes[0] != "the wait for job e reached its deadline; the job is still running: jobs.get() shows its state" {
+		t.Fatalf("after the deadline: %s", res.Text())
+	}
+}

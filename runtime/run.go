@@ -59,6 +59,8 @@ type Result struct {
 	// RunID identifies this run in the audit log.
 	RunID    string
 	Duration time.Duration
+
+	usesAio bool // the program names api.aio: its stubs include the aio forms
 }
 
 // CallRecord is one tool call a program made.
@@ -242,6 +244,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		return res, nil
 	}
 	used := r.servicesUsed(code)
+	res.usesAio = strings.Contains(code, aioName)
 	inputs := r.apiInputs
 	// Programs running at once may together claim no more sandbox memory
 	// than the budget: a program waits for room rather than overcommit.
@@ -367,7 +370,7 @@ func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, 
 	}
 	stubs := ""
 	if !r.cfg.NoTypeCheck {
-		stubs = r.stubs(used)
+		stubs = r.stubsFor(used, res.usesAio)
 		// A persistent session is configured once, for every program it
 		// will run: it knows every service, and the checker keeps what
 		// earlier programs defined (across Dump and Load), so each
@@ -392,17 +395,21 @@ func excText(e *monty.Exception) string {
 }
 
 // stubs assembles (and caches) the type-check stubs for a set of services.
-func (r *Runtime) stubs(svcs []*emit.ManifestService) string {
+func (r *Runtime) stubs(svcs []*emit.ManifestService) string { return r.stubsFor(svcs, true) }
+
+// stubsFor is stubs, with the api.aio forms only when aio is set (they
+// double the stubs, and checking cost grows with them).
+func (r *Runtime) stubsFor(svcs []*emit.ManifestService, aio bool) string {
 	var names []string
 	for _, s := range svcs {
 		names = append(names, string(s.Name))
 	}
-	key := strings.Join(names, ",")
+	key := strings.Join(names, ",") + fmt.Sprintf(" aio=%v", aio)
 	if v, ok := r.stubCache.Load(key); ok {
 		return v.(string)
 	}
 	s := emit.AssembleStubs(svcs)
-	if r.hasAio() {
+	if aio && r.hasAio() {
 		s = withAio(s, svcs)
 	}
 	if r.hasJobs() {
