@@ -521,3 +521,25 @@ func (r *Runtime) pendingWait(session string) (w *JobWait, over string) {
 func waitRefusal(w *JobWait) string {
 	return fmt.Sprintf("run_code refused: this session is waiting for job %s (until it ends, or until %s). End your turn now; call run_code again when the job has ended or the deadline has passed.", strings.Join(w.Jobs, ", "), w.Deadline.Format(time.RFC3339))
 }
+
+// runningJobs says which of the session's jobs still run, for a death
+// notice ("" when none).
+func (r *Runtime) runningJobs(session string) string {
+	r.jobs.mu.Lock()
+	sj, err := r.jobs.load(session)
+	r.jobs.mu.Unlock()
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for n, j := range sj.Jobs {
+		if j.State == JobRunning {
+			names = append(names, n+" ("+j.Tool+")")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	slices.Sort(names)
+	return "Jobs of this session still running (they were not affected): " + strings.Join(names, ", ") + "; jobs.get(name) shows them."
+}

@@ -154,3 +154,14 @@ jobs.wait("e", wake_after=0.5)
 		t.Fatalf("after the deadline: %s", res.Text())
 	}
 }
+
+// TestWorkerDeathForgetsJobs: the notice of a lost program names the
+// session's jobs still running.
+func TestWorkerDeathForgetsJobs(t *testing.T) {
+	rt, _ := heldRuntime(t, t.TempDir())
+	res := runIn(t, rt, "s", "jobs.submit('e', api.everything.echo, message='hi')\nbig = 'a' * (400 << 20)\n")
+	want := "Jobs of this session still running (they were not affected): e (api.everything.echo); jobs.get(name) shows them."
+	if res.Limit != "memory" || len(res.Notes) != 1 || res.Notes[0] != want {
+		t.Fatalf("got %q (limit %q), want the note %q", res.Notes, res.Limit, want)
+	}
+}

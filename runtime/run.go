@@ -333,6 +333,11 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	if r.cfg.Persistent && (res.WorkerDied || res.Limit == string(monty.LimitTime) || res.Limit == string(monty.LimitMemory)) {
 		res.Notes = append(res.Notes, r.survived(session))
 	}
+	if res.WorkerDied || res.Limit == string(monty.LimitTime) || res.Limit == string(monty.LimitMemory) {
+		if jobs := r.runningJobs(session); jobs != "" {
+			res.Notes = append(res.Notes, jobs)
+		}
+	}
 	res.Notes = append(res.Notes, h.notes...)
 	res.Wait = res.Wait || h.waited
 	if h.waited {
