@@ -163,6 +163,8 @@ func (s *memJobStore) Save(session string, sj *SessionJobs) error {
 const (
 	DefaultMaxRuntime = 10 * time.Minute
 	MaxMaxRuntime     = 24 * time.Hour
+	// MaxRunningJobs is how many jobs one session may have running.
+	MaxRunningJobs = 16
 )
 
 // jobState is the runtime's side of the jobs: the store and the jobs this
@@ -176,6 +178,7 @@ type jobState struct {
 	// closed is set when the runtime closes: a job ending after that
 	// (its upstream closed under it) records nothing.
 	closed atomic.Bool
+	ttl    time.Duration // ended jobs are dropped after it
 }
 
 func (r *Runtime) initJobs() {
@@ -186,7 +189,7 @@ func (r *Runtime) initJobs() {
 	if st == nil {
 		st = &memJobStore{}
 	}
-	r.jobs = &jobState{store: st, owner: newRunID(), run: map[string]context.CancelFunc{}}
+	r.jobs = &jobState{store: st, owner: newRunID(), run: map[string]context.CancelFunc{}, ttl: r.sessionTTL()}
 }
 
 // hasJobs says programs get the jobs object: not when a service is named
@@ -238,7 +241,12 @@ func (js *jobState) load(session string) (*SessionJobs, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, j := range sj.Jobs {
+	for n, j := range sj.Jobs {
+		// Ended jobs are kept for the session TTL.
+		if j.State != JobRunning && !j.Ended.IsZero() && time.Since(j.Ended) > js.ttl {
+			delete(sj.Jobs, n)
+			continue
+		}
 		if j.State == JobRunning && j.Owner != js.owner {
 			j.State, j.Ended = JobUnknown, time.Now().UTC()
 			j.Error = "the gateway that ran this job stopped before the job ended: its outcome is unknown, and it was not run again; check its effects before submitting it again"
@@ -440,6 +448,15 @@ func (h *handler) submit(c *monty.Call) (monty.Reply, error) {
 	err = r.jobs.update(h.session, func(sj *SessionJobs) error {
 		if old, ok := sj.Jobs[name]; ok && old.State == JobRunning {
 			return fmt.Errorf("a job named %q is still running in this session; pick another name or jobs.cancel(%q)", name, name)
+		}
+		running := 0
+		for _, j := range sj.Jobs {
+			if j.State == JobRunning {
+				running++
+			}
+		}
+		if running >= MaxRunningJobs {
+			return fmt.Errorf("this session has %d jobs running, the most it may; wait for one to end (jobs.wait) or cancel one", running)
 		}
 		sj.Jobs[name] = j
 		return nil

@@ -165,3 +165,16 @@ func TestWorkerDeathForgetsJobs(t *testing.T) {
 		t.Fatalf("got %q (limit %q), want the note %q", res.Notes, res.Limit, want)
 	}
 }
+
+// TestJobsUnbounded: a session may have at most runtime.MaxRunningJobs
+// jobs running; one more is refused with a clear error.
+func TestJobsUnbounded(t *testing.T) {
+	rt, _ := heldRuntime(t, t.TempDir())
+	res := runIn(t, rt, "s", "for i in range(17):\n    jobs.submit('j' + str(i), api.everything.echo, message='x')\n")
+	if !strings.Contains(res.Error, "ValueError: jobs.submit(): this session has 16 jobs running, the most it may; wait for one to end (jobs.wait) or cancel one") {
+		t.Fatalf("17 jobs: %s", res.Text())
+	}
+	if res := runIn(t, rt, "s", "print(len(jobs.list()))\njobs.cancel('j0')\njobs.submit('again', api.everything.echo, message='x')\n"); !res.OK() || res.Output != "16\n" {
+		t.Fatalf("after a cancel: %s", res.Text())
+	}
+}
