@@ -17,3 +17,14 @@ func (s *Server) LiveSessions() (mcpSessions, agentSessions int) {
 	defer s.mu.Unlock()
 	return mcpSessions, len(s.sessions)
 }
+
+// AgentSessions lists the agent session ids of the live MCP sessions.
+func (s *Server) AgentSessions() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ids []string
+	for _, id := range s.sessions {
+		ids = append(ids, id)
+	}
+	return ids
+}

@@ -347,12 +347,16 @@ func TestSessionEndForgetsReads(t *testing.T) {
 	cs := f.connect(t)
 	call(t, cs, "read_api", map[string]any{"service": "everything"})
 	gate := f.rt.Gate()
-	if err := gate.Check(gateway.StdioSession, "everything", "echo"); err != nil {
+	ids := f.srv.AgentSessions()
+	if len(ids) != 1 {
+		t.Fatalf("agent sessions %q, want one", ids)
+	}
+	if err := gate.Check(ids[0], "everything", "echo"); err != nil {
 		t.Fatalf("after the read: %v", err)
 	}
 	cs.Close()
 	deadline := time.Now().Add(5 * time.Second)
-	for gate.Check(gateway.StdioSession, "everything", "echo") == nil {
+	for gate.Check(ids[0], "everything", "echo") == nil {
 		if time.Now().After(deadline) {
 			t.Fatal("the ended session's reads were kept")
 		}
@@ -383,7 +387,7 @@ func TestPersistentSessions(t *testing.T) {
 		t.Errorf("second program: %q", got)
 	}
 	other := f.connect(t)
-	if got, isErr := call(t, other, "run_code", map[string]any{"code": "print(x)"}); !isErr || !strings.Contains(got, "NameError: name 'x' is not defined") {
+	if got, isErr := call(t, other, "run_code", map[string]any{"code": "print(x)"}); !isErr || !strings.Contains(got, "Name `x` used when not defined") {
 		t.Errorf("another session saw x: %q", got)
 	}
 }

@@ -27,7 +27,8 @@ const (
 	ReadAPI  = "read_api"
 )
 
-// StdioSession is the session id of the one session a stdio server has.
+// StdioSession starts the session id of a session without an MCP session
+// id (stdio): "stdio-" and a random id.
 const StdioSession = "stdio"
 
 // Config configures a Server.
@@ -65,7 +66,6 @@ type Server struct {
 	mu sync.Mutex
 	// sessions maps each live MCP session to its agent session id.
 	sessions map[*mcp.ServerSession]string
-	anonSeq  int // how many sessions without an MCP session id there have been
 }
 
 type directTool struct {
@@ -78,6 +78,8 @@ type directTool struct {
 const RunCodeDescription = `Run a Python program (Monty, a sandboxed Python subset) that calls tools as functions.
 - Each program starts clean: no variables survive from earlier programs. json and re are already imported.
 - Call tools as api.<service>.<tool>(arg=value, ...) or run_tool("<name>", {"arg": value}); find them with find_tool and read a definition before its first call.
+- Long calls: j = jobs.submit("name", api.<service>.<tool>, arg=value, ...) starts one in the background and returns at once; jobs.wait("name", wake_after=seconds) ends the program and your turn (the session waits until the job ends or the deadline); in a later turn jobs.get("name") returns its state and result. Also jobs.list(), jobs.cancel("name").
+- Independent calls can run at the same time: api.aio.<service>.<tool>(...) is the awaitable form of each tool, e.g. a, b = await asyncio.gather(api.aio.x.f(...), api.aio.x.g(...)) after import asyncio.
 - Results come back as Python values (dict, list, str, int, float, bool, None). Filter them in the program and print only what you need: printed output is capped and the rest is dropped.
 - Errors raised by tools (TypeError, ValueError, PermissionError, RuntimeError) can be caught with try/except.
 - The response lists the runtime's notes first (read them), then what the program printed (printed lines that start like a note are marked "(printed)"), then the calls made and any error. If a note says WAIT, end your turn. If the sandbox worker died, the response lists the calls that completed: check their effects before running the program again.
@@ -150,11 +152,13 @@ func (s *Server) RunStdio(ctx context.Context) error {
 }
 
 // sessionOf is the agent session of an MCP session: its MCP session id
-// (streamable HTTP), else "stdio" for the first session without one and
-// "stdio-2", "stdio-3", ... for later ones (in-memory transports).
+// (streamable HTTP), else "stdio-" and a random id, a new one for each
+// session without an MCP session id (stdio, in-memory transports): no two
+// such sessions, in this process or another that shares the state
+// directory, ever share an id, so none reaches another's state.
 func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 	if ss == nil {
-		return StdioSession
+		return StdioSession + "-" + strings.ToLower(rand.Text()[:16])
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -163,11 +167,7 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 	}
 	id := ss.ID()
 	if id == "" {
-		s.anonSeq++
-		id = StdioSession
-		if s.anonSeq > 1 {
-			id = fmt.Sprintf("%s-%d", StdioSession, s.anonSeq)
-		}
+		id = StdioSession + "-" + strings.ToLower(rand.Text()[:16])
 	}
 	s.sessions[ss] = id
 	// When the session ends, its reads (and a persistent session's state)
@@ -192,9 +192,16 @@ func (s *Server) sessionOf(ss *mcp.ServerSession) string {
 const SessionMeta = "codemode/session"
 
 // namedSession is the session a request's _meta names, else ss's own.
-func (s *Server) namedSession(ss *mcp.ServerSession, meta mcp.Meta) string {
+// Over authenticated HTTP a name is scoped by the bearer token that sent
+// it (`"token:…"/name`), so another token never reaches it, whatever name
+// it sends.
+func (s *Server) namedSession(ss *mcp.ServerSession, meta mcp.Meta, extra *mcp.RequestExtra) string {
 	if k, ok := meta[SessionMeta].(string); ok && strings.TrimSpace(k) != "" {
-		return strings.TrimSpace(k)
+		name := strings.TrimSpace(k)
+		if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+			return strconv.Quote(extra.TokenInfo.UserID) + "/" + name
+		}
+		return name
 	}
 	return s.sessionOf(ss)
 }
@@ -204,7 +211,7 @@ func (s *Server) callSession(req *mcp.CallToolRequest) string {
 	if req.Params == nil {
 		return s.sessionOf(req.Session)
 	}
-	return s.namedSession(req.Session, req.Params.Meta)
+	return s.namedSession(req.Session, req.Params.Meta, req.Extra)
 }
 
 func schemaOf(props map[string]any, required ...string) map[string]any {
@@ -241,6 +248,11 @@ func runCodeResult(res *runtime.Result) *mcp.CallToolResult {
 	}
 	if res.Wait {
 		out.Wait = &runCodeWait{Tool: res.WaitTool, Reason: res.WaitReason}
+		if len(res.WaitJobs) > 0 {
+			d := res.WaitDeadline.UTC().Format(time.RFC3339)
+			out.Wait.Jobs, out.Wait.Deadline = res.WaitJobs, &d
+			out.Wait.Resume = "end the turn; call run_code in this session again when the job has ended or at the deadline, and read the result with jobs.get(name)"
+		}
 	}
 	if res.Error != "" {
 		out.Error = &res.Error
@@ -273,6 +285,11 @@ type runCodeOutcome struct {
 type runCodeWait struct {
 	Tool   string `json:"tool"`
 	Reason string `json:"reason"`
+	// A wait on jobs: the jobs awaited, the deadline (RFC 3339) and how
+	// to resume.
+	Jobs     []string `json:"jobs,omitempty"`
+	Deadline *string  `json:"deadline,omitempty"`
+	Resume   string   `json:"resume,omitempty"`
 }
 
 type runCodeCall struct {
@@ -509,7 +526,7 @@ func (s *Server) addResources(m *manifest.Manifest) {
 			data, _ := s.rt.File(sv.File)
 			session := s.sessionOf(req.Session)
 			if req.Params != nil {
-				session = s.namedSession(req.Session, req.Params.Meta)
+				session = s.namedSession(req.Session, req.Params.Meta, req.Extra)
 			}
 			s.rt.Gate().Read(session, s.cfg.FileDir+"/"+sv.File, 0, 0)
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/x-python", Text: string(data)}}}, nil

@@ -181,8 +181,19 @@ func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstrea
 	cfg := runtime.Config{
 		Manifest: g.Manifest, Files: g.Files, FileDir: p.Out, Upstreams: ups,
 		Workers: p.Runtime.Workers, MontyBin: p.Path(p.Runtime.Monty),
-		Limits:    runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
-		NoSandbox: p.Runtime.NoSandbox(),
+		Limits:      runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
+		MaxParallel: p.Runtime.MaxParallel,
+		NoSandbox:   p.Runtime.NoSandbox(),
+	}
+	if p.Runtime.SessionTTL != "" {
+		d, err := time.ParseDuration(p.Runtime.SessionTTL)
+		if err != nil || d <= 0 {
+			return cfg, fmt.Errorf("runtime.session_ttl: %q is not a positive duration (e.g. \"24h\")", p.Runtime.SessionTTL)
+		}
+		cfg.SessionTTL = d
+	}
+	if p.Runtime.MaxParallel < 0 {
+		return cfg, fmt.Errorf("runtime.max_parallel: %d is not a number of calls; give 1 or more (default %d)", p.Runtime.MaxParallel, runtime.DefaultMaxParallel)
 	}
 	mode, err := readgate.ParseMode(p.Runtime.ReadGate)
 	if err != nil {

@@ -159,7 +159,7 @@ func TestUngrantedToolsVisible(t *testing.T) {
 	}
 	got := runText(t, rt, "help(api.store)\nprint(dir(api), dir(api.store))\nprint(repr(api))\n")
 	want := "api.store (api/store.py):\n  get_item(id: str) -> ListItemsResult\n['store'] ['get_item']\n" +
-		"_api(store=_svc_store(get_item=<function 'store.get_item' external>))\n"
+		"_api(store=_svc_store(get_item=<function 'store.get_item' external>), aio=_aio(store=_aio_store(get_item=<function 'aio.store.get_item' external>)))\n"
 	if !strings.HasPrefix(got, want) || strings.Contains(got, "delete") || strings.Contains(got, "list_items") {
 		t.Fatalf("got:\n%s\nwant it to start:\n%s", got, want)
 	}

@@ -105,6 +105,12 @@ type Runtime struct {
 	// Monty as the only wall between a program and the host, and is
 	// reported as unsafe at start-up.
 	Sandbox string `yaml:"sandbox"`
+	// MaxParallel caps the api.aio calls one program has running at once
+	// (default 8).
+	MaxParallel int `yaml:"max_parallel"`
+	// SessionTTL is how long a persistent session's state is kept after
+	// its last program, e.g. "72h" (default 24h).
+	SessionTTL string `yaml:"session_ttl"`
 }
 
 // NoSandbox reports runtime.sandbox: none.

@@ -115,3 +115,29 @@ func benchRuntimeCall(b *testing.B, noPins bool, ttl ...time.Duration) {
 		}
 	}
 }
+
+// BenchmarkParallelCalls is 8 calls of a tool that takes 1 s
+// (server-everything's trigger-long-running-operation), made one after
+// another and then gathered as api.aio calls; seq/par is the speed-up.
+func BenchmarkParallelCalls(b *testing.B) {
+	rt := newBenchRuntime(b, func(c *runtime.Config) { c.Limits.Time = 30 * time.Second })
+	seq := "for i in range(8):\n    api.everything.trigger_long_running_operation(duration=1, steps=1)\n"
+	par := "import asyncio\nawait asyncio.gather(*[api.aio.everything.trigger_long_running_operation(duration=1, steps=1) for i in range(8)])\n"
+	var tseq, tpar time.Duration
+	for b.Loop() {
+		for _, p := range []struct {
+			code string
+			d    *time.Duration
+		}{{seq, &tseq}, {par, &tpar}} {
+			start := time.Now()
+			res, err := rt.Run(context.Background(), "b", p.code)
+			if err != nil || !res.OK() || len(res.Calls) != 8 {
+				b.Fatal(err, res.Text())
+			}
+			*p.d += time.Since(start)
+		}
+	}
+	b.ReportMetric(tseq.Seconds()/float64(b.N), "seq-s/op")
+	b.ReportMetric(tpar.Seconds()/float64(b.N), "par-s/op")
+	b.ReportMetric(float64(tseq)/float64(tpar), "seq/par")
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/codemode-dev/codemode/ir"
@@ -15,6 +16,7 @@ import (
 	"github.com/codemode-dev/codemode/runtime/monty"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 	"github.com/codemode-dev/codemode/validate"
+	"golang.org/x/sync/semaphore"
 )
 
 // handler answers one program's requests to the host.
@@ -44,6 +46,16 @@ type handler struct {
 
 	seq    int  // calls audited so far
 	direct bool // one call outside any program (Runtime.Call)
+
+	// mu guards the handler's state: Call holds it, and so does each aio
+	// call running in the background, except while its request is out
+	// (check lets go of it around the upstream call).
+	mu       sync.Mutex
+	inflight int // calls whose request is out
+	futures  map[uint32]*future
+	wake     chan struct{} // an aio call is done
+	wg       sync.WaitGroup
+	slots    *semaphore.Weighted // MaxParallel aio calls at once
 }
 
 // Print keeps output up to the limit, cut at a UTF-8 character boundary;
@@ -86,6 +98,8 @@ func (h *handler) OSCall(_ context.Context, c *monty.OSCall) (monty.Reply, error
 const toolHint = `Call tools as api.<service>.<tool>(...) or run_tool("<name>", {...}); find them with find_tool("<what you need>").`
 
 func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	if c.Oversize > 0 {
 		name := shortName(c.Name)
 		if svc, tool, ok := strings.Cut(c.Name, "."); ok {
@@ -104,6 +118,12 @@ func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) 
 		return h.help(c)
 	case "dir":
 		return h.dir(c)
+	}
+	if f, ok := strings.CutPrefix(c.Name, "jobs."); ok && h.r.hasJobs() {
+		return h.jobsCall(c, f)
+	}
+	if name, ok := strings.CutPrefix(c.Name, aioName+"."); ok && h.r.hasAio() {
+		return h.callAio(c, name)
 	}
 	svc, tool, ok := strings.Cut(c.Name, ".")
 	if !ok {
@@ -388,7 +408,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 	if h.waited {
 		return failed(StatusRefused, "RuntimeError", fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)), nil
 	}
-	if len(h.res.Calls) >= h.r.limits.Calls {
+	if len(h.res.Calls)+h.inflight >= h.r.limits.Calls {
 		h.abort = &LimitError{Limit: "calls", Message: fmt.Sprintf("LimitError: call limit (%d tool calls per program) reached at %s; the program was stopped. Filter or batch inside fewer calls", h.r.limits.Calls, call)}
 		h.abortLimit = "calls"
 		return outcome{}, h.abort
@@ -431,7 +451,11 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 	}
 	tr.sent = true
 	start := time.Now()
+	h.inflight++
+	h.mu.Unlock()
 	res, err := up.Call(ctx, e.tool, args)
+	h.mu.Lock()
+	h.inflight--
 	tr.took = time.Since(start)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -648,6 +672,10 @@ func (h *handler) dir(c *monty.Call) (monty.Reply, error) {
 	if len(c.Args) == 1 {
 		if in, ok := c.Args[0].(*monty.Instance); ok {
 			for _, a := range in.Attrs {
+				// dir(api) lists the services; api.aio mirrors them.
+				if in.TypeName == "_api" && a.Name == aioName && h.r.hasAio() {
+					continue
+				}
 				names = append(names, a.Name)
 			}
 			return monty.Return(names), nil

@@ -35,6 +35,8 @@ func (r *Runtime) Call(ctx context.Context, session, name string, args map[strin
 	}
 	res := &Result{RunID: newRunID()}
 	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID, direct: true}
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	e, err := r.lookupTool(name)
 	if err != nil {
 		if aerr := h.stopped(name, args, StatusRefused, err.Error()); aerr != nil {

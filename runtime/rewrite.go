@@ -56,7 +56,9 @@ func rewriteImports(code string, svcs []*manifest.Service) (string, error) {
 		}
 		if m := fromAPI.FindStringSubmatch(line); m != nil {
 			mod, names := m[2], strings.Trim(m[3], "() ")
-			if svc, ok := strings.CutPrefix(mod, "api."); ok && known[svc] == nil {
+			// from api.aio import <service>: the awaitable forms.
+			aio := mod == "api."+aioName && known[aioName] == nil
+			if svc, ok := strings.CutPrefix(mod, "api."); ok && known[svc] == nil && !aio {
 				return "", importError(i+1, mod, svcs)
 			}
 			var stmts []string
@@ -76,7 +78,7 @@ func rewriteImports(code string, svcs []*manifest.Service) (string, error) {
 				if pm[2] != "" {
 					alias = pm[2]
 				}
-				if mod == "api" && known[pm[1]] == nil {
+				if (mod == "api" || aio) && known[pm[1]] == nil {
 					return "", importError(i+1, "api."+pm[1], svcs)
 				}
 				stmts = append(stmts, alias+" = "+mod+"."+pm[1])

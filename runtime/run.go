@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -51,12 +49,18 @@ type Result struct {
 	Wait       bool
 	WaitTool   string
 	WaitReason string
+	// WaitJobs and WaitDeadline are set when the wait is on jobs
+	// (jobs.wait, or a program refused while its session waits).
+	WaitJobs     []string
+	WaitDeadline time.Time
 	// Attempts is how many workers the program was given: more than one
 	// only when a worker died before it had the program.
 	Attempts int
 	// RunID identifies this run in the audit log.
 	RunID    string
 	Duration time.Duration
+
+	usesAio bool // the program names api.aio: its stubs include the aio forms
 }
 
 // CallRecord is one tool call a program made.
@@ -221,6 +225,15 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		unlock := r.lockSession(session)
 		defer unlock()
 	}
+	pw, over := r.pendingWait(session)
+	if pw != nil {
+		res.Error = waitRefusal(pw)
+		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline = true, "waiting for job "+strings.Join(pw.Jobs, ", "), pw.Jobs, pw.Deadline
+		return res, nil
+	}
+	if over != "" {
+		res.Notes = append(res.Notes, over)
+	}
 	if err := r.auditStart(session, code, res); err != nil {
 		return nil, err
 	}
@@ -231,6 +244,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		return res, nil
 	}
 	used := r.servicesUsed(code)
+	res.usesAio = strings.Contains(code, aioName)
 	inputs := r.apiInputs
 	// Programs running at once may together claim no more sandbox memory
 	// than the budget: a program waits for room rather than overcommit.
@@ -261,7 +275,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		// The worker serves no other program; tearing it down is not the
 		// caller's wait.
 		defer func(w *monty.Worker) { go w.Close() }(w)
-		if err = r.prepare(ctx, w, session, used); err != nil {
+		if err = r.prepare(ctx, w, session, used, res); err != nil {
 			if errors.Is(err, monty.ErrDead) && attempt < 2 && ctx.Err() == nil {
 				continue
 			}
@@ -269,6 +283,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		}
 		h = &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
 		out, err = w.Feed(rctx, rewritten, inputs, h)
+		h.settle()
 		if errors.Is(err, monty.ErrNotStarted) && attempt < 2 && rctx.Err() == nil {
 			continue
 		}
@@ -281,7 +296,11 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	}
 	res.Dropped = h.dropped
 	res.Truncated = h.dropped > 0
+	var ws *waitStop
 	switch {
+	case errors.As(h.abort, &ws):
+		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline = true, "waiting for job "+strings.Join(ws.wait.Jobs, ", "), ws.wait.Jobs, ws.wait.Deadline
+		res.Notes = append(res.Notes, fmt.Sprintf("WAIT: this session waits for job %s until it ends or until %s. End your turn now; a later run_code can read it with jobs.get().", strings.Join(ws.wait.Jobs, ", "), ws.wait.Deadline.Format(time.RFC3339)))
 	case h.abort != nil:
 		res.Err = h.abort
 		res.Error = h.abort.Error()
@@ -306,14 +325,24 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	if res.ErrorDropped > 0 {
 		res.Error += fmt.Sprintf("\n[error text cut at %d bytes: %d more bytes were not kept]", r.limits.ErrorText, res.ErrorDropped)
 	}
-	if err == nil && out != nil && out.Limit == "" && r.cfg.Persistent && h.abort == nil {
-		if derr := r.saveState(w, session); derr != nil {
+	if (err == nil || ws != nil) && out != nil && out.Limit == "" && r.cfg.Persistent && (h.abort == nil || ws != nil) {
+		if derr := r.saveState(w, session, code); derr != nil {
 			res.Notes = append(res.Notes, "the session's state could not be saved: "+derr.Error())
 		}
 	}
+	if r.cfg.Persistent && (res.WorkerDied || res.Limit == string(monty.LimitTime) || res.Limit == string(monty.LimitMemory)) {
+		res.Notes = append(res.Notes, r.survived(session))
+	}
+	if res.WorkerDied || res.Limit == string(monty.LimitTime) || res.Limit == string(monty.LimitMemory) {
+		if jobs := r.runningJobs(session); jobs != "" {
+			res.Notes = append(res.Notes, jobs)
+		}
+	}
 	res.Notes = append(res.Notes, h.notes...)
-	res.Wait = h.waited
-	res.WaitTool, res.WaitReason = h.waitTool, h.wait
+	res.Wait = res.Wait || h.waited
+	if h.waited {
+		res.WaitTool, res.WaitReason = h.waitTool, h.wait
+	}
 	res.Duration = time.Since(start)
 	r.auditRun(session, res)
 	return res, nil
@@ -321,23 +350,41 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 
 // prepare configures a fresh worker (or restores a persistent session)
 // and pre-imports json and re, unless the pool did it already.
-func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*manifest.Service) error {
+func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*manifest.Service, res *Result) error {
 	if r.warm {
 		return nil
 	}
 	if r.cfg.Persistent {
-		if state, err := os.ReadFile(r.statePath(session)); err == nil {
-			if err := w.Load(state); err == nil {
+		state, note, err := r.loadState(session)
+		if note != "" {
+			res.Notes = append(res.Notes, note)
+		}
+		if err != nil {
+			res.Notes = append(res.Notes, r.quarantine(session, err))
+		} else if state != nil {
+			err := w.Load(state)
+			if err == nil {
 				return nil
 			}
-			// A state that cannot be loaded starts the session afresh.
+			if errors.Is(err, monty.ErrDead) {
+				return err // another worker tries again
+			}
+			// A state that cannot be restored is reported and kept aside.
+			res.Notes = append(res.Notes, r.quarantine(session, err))
 		}
 	}
 	stubs := ""
-	// A persistent session's names come from earlier programs, which the
-	// checker cannot see: it checks fresh programs only.
-	if !r.cfg.NoTypeCheck && !r.cfg.Persistent {
-		stubs = r.stubs(used)
+	if !r.cfg.NoTypeCheck {
+		stubs = r.stubsFor(used, res.usesAio)
+		// A persistent session is configured once, for every program it
+		// will run: it knows every service, and the checker keeps what
+		// earlier programs defined (across Dump and Load), so each
+		// program is checked against the accumulated context.
+		// (The checker sees earlier programs' names only when the stubs
+		// have no __all__; json and re then come from the pre-import.)
+		if r.cfg.Persistent {
+			stubs = stubsAll.ReplaceAllString(r.stubs(r.services), "")
+		}
 	}
 	if err := w.Configure(r.workerConfig(stubs)); err != nil {
 		return fmt.Errorf("configuring the sandbox worker: %w", err)
@@ -353,21 +400,33 @@ func excText(e *monty.Exception) string {
 }
 
 // stubs assembles (and caches) the type-check stubs for a set of services.
-func (r *Runtime) stubs(svcs []*manifest.Service) string {
+func (r *Runtime) stubs(svcs []*manifest.Service) string { return r.stubsFor(svcs, true) }
+
+// stubsFor is stubs, with the api.aio forms only when aio is set (they
+// double the stubs, and checking cost grows with them).
+func (r *Runtime) stubsFor(svcs []*manifest.Service, aio bool) string {
 	var names []string
 	for _, s := range svcs {
 		names = append(names, string(s.Name))
 	}
-	key := strings.Join(names, ",")
+	key := strings.Join(names, ",") + fmt.Sprintf(" aio=%v", aio)
 	if v, ok := r.stubCache.Load(key); ok {
 		return v.(string)
 	}
 	s := manifest.AssembleStubs(svcs)
+	if aio && r.hasAio() {
+		s = withAio(s, svcs)
+	}
+	if r.hasJobs() {
+		s = withJobs(s)
+	}
 	r.stubCache.Store(key, s)
 	return s
 }
 
-var apiRef = regexp.MustCompile(`\bapi\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)|\bfrom\s+api\s+import\s+([^\n#]+)|\bfrom\s+api\.([A-Za-z_][A-Za-z0-9_]*)`)
+var stubsAll = regexp.MustCompile(`(?m)^__all__ = \[[^\]\n]*\]\n`)
+
+var apiRef = regexp.MustCompile(`\bapi\s*\.\s*(?:aio\s*\.\s*)?([A-Za-z_][A-Za-z0-9_]*)|\bfrom\s+api(?:\.aio)?\s+import\s+([^\n#]+)|\bfrom\s+api\.([A-Za-z_][A-Za-z0-9_]*)`)
 
 // servicesUsed lists the services a program names, so only their stubs are
 // type-checked (checking cost grows with the stubs). A program that names
@@ -404,31 +463,20 @@ func (r *Runtime) inputs() []monty.NamedValue {
 		}
 		attrs = append(attrs, monty.Attr{Name: string(s.Name), Value: monty.NewInstance("_svc_"+string(s.Name), fns...)})
 	}
-	return []monty.NamedValue{
+	if r.hasAio() {
+		attrs = append(attrs, r.aioInput())
+	}
+	in := []monty.NamedValue{
 		{Name: "api", Value: monty.NewInstance("_api", attrs...)},
 		{Name: "run_tool", Value: monty.Function{Name: "run_tool"}},
 	}
-}
-
-func (r *Runtime) lockSession(session string) func() {
-	r.sessMu.Lock()
-	m, ok := r.sessions[session]
-	if !ok {
-		m = &sync.Mutex{}
-		r.sessions[session] = m
+	if r.hasJobs() {
+		in = append(in, r.jobsInput())
 	}
-	r.sessMu.Unlock()
-	m.Lock()
-	return m.Unlock
+	return in
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
-
-func (r *Runtime) statePath(session string) string {
-	return filepath.Join(r.cfg.StateDir, unsafeName.ReplaceAllString(session, "_")+".monty")
-}
-
-func (r *Runtime) saveState(w *monty.Worker, session string) error {
+func (r *Runtime) saveState(w *monty.Worker, session, code string) error {
 	state, err := w.Dump()
 	if err != nil {
 		return err
@@ -437,7 +485,10 @@ func (r *Runtime) saveState(w *monty.Worker, session string) error {
 	if err := os.WriteFile(tmp, state, 0o600); err != nil {
 		return err
 	}
-	return os.Rename(tmp, r.statePath(session))
+	if err := os.Rename(tmp, r.statePath(session)); err != nil {
+		return err
+	}
+	return r.saveNames(session, code)
 }
 
 // ResetSession forgets a persistent session's state and its reads.
@@ -446,6 +497,7 @@ func (r *Runtime) ResetSession(session string) error {
 	if !r.cfg.Persistent {
 		return nil
 	}
+	_ = os.Remove(r.namesPath(session))
 	err := os.Remove(r.statePath(session))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil

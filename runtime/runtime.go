@@ -78,6 +78,18 @@ type Config struct {
 	// dumped to StateDir after each program and restored into a new worker.
 	Persistent bool
 	StateDir   string
+	// SessionTTL is how long a persistent session's state is kept after
+	// its last program (across reconnects and gateway restarts); default
+	// DefaultSessionTTL. Older states are discarded, with a note.
+	SessionTTL time.Duration
+
+	// MaxParallel caps the api.aio calls one program has running at once;
+	// default DefaultMaxParallel.
+	MaxParallel int
+
+	// Jobs keeps the sessions' jobs and waits; nil keeps them in
+	// StateDir/jobs, or in memory without a StateDir.
+	Jobs JobStore
 
 	// Audit receives one event per run and per call; nil records nothing.
 	Audit Auditor
@@ -147,7 +159,8 @@ type Runtime struct {
 	pins map[ir.ServiceName]*pinned
 
 	sessMu   sync.Mutex
-	sessions map[string]*sync.Mutex // persistent mode: one program at a time per session
+	sessions map[string]*sessionLock // persistent mode: one program at a time per session
+	jobs     *jobState
 
 	// budget holds, per running program, its memory limit's bytes;
 	// queued counts the programs waiting for room in it.
@@ -189,7 +202,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	r := &Runtime{
 		cfg: cfg, limits: cfg.Limits.withDefaults(),
 		tools: map[toolKey]*toolEntry{}, byWire: map[string][]*toolEntry{},
-		sessions: map[string]*sync.Mutex{},
+		sessions: map[string]*sessionLock{},
 	}
 	if cfg.MemoryBudget == 0 {
 		cfg.MemoryBudget = DefaultMemoryBudget
@@ -249,6 +262,10 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			return nil, err
 		}
 	}
+	if cfg.Persistent {
+		r.sweepStates()
+	}
+	r.initJobs()
 	pool, err := monty.NewPool(ctx, r.poolConfig())
 	if err != nil {
 		return nil, fmt.Errorf("runtime: no Monty worker could start, so nothing can run: %w", err)
@@ -319,6 +336,9 @@ func preImport(ctx context.Context, w *monty.Worker) error {
 
 // Close stops the pool and the upstreams.
 func (r *Runtime) Close() error {
+	// Jobs still running are left as running in the store: their outcome
+	// is unknown to the next runtime, not a failure of this one's closing.
+	r.jobs.closed.Store(true)
 	err := r.pool.Close()
 	for _, name := range sortedServices(r.cfg.Upstreams) {
 		if cerr := r.cfg.Upstreams[name].Close(); cerr != nil && err == nil {

@@ -26,6 +26,7 @@ Usage:
   codemode serve -c codemode.yaml [--http ADDR --token-file FILE]
   codemode enrich -c codemode.yaml --explain TOOL
   codemode audit verify [--head HASH] FILE
+  codemode jobs list|get|wait [--state DIR] --session ID [JOB]
   codemode version
 
 Sources (gen), each optionally followed by --service NAME:
@@ -68,6 +69,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdEnrich(ctx, rest, stdout, stderr)
 	case "audit":
 		err = cmdAudit(ctx, rest, stdout, stderr)
+	case "jobs":
+		err = cmdJobs(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "codemode", version())
 	case "help", "-h", "--help", "-help":

@@ -84,6 +84,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		c.Audit = auditor
 		if *state != "" {
 			c.Persistent, c.StateDir = true, *state
+		} else {
+			// Jobs outlive the gateway, beside the pack.
+			c.Jobs = runtime.FileJobStore{Dir: p.Path(filepath.Join(".codemode", "jobs"))}
 		}
 		// The runtime checks live MCP tool definitions against the pins
 		// before calls; here every check's refusals are also logged.

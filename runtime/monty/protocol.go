@@ -155,7 +155,7 @@ var osOps = map[protowire.Number]string{
 // Reply answers a Call or OSCall. Make one with Return, Raise, NotFound or
 // NotHandled.
 type Reply struct {
-	kind  int // 1 return, 2 raise, 4 not found, 5 not handled
+	kind  int // 1 return, 2 raise, 3 future, 4 not found, 5 not handled
 	value Value
 	exc   *Exception
 	name  string
@@ -170,6 +170,15 @@ func Raise(excType, message string) Reply {
 	return Reply{kind: 2, exc: &Exception{Type: excType, Message: message, HasMessage: true}}
 }
 
+// Future answers a call with a future: the program keeps running, and the
+// call's value is given later, when the child asks for it (ResolveFutures),
+// by the Handler's FutureHandler. Only a Handler that implements
+// FutureHandler may answer with it.
+func Future() Reply { return Reply{kind: 3} }
+
+// IsFuture reports whether r is Future().
+func (r Reply) IsFuture() bool { return r.kind == 3 }
+
 // NotFound says no function of that name exists: the program gets a
 // NameError.
 func NotFound(name string) Reply { return Reply{kind: 4, name: name} }
@@ -179,8 +188,15 @@ func NotFound(name string) Reply { return Reply{kind: 4, name: name} }
 func NotHandled() Reply { return Reply{kind: 5} }
 
 func (r Reply) encode() ([]byte, error) {
+	return r.encodeFor(0)
+}
+
+// encodeFor encodes r as the answer to call id (the id names the future).
+func (r Reply) encodeFor(id uint32) ([]byte, error) {
 	var m msg
 	switch r.kind {
+	case 3:
+		return m.varint(3, uint64(id)), nil
 	case 1:
 		b, err := encodeValue(r.value)
 		if err != nil {

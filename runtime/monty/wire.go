@@ -21,6 +21,7 @@ const (
 	reqFeed       = 3
 	reqResumeCall = 4
 	reqResumeName = 5
+	reqResumeFut  = 6
 	reqDump       = 7
 	reqLoad       = 8
 	reqReset      = 9

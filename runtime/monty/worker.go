@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/codemode-dev/codemode/runtime/sandbox"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // Handler answers what a running program asks of the host. Feed calls it
@@ -39,6 +40,23 @@ type Handler interface {
 // with NotHandled.
 type OSHandler interface {
 	OSCall(ctx context.Context, c *OSCall) (Reply, error)
+}
+
+// FutureHandler is implemented by a Handler whose Call may answer
+// Future(): the call then runs on the host while the program goes on, and
+// Resolve is asked for the results when every task of the program waits
+// on one. pending are the call ids the child waits on (ids restart each
+// Feed); Resolve blocks until at least one of them is done and returns
+// every one that is done, each answered like a call (Return or Raise). A
+// non-nil error stops the program as Call's does.
+type FutureHandler interface {
+	Resolve(ctx context.Context, pending []uint32) ([]FutureResult, error)
+}
+
+// FutureResult is the outcome of one call answered with Future().
+type FutureResult struct {
+	ID    uint32
+	Reply Reply
 }
 
 // CallSizer is implemented by a Handler that caps how much one call may
@@ -545,6 +563,11 @@ func (w *Worker) feed(ctx context.Context, req []byte, h Handler) (*Outcome, err
 				return nil, w.fail(fmt.Errorf("monty: bad FunctionCall event: %w", err))
 			}
 			reply, herr = h.Call(ctx, c)
+			if herr == nil && reply.IsFuture() {
+				if _, ok := h.(FutureHandler); !ok {
+					herr = errors.New("monty: the handler answered a call with a future but cannot resolve futures")
+				}
+			}
 			if herr == nil {
 				req, herr = resumeCall(c.ID, reply)
 			}
@@ -578,8 +601,19 @@ func (w *Worker) feed(ctx context.Context, req []byte, h Handler) (*Outcome, err
 			}
 			req = msg(nil).bytes(reqResumeName, r)
 		case evResolveFutures:
-			// Never produced: this driver answers calls synchronously.
-			return nil, w.fail(errors.New("monty: child asked to resolve futures, which this driver never creates"))
+			pending, err := decodePending(ev.body)
+			if err != nil {
+				return nil, w.fail(fmt.Errorf("monty: bad ResolveFutures event: %w", err))
+			}
+			fh, ok := h.(FutureHandler)
+			if !ok {
+				return nil, w.fail(errors.New("monty: child asked to resolve futures, which this handler never creates"))
+			}
+			var results []FutureResult
+			results, herr = fh.Resolve(ctx, pending)
+			if herr == nil {
+				req, herr = resumeFutures(results)
+			}
 		default:
 			return nil, w.fail(fmt.Errorf("monty: unexpected event %d during a feed", ev.kind))
 		}
@@ -604,8 +638,67 @@ func (w *Worker) feed(ctx context.Context, req []byte, h Handler) (*Outcome, err
 	}
 }
 
+func resumeFutures(results []FutureResult) ([]byte, error) {
+	if len(results) == 0 {
+		return nil, errors.New("monty: no future was resolved")
+	}
+	var m msg
+	for _, fr := range results {
+		if fr.Reply.IsFuture() {
+			return nil, fmt.Errorf("monty: future %d resolved with another future", fr.ID)
+		}
+		b, err := fr.Reply.encode()
+		if err != nil {
+			return nil, err
+		}
+		m = m.bytes(1, msg(nil).varint(1, uint64(fr.ID)).bytes(2, b))
+	}
+	return msg(nil).bytes(reqResumeFut, m), nil
+}
+
+// decodePending decodes the call ids of a ResolveFutures event (packed or
+// not).
+func decodePending(b []byte) ([]uint32, error) {
+	var ids []uint32
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		b = b[n:]
+		switch {
+		case num == 1 && typ == protowire.VarintType:
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return nil, protowire.ParseError(n)
+			}
+			ids, b = append(ids, uint32(v)), b[n:]
+		case num == 1 && typ == protowire.BytesType:
+			p, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return nil, protowire.ParseError(n)
+			}
+			b = b[n:]
+			for len(p) > 0 {
+				v, k := protowire.ConsumeVarint(p)
+				if k < 0 {
+					return nil, protowire.ParseError(k)
+				}
+				ids, p = append(ids, uint32(v)), p[k:]
+			}
+		default:
+			n = protowire.ConsumeFieldValue(num, typ, b)
+			if n < 0 {
+				return nil, protowire.ParseError(n)
+			}
+			b = b[n:]
+		}
+	}
+	return ids, nil
+}
+
 func resumeCall(id uint32, r Reply) ([]byte, error) {
-	b, err := r.encode()
+	b, err := r.encodeFor(id)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/codemode-dev/codemode/pack"
+	"github.com/codemode-dev/codemode/runtime"
+)
+
+// cmdJobs is "codemode jobs list|get|wait --session ID [JOB]": it reads the
+// jobs store a gateway keeps (beside the pack, or in --state DIR/jobs), for
+// a workflow engine that holds a run until a job ends. wait polls until
+// the job is no longer running, or fails at --timeout.
+func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	const use = "usage: codemode jobs list|get|wait [-c codemode.yaml] [--state DIR] --session ID [--timeout DURATION] [JOB]"
+	if len(args) == 0 || !slices.Contains([]string{"list", "get", "wait"}, args[0]) {
+		return usageErr(use)
+	}
+	sub := args[0]
+	fs := newFlags("jobs "+sub, stderr)
+	config := fs.String("c", "codemode.yaml", "pack `FILE` (its jobs are in .codemode/jobs beside it)")
+	state := fs.String("state", "", "the gateway's --state `DIR` (its jobs are in DIR/jobs)")
+	session := fs.String("session", "", "the agent session `ID` (the _meta \"codemode/session\" name; over authenticated HTTP, \"token:…\"/name)")
+	timeout := fs.Duration("timeout", 10*time.Minute, "with wait, give up after `DURATION`")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	if *session == "" {
+		return usageErr("codemode jobs %s: --session is required\n%s", sub, use)
+	}
+	if (sub == "list") != (fs.NArg() == 0) || fs.NArg() > 1 {
+		return usageErr(use)
+	}
+	dir := filepath.Join(*state, "jobs")
+	if *state == "" {
+		p, err := pack.Load(*config)
+		if err != nil {
+			return err
+		}
+		dir = p.Path(filepath.Join(".codemode", "jobs"))
+	}
+	store := runtime.FileJobStore{Dir: dir}
+	sj, err := store.Load(*session)
+	if err != nil {
+		return err
+	}
+	if sub == "list" {
+		names := make([]string, 0, len(sj.Jobs))
+		for n := range sj.Jobs {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			j := sj.Jobs[n]
+			fmt.Fprintf(stdout, "%s\t%s\t%s\n", j.Name, j.State, j.Tool)
+		}
+		return nil
+	}
+	name := fs.Arg(0)
+	deadline := time.Now().Add(*timeout)
+	for {
+		j, ok := sj.Jobs[name]
+		if !ok {
+			return &exitError{1, fmt.Sprintf("codemode jobs %s: session %q has no job named %q", sub, *session, name)}
+		}
+		if sub == "get" || j.State != runtime.JobRunning {
+			b, _ := json.MarshalIndent(j, "", "  ")
+			fmt.Fprintf(stdout, "%s\n", b)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return &exitError{1, fmt.Sprintf("codemode jobs wait: job %q is still running after %s", name, *timeout)}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		if sj, err = store.Load(*session); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package runtime_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codemode-dev/codemode/manifest"
+	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/runtime/upstream"
+)
+
+// held wraps an upstream: calls of echo wait until release is closed.
+type held struct {
+	upstream.Upstream
+	release chan struct{}
+}
+
+func (h *held) Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*upstream.Result, error) {
+	if tool.Wire == "echo" {
+		select {
+		case <-h.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return h.Upstream.Call(ctx, tool, args)
+}
+
+func heldRuntime(t *testing.T, state string) (*runtime.Runtime, *held) {
+	var hu *held
+	rt := newRuntime(t, func(c *runtime.Config) {
+		hu = &held{Upstream: c.Upstreams["everything"], release: make(chan struct{})}
+		c.Upstreams["everything"] = hu
+		c.StateDir = state
+		c.Limits.Output = 2000
+	})
+	t.Cleanup(func() {
+		select {
+		case <-hu.release:
+		default:
+			close(hu.release)
+		}
+	})
+	return rt, hu
+}
+
+const submitAndWait = `j = jobs.submit("e", api.everything.echo, message="hi")
+print(j["state"])
+jobs.wait("e", wake_after=600)
+print("not reached")
+`
+
+// untilNotWaiting runs code in session until the session no longer waits.
+func untilNotWaiting(t *testing.T, rt *runtime.Runtime, session, code string) *runtime.Result {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		res := runIn(t, rt, session, code)
+		if !strings.HasPrefix(res.Error, "run_code refused: this session is waiting") {
+			return res
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting: %s", res.Text())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestJobWaitDoesNotHoldSession pins the defect: a wait refused only the
+// rest of one program, and the next run_code went ahead at once. A
+// jobs.wait ends the program, the session's programs are refused while the
+// job runs, and afterwards jobs.get returns the job's result.
+func TestJobWaitDoesNotHoldSession(t *testing.T) {
+	rt, hu := heldRuntime(t, t.TempDir())
+	res := runIn(t, rt, "s", submitAndWait)
+	if res.Error != "" || res.Output != "running\n" || !res.Wait || len(res.WaitJobs) != 1 || res.WaitJobs[0] != "e" {
+		t.Fatalf("submit and wait: %s (wait %v %q)", res.Text(), res.Wait, res.WaitJobs)
+	}
+	if len(res.Notes) != 1 || !strings.HasPrefix(res.Notes[0], "WAIT: this session waits for job e until it ends or until ") {
+		t.Fatalf("notes %q", res.Notes)
+	}
+	res = runIn(t, rt, "s", "print(1)\n")
+	if !strings.HasPrefix(res.Error, "run_code refused: this session is waiting for job e (until it ends, or until ") || res.Output != "" || !res.Wait {
+		t.Fatalf("a program while waiting: %s", res.Text())
+	}
+	if res := runIn(t, rt, "other", "print(1)\n"); !res.OK() || res.Output != "1\n" {
+		t.Fatalf("another session is held too: %s", res.Text())
+	}
+	close(hu.release)
+	res = untilNotWaiting(t, rt, "s", `j = jobs.get("e")
+print(j["state"], j["result"])
+print([x["name"] for x in jobs.list()])
+`)
+	if !res.OK() || res.Output != "done Echo: hi\n['e']\n" {
+		t.Fatalf("after the job: %s", res.Text())
+	}
+	if len(res.Notes) != 1 || res.Notes[0] != "the wait for job e is over: the job ended; jobs.get() returns its state and result" {
+		t.Fatalf("notes %q", res.Notes)
+	}
+}
+
+// TestJobInFlightAtRestartRerun: a job running when its runtime stopped is
+// reported by the next runtime on the same state as "unknown", never run
+// again, and no longer holds the session.
+func TestJobInFlightAtRestartRerun(t *testing.T) {
+	state := t.TempDir()
+	rt, _ := heldRuntime(t, state)
+	if res := runIn(t, rt, "s", submitAndWait); !res.Wait {
+		t.Fatalf("submit and wait: %s", res.Text())
+	}
+	rt.Close()
+	rt2, _ := heldRuntime(t, state)
+	res := runIn(t, rt2, "s", "j = jobs.get('e')\nprint(j['state'])\nprint(j['error'])\n")
+	want := "unknown\nthe gateway that ran this job stopped before the job ended: its outcome is unknown, and it was not run again; check its effects before submitting it again\n"
+	if !res.OK() || res.Output != want {
+		t.Fatalf("after the restart: %s", res.Text())
+	}
+}
+
+// TestJobsBadCallsRefused: bad uses of jobs raise clear errors in the
+// program, and are type errors where the checker can tell.
+func TestJobsBadCallsRefused(t *testing.T) {
+	rt, _ := heldRuntime(t, t.TempDir())
+	for code, want := range map[string]string{
+		`jobs.submit("e", "nope")`:                                          "TypeError: jobs.submit(): the tool must be a tool, as api.<service>.<tool> (not called)",
+		`jobs.submit("e", api.everything.echo, mesage="x")`:                 "TypeError: api.everything.echo() got an unexpected keyword argument 'mesage'",
+		`jobs.get("missing")`:                                               `KeyError: there is no job named "missing" in this session`,
+		`jobs.submit("e", api.everything.echo, message="x", max_runtime=0)`: "ValueError: jobs.submit(): max_runtime is seconds, more than 0",
+		`jobs.wait("missing", wake_after=5)`:                                `KeyError: there is no job named "missing"`,
+		`jobs.wait()`:                                                       "Type check failed",
+	} {
+		res := runIn(t, rt, "s", code+"\n")
+		if !strings.Contains(res.Error, want) {
+			t.Errorf("%s: %s\nwant %q", code, res.Text(), want)
+		}
+	}
+}
+
+// TestJobWaitOutlivesDeadline: wake_after is a deadline, not a sleep: once
+// it passes, the session's programs run again although the job still
+// runs, and the first one is told so.
+func TestJobWaitOutlivesDeadline(t *testing.T) {
+	rt, _ := heldRuntime(t, t.TempDir())
+	res := runIn(t, rt, "s", `jobs.submit("e", api.everything.echo, message="hi")
+jobs.wait("e", wake_after=0.5)
+`)
+	if !res.Wait {
+		t.Fatalf("submit and wait: %s", res.Text())
+	}
+	res = untilNotWaiting(t, rt, "s", "print(jobs.get('e')['state'])\n")
+	if !res.OK() || res.Output != "running\n" || len(res.Notes) != 1 || res.Notes[0] != "the wait for job e reached its deadline; the job is still running: jobs.get() shows its state" {
+		t.Fatalf("after the deadline: %s", res.Text())
+	}
+}
+
+// TestWorkerDeathForgetsJobs: the notice of a lost program names the
+// session's jobs still running.
+func TestWorkerDeathForgetsJobs(t *testing.T) {
+	rt, _ := heldRuntime(t, t.TempDir())
+	res := runIn(t, rt, "s", "jobs.submit('e', api.everything.echo, message='hi')\nbig = 'a' * (400 << 20)\n")
+	want := "Jobs of this session still running (they were not affected): e (api.everything.echo); jobs.get(name) shows them."
+	if res.Limit != "memory" || len(res.Notes) != 1 || res.Notes[0] != want {
+		t.Fatalf("got %q (limit %q), want the note %q", res.Notes, res.Limit, want)
+	}
+}
+
+// TestJobsUnbounded: a session may have at most runtime.MaxRunningJobs
+// jobs running; one more is refused with a clear error.
+func TestJobsUnbounded(t *testing.T) {
+	rt, _ := heldRuntime(t, t.TempDir())
+	res := runIn(t, rt, "s", "for i in range(17):\n    jobs.submit('j' + str(i), api.everything.echo, message='x')\n")
+	if !strings.Contains(res.Error, "ValueError: jobs.submit(): this session has 16 jobs running, the most it may; wait for one to end (jobs.wait) or cancel one") {
+		t.Fatalf("17 jobs: %s", res.Text())
+	}
+	if res := runIn(t, rt, "s", "print(len(jobs.list()))\njobs.cancel('j0')\njobs.submit('again', api.everything.echo, message='x')\n"); !res.OK() || res.Output != "16\n" {
+		t.Fatalf("after a cancel: %s", res.Text())
+	}
+}
