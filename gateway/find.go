@@ -98,6 +98,27 @@ func (f *Finder) Search(query string) []Match {
 	return out
 }
 
+// Answer is find_tool's reply to a search for q that found matches.
+func (f *Finder) Answer(q string, matches []Match) string {
+	if len(matches) == 0 {
+		return fmt.Sprintf("No granted tool matches %q. Try other words (what the tool does, or a noun it acts on). %d tools are granted.", q, f.Len())
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d match%s for %q (best first). Read a definition before the first call: find_tool(\"<service>.<tool>\") or read_api.\n\n", len(matches), esPlural(len(matches)), q)
+	for i, m := range matches {
+		f.Render(&b, i+1, m)
+		b.WriteString("\n")
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+func esPlural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "es"
+}
+
 // Render writes one match as find_tool shows it: call form and signature,
 // first sentence, arguments, returns, an example call and where its
 // definition is.

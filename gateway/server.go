@@ -371,24 +371,7 @@ func (s *Server) Find(session, query string) string {
 		fmt.Fprintf(&b, "example: %s\n", Example(m.Tool))
 		return b.String()
 	}
-	matches := s.finder.Search(q)
-	if len(matches) == 0 {
-		return fmt.Sprintf("No granted tool matches %q. Try other words (what the tool does, or a noun it acts on). %d tools are granted.", q, s.finder.Len())
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d match%s for %q (best first). Read a definition before the first call: find_tool(\"<service>.<tool>\") or read_api.\n\n", len(matches), esPlural(len(matches)), q)
-	for i, m := range matches {
-		s.finder.Render(&b, i+1, m)
-		b.WriteString("\n")
-	}
-	return strings.TrimRight(b.String(), "\n") + "\n"
-}
-
-func esPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "es"
+	return s.finder.Answer(q, s.finder.Search(q))
 }
 
 func (s *Server) exampleName() string {
