@@ -3,6 +3,7 @@ module github.com/codemode-dev/codemode
 go 1.26
 
 require (
+	github.com/blevesearch/snowballstem v0.9.0
 	github.com/dave/jennifer v1.7.1
 	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/getkin/kin-openapi v0.153.0
@@ -18,7 +19,6 @@ require (
 )
 
 require (
-	github.com/blevesearch/snowballstem v0.9.0 // indirect
 	github.com/go-openapi/jsonpointer v0.22.5 // indirect
 	github.com/go-openapi/swag/jsonname v0.25.5 // indirect
 	github.com/google/jsonschema-go v0.4.3 // indirect

@@ -49,6 +49,13 @@ const k1 = 1.2
 // repeats one of its words.
 const nameCover = 2.0
 
+// intentMatch and intentMismatch scale the score of a tool whose action is
+// the query's intent, or another one.
+const (
+	intentMatch    = 1.3
+	intentMismatch = 0.75
+)
+
 type posting struct {
 	doc   int32
 	score float64 // this term's BM25F contribution to doc's score
@@ -60,6 +67,7 @@ type posting struct {
 type Index struct {
 	docs     []Doc
 	nameLen  []int              // distinct terms in each tool's name
+	actions  []action           // what each tool does
 	idf      map[string]float64 // per term
 	postings map[string][]posting
 	byName   map[string]int   // "service.py" and "service.wire"
@@ -91,15 +99,16 @@ func New(docs []Doc) *Index {
 		}
 
 		var text [numFields][]string
-		text[fName] = union(tokenize(string(t.Wire)), tokenize(string(t.Py)))
+		text[fName] = union(tokenizeName(string(t.Wire)), tokenizeName(string(t.Py)))
 		text[fTitle] = tokenize(t.Title)
 		text[fService] = tokenize(svc)
 		text[fDesc] = tokenize(t.Description)
 		for _, p := range t.Params {
-			text[fParamName] = append(text[fParamName], union(tokenize(p.Arg), tokenize(string(p.Py)))...)
+			text[fParamName] = append(text[fParamName], union(tokenizeName(p.Arg), tokenizeName(string(p.Py)))...)
 			text[fParamDesc] = append(text[fParamDesc], tokenize(p.Description)...)
 		}
 		x.nameLen = append(x.nameLen, len(text[fName]))
+		x.actions = append(x.actions, toolAction(t))
 		var ft fieldTerms
 		var ln [numFields]int
 		for f := range numFields {
@@ -184,7 +193,7 @@ func (x *Index) Search(query string, k int) []Hit {
 	// A query verb also finds the verb API names use for it ("open a pull
 	// request" → create), at a lower weight than the word itself.
 	for _, w := range terms {
-		for _, alt := range synonyms[w] {
+		for _, alt := range stemmedSynonyms[w] {
 			if _, ok := weight[alt]; !ok {
 				weight[alt] = synonymWeight
 				order = append(order, alt)
@@ -210,6 +219,7 @@ func (x *Index) Search(query string, k int) []Hit {
 			}
 		}
 	}
+	intent := queryAction(query)
 	hits := make([]Hit, 0, len(touched))
 	for _, i := range touched {
 		d := x.docs[i]
@@ -219,6 +229,15 @@ func (x *Index) Search(query string, k int) []Hit {
 		if x.nameLen[i] > 0 && len(terms) > 0 {
 			m := min(named[i], float64(x.nameLen[i]))
 			score += nameCover * queryIDF * m / float64(x.nameLen[i]) * min(m/float64(len(terms)), 1)
+		}
+		// A tool that does what the query asks (create, read, update,
+		// delete) over one that does something else to the same thing.
+		if a := x.actions[i]; intent != actNone && a != actNone {
+			if a == intent {
+				score *= intentMatch
+			} else {
+				score *= intentMismatch
+			}
 		}
 		hits = append(hits, Hit{Service: d.Service, Tool: d.Tool, Score: score})
 	}
@@ -244,6 +263,22 @@ func (x *Index) Search(query string, k int) []Hit {
 	}
 	sort.Slice(hits, func(a, b int) bool { return better(hits[a], hits[b]) })
 	return hits[:k]
+}
+
+// Matcher reports whether a name or word shares a search term with query.
+func (x *Index) Matcher(query string) func(string) bool {
+	q := map[string]bool{}
+	for _, w := range tokenize(query) {
+		q[w] = true
+	}
+	return func(name string) bool {
+		for _, w := range tokenizeName(name) {
+			if q[w] {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // better orders hits: higher score, then service, then tool wire name.

@@ -14,22 +14,34 @@ import (
 	"github.com/codemode-dev/codemode/parse"
 )
 
+// TestTokenize: words split at separators and camelCase, stop words
+// dropped, the rest Snowball-stemmed (so "issues" meets "issue", "entities"
+// meets "entity"); names also give their camelCase parts joined.
 func TestTokenize(t *testing.T) {
 	for in, want := range map[string][]string{
-		"create_issue":                 {"create", "issue"},
+		"create_issue":                 {"creat", "issu"},
 		"hubspot-list-objects":         {"hubspot", "list", "object"},
-		"getHTTPResponse":              {"get", "http", "response"},
-		"API-retrieve-a-page":          {"api", "retrieve", "page"},
-		"security-advisories/list":     {"security", "advisory", "list"},
-		"spotify.show_liked_songs":     {"spotify", "show", "liked", "song"},
+		"getHTTPResponse":              {"get", "http", "respons"},
+		"API-retrieve-a-page":          {"api", "retriev", "page"},
+		"security-advisories/list":     {"secur", "advisori", "list"},
+		"spotify.show_liked_songs":     {"spotifi", "show", "like", "song"},
 		"Search the web for the news":  {"search", "web", "news"},
-		"entities, addresses, batches": {"entity", "address", "batch"},
-		"status of the analysis, v2":   {"status", "analysis", "v2"},
+		"entities, addresses, batches": {"entiti", "address", "batch"},
+		"status of the analysis, v2":   {"status", "analysi", "v2"},
 		"page 3":                       {"page", "3"},
 		"brave_news_search":            {"brave", "news", "search"},
 	} {
 		if got := tokenize(in); !reflect.DeepEqual(got, want) {
 			t.Errorf("tokenize(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string][]string{
+		"listAppsV1NamespacedStatefulSet": {"list", "app", "v1", "namespac", "state", "set", "listapp", "namespacedst", "statefulset"},
+		"statefulsets":                    {"statefulset"},
+		"entity":                          {"entiti"},
+	} {
+		if got := tokenizeName(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("tokenizeName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

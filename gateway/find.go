@@ -56,7 +56,7 @@ func NewFinder(m *emit.Manifest, fileDir string, keep func(ir.ServiceName, *emit
 // searchTool is the part of a tool the index searches: names, description,
 // parameter names and descriptions (from the input schema).
 func searchTool(t *emit.ManifestTool) *ir.Tool {
-	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Title: t.Title, Description: t.Description}
+	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Title: t.Title, Description: t.Description, HTTP: t.HTTP, Annotations: t.Annotations}
 	props, _ := t.Input["properties"].(map[string]any)
 	for _, p := range t.Params {
 		ps, _ := props[p.Arg].(map[string]any)
@@ -75,6 +75,9 @@ type Match struct {
 	Tool    *emit.ManifestTool
 	File    string // "api/memory.py"
 	Score   float64
+	// Terms reports whether a name shares a search term with the query
+	// (nil for an exact lookup).
+	Terms func(string) bool
 }
 
 // Exact resolves an exact tool name ("memory.read_graph",
@@ -91,9 +94,10 @@ func (f *Finder) Exact(name string) (Match, bool) {
 // Search ranks the tools for a query, best first, at most MaxMatches.
 func (f *Finder) Search(query string) []Match {
 	var out []Match
+	terms := f.index.Matcher(query)
 	for _, h := range f.index.Search(query, MaxMatches) {
 		fd := f.byTool[h.Tool]
-		out = append(out, Match{Service: h.Service, Tool: fd.tool, File: fd.file, Score: h.Score})
+		out = append(out, Match{Service: h.Service, Tool: fd.tool, File: fd.file, Score: h.Score, Terms: terms})
 	}
 	return out
 }
@@ -106,10 +110,29 @@ func (f *Finder) Answer(q string, matches []Match) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d match%s for %q (best first). Read a definition before the first call: find_tool(\"<service>.<tool>\") or read_api.\n\n", len(matches), esPlural(len(matches)), q)
 	for i, m := range matches {
-		f.Render(&b, i+1, m)
-		b.WriteString("\n")
+		if i < FullMatches {
+			f.Render(&b, i+1, m)
+			b.WriteString("\n")
+		} else {
+			f.RenderBrief(&b, i+1, m)
+		}
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// FullMatches is how many of a search's matches are shown with their
+// arguments; the rest get one line each.
+const FullMatches = 3
+
+// RenderBrief writes one match on one line: its signature (required
+// arguments only) and first sentence.
+func (f *Finder) RenderBrief(b *strings.Builder, n int, m Match) {
+	sig, _ := CompactSignature(m.Tool.Signature)
+	fmt.Fprintf(b, "%d. %s", n, sig)
+	if s := FirstSentence(m.Tool.Description); s != "" {
+		fmt.Fprintf(b, "\n   %s", clip(s, 120))
+	}
+	b.WriteString("\n")
 }
 
 func esPlural(n int) string {
@@ -119,12 +142,14 @@ func esPlural(n int) string {
 	return "es"
 }
 
-// Render writes one match as find_tool shows it: call form and signature,
-// first sentence, arguments, returns, an example call and where its
-// definition is.
+// Render writes one match as find_tool shows it: call form and signature
+// (required arguments only), first sentence, required arguments in full,
+// the optional ones by name, returns, an example call and where its
+// definition is. The exact name gives everything.
 func (f *Finder) Render(b *strings.Builder, n int, m Match) {
 	t := m.Tool
-	fmt.Fprintf(b, "%d. %s\n", n, t.Signature)
+	sig, optional := CompactSignature(t.Signature)
+	fmt.Fprintf(b, "%d. %s\n", n, sig)
 	if s := FirstSentence(t.Description); s != "" {
 		fmt.Fprintf(b, "   %s\n", s)
 	}
@@ -132,24 +157,132 @@ func (f *Finder) Render(b *strings.Builder, n int, m Match) {
 		b.WriteString("   DEPRECATED\n")
 	}
 	args := Args(t)
-	if len(args) == 0 {
+	var required []string
+	for i, p := range t.Params {
+		if p.Required {
+			required = append(required, args[i])
+		}
+	}
+	switch {
+	case len(args) == 0:
 		b.WriteString("   args: none\n")
-	} else {
+	case len(required) > 0:
 		b.WriteString("   args:\n")
-		for _, a := range args {
+		for _, a := range required {
 			fmt.Fprintf(b, "     %s\n", a)
 		}
 	}
-	fmt.Fprintf(b, "   returns: %s\n", f.Returns(m.Service, t))
+	if optional > 0 {
+		fmt.Fprintf(b, "   optional: %s\n", OptionalArgs(t, m.Terms))
+	}
+	fmt.Fprintf(b, "   returns: %s\n", clip(f.Returns(m.Service, t), maxReturns))
 	fmt.Fprintf(b, "   example: %s\n", Example(t))
 	fmt.Fprintf(b, "   definition: %s lines %d-%d (find_tool(%q) shows it)\n", m.File, t.Lines[0], t.Lines[1], string(m.Service)+"."+string(t.Py))
+}
+
+// maxReturns is how much of a return shape a search shows (the exact name
+// shows all of it).
+const maxReturns = 300
+
+// maxOptional is how many optional arguments a search names.
+const maxOptional = 10
+
+// clip cuts s to at most n runes, marking the cut.
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// maxParamShown is how much of one parameter a compact signature shows.
+const maxParamShown = 80
+
+// CompactSignature is a signature with its optional (keyword, defaulted)
+// parameters left out: "api.s.t(a: str, *, b: int | None = None) -> X"
+// gives "api.s.t(a: str, *, ...) -> X" and 1.
+func CompactSignature(sig string) (string, int) {
+	open := strings.IndexByte(sig, '(')
+	if open < 0 {
+		return sig, 0
+	}
+	depth, end := 0, -1
+	var parts []string
+	start := open + 1
+	for i := open; i < len(sig) && end < 0; i++ {
+		switch sig[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth == 0 {
+				end = i
+			}
+		case ',':
+			if depth == 1 {
+				parts = append(parts, strings.TrimSpace(sig[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if end < 0 {
+		return sig, 0
+	}
+	if p := strings.TrimSpace(sig[start:end]); p != "" {
+		parts = append(parts, p)
+	}
+	var keep []string
+	optional := 0
+	for _, p := range parts {
+		switch {
+		case p == "*":
+		case strings.Contains(p, " = "):
+			optional++
+		default:
+			keep = append(keep, clip(p, maxParamShown))
+		}
+	}
+	if optional == 0 {
+		return sig[:open+1] + strings.Join(keep, ", ") + sig[end:], 0
+	}
+	keep = append(keep, "*", "...")
+	return sig[:open+1] + strings.Join(keep, ", ") + sig[end:], optional
+}
+
+// OptionalArgs names a tool's optional arguments, at most maxOptional, the
+// ones that match the query's terms first and with their types.
+func OptionalArgs(t *emit.ManifestTool, matches func(string) bool) string {
+	props, _ := t.Input["properties"].(map[string]any)
+	var first, rest []string
+	for _, p := range t.Params {
+		if p.Required {
+			continue
+		}
+		if matches != nil && (matches(p.Arg) || matches(string(p.Py))) {
+			ps, _ := props[p.Arg].(map[string]any)
+			first = append(first, string(p.Py)+": "+clip(SchemaShape(ps), 60))
+		} else {
+			rest = append(rest, string(p.Py))
+		}
+	}
+	all := append(first, rest...)
+	if len(all) > maxOptional {
+		return strings.Join(all[:maxOptional], ", ") + fmt.Sprintf(" (+%d more)", len(all)-maxOptional)
+	}
+	return strings.Join(all, ", ")
 }
 
 // Returns describes what a tool returns: its output schema, else the shape
 // the runtime last saw, else says it is unknown.
 func (f *Finder) Returns(service ir.ServiceName, t *emit.ManifestTool) string {
 	if t.Output != nil {
-		return SchemaShape(t.Output)
+		shape := SchemaShape(t.Output)
+		// A $ref'd result type has no inline shape: its name is in the
+		// signature.
+		if ret := returnType(t.Signature); shape == "Any" && ret != "" && ret != "Any" {
+			return ret + "  (its fields: find_tool(\"" + string(service) + "." + string(t.Py) + "\"))"
+		}
+		return shape
 	}
 	if f.shapes != nil {
 		if s, ok := f.shapes.Get(service, t.Wire); ok {
@@ -157,6 +290,14 @@ func (f *Finder) Returns(service ir.ServiceName, t *emit.ManifestTool) string {
 		}
 	}
 	return "unknown (no output schema and not seen yet): print a small part first, e.g. print(str(r)[:300])"
+}
+
+// returnType is what a signature says its tool returns.
+func returnType(sig string) string {
+	if i := strings.LastIndex(sig, ") -> "); i >= 0 {
+		return sig[i+len(") -> "):]
+	}
+	return ""
 }
 
 // FirstSentence is the first sentence of a description, on one line, at
