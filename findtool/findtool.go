@@ -40,21 +40,69 @@ var (
 )
 
 // k1 is BM25's term-frequency saturation.
-const k1 = 1.2
+var k1 = 0.8
 
 // nameCover is the bonus for a tool whose name is all the query's words
 // (scaled by the share of its name the query covers and the share of the
 // query its name covers, in units of the query words' mean IDF), so a name
 // that says what the query says is not outweighed by a description that
 // repeats one of its words.
-const nameCover = 2.0
+var nameCover = 5.0
 
 // intentMatch and intentMismatch scale the score of a tool whose action is
 // the query's intent, or another one.
-const (
-	intentMatch    = 1.3
-	intentMismatch = 0.75
+var (
+	intentMatch    = 1.2
+	intentMismatch = 0.85
 )
+
+// serviceBoost scales the score of a tool of a service the query names.
+var serviceBoost = 1.5
+
+// domainBoost scales the score of a tool of the service whose tools share
+// the query's words most (see affinity); others in proportion.
+var domainBoost = 0.6
+
+// acronymWeight and abbreviationWeight are how much an acronym's phrase
+// and a word's abbreviation count against a word of the query itself.
+var (
+	acronymWeight      = 0.8
+	abbreviationWeight = 0.5
+	joinWeight         = 0.8
+)
+
+// acronymDF is how many tools have every term of an acronym's phrase
+// (bounded by the rarest term's document frequency).
+func acronymDF(x *Index, terms []string) int {
+	n := -1
+	for _, t := range terms {
+		if df := len(x.postings[t]); n < 0 || df < n {
+			n = df
+		}
+	}
+	return max(n, 0)
+}
+
+// abbreviation is the longest indexed term that is a proper prefix (three
+// letters or more, at least two letters shorter) of a query word of six
+// letters or more and not its stem: "repository" → repo, "environment" →
+// env.
+func (x *Index) abbreviation(w string) string {
+	if len(w) < 6 || !isAlpha(w) || stopWords[w] {
+		return ""
+	}
+	st := stem(w)
+	for n := len(w) - 2; n >= 3; n-- {
+		p := w[:n]
+		if p == st || strings.HasPrefix(st, p) && n >= len(st) {
+			continue
+		}
+		if _, ok := x.postings[p]; ok {
+			return p
+		}
+	}
+	return ""
+}
 
 type posting struct {
 	doc   int32
@@ -67,6 +115,11 @@ type posting struct {
 type Index struct {
 	docs     []Doc
 	nameLen  []int              // distinct terms in each tool's name
+	svcOf    []int32            // each tool's service, an index in services
+	services []service
+	// acronyms maps a lower-case acronym to the terms of the phrase it
+	// most often stands for in the indexed text ("pr" → pull, request).
+	acronyms map[string][]string
 	actions  []action           // what each tool does
 	idf      map[string]float64 // per term
 	postings map[string][]posting
@@ -79,6 +132,7 @@ func New(docs []Doc) *Index {
 	x := &Index{postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}, idf: map[string]float64{}}
 	type fieldTerms [numFields]map[string]int
 	var tfs []fieldTerms
+	phrases := map[string]map[string]int{} // initials → phrase → count
 	var lens [][numFields]int
 	var total [numFields]float64
 	for _, d := range docs {
@@ -107,7 +161,9 @@ func New(docs []Doc) *Index {
 			text[fParamName] = append(text[fParamName], union(tokenizeName(p.Arg), tokenizeName(string(p.Py)))...)
 			text[fParamDesc] = append(text[fParamDesc], tokenize(p.Description)...)
 		}
-		x.nameLen = append(x.nameLen, len(text[fName]))
+		x.nameLen = append(x.nameLen, len(union(tokenize(string(t.Wire)), tokenize(string(t.Py)))))
+		x.svcOf = append(x.svcOf, x.serviceIndex(d.Service))
+		countPhrases(phrases, string(t.Wire), string(t.Py), t.Title, t.Description)
 		x.actions = append(x.actions, toolAction(t))
 		var ft fieldTerms
 		var ln [numFields]int
@@ -122,6 +178,14 @@ func New(docs []Doc) *Index {
 		tfs = append(tfs, ft)
 		lens = append(lens, ln)
 	}
+	x.acronyms = acronyms(phrases)
+	for i := range x.services {
+		x.services[i].df = map[string]int{}
+	}
+	for _, s := range x.svcOf {
+		x.services[s].tools++
+	}
+	x.serviceTerms()
 	n := float64(len(x.docs))
 	var avg [numFields]float64
 	for f := range numFields {
@@ -139,6 +203,7 @@ func New(docs []Doc) *Index {
 		}
 		for w, tf := range seen {
 			wtf[w] = append(wtf[w], posting{doc: int32(i), score: tf})
+			x.services[x.svcOf[i]].df[w]++
 		}
 	}
 	for w, ps := range wtf {
@@ -200,13 +265,50 @@ func (x *Index) Search(query string, k int) []Hit {
 			}
 		}
 	}
+	// An acronym stands for its phrase ("pr" → pull request), a long word
+	// also finds the abbreviation names use for it ("repository" → repo).
+	for _, w := range words(query, false) {
+		if exp, ok := x.acronyms[w]; ok && len(w) <= 3 {
+			if df := len(x.postings[stem(w)]); df < acronymDF(x, exp) {
+				for _, e := range exp {
+					if _, ok := weight[e]; !ok {
+						weight[e] = acronymWeight
+						order = append(order, e)
+					}
+				}
+			}
+		}
+		if p := x.abbreviation(w); p != "" {
+			if _, ok := weight[p]; !ok {
+				weight[p] = abbreviationWeight
+				order = append(order, p)
+			}
+		}
+	}
+	// Two words written apart that names write as one ("log in" → login,
+	// "stateful set" → statefulset).
+	raw := words(query, false)
+	for i := 0; i+1 < len(raw); i++ {
+		if !isAlpha(raw[i]) || !isAlpha(raw[i+1]) {
+			continue
+		}
+		j := stem(raw[i] + raw[i+1])
+		if _, ok := x.postings[j]; ok {
+			if _, seen := weight[j]; !seen {
+				weight[j] = joinWeight
+				order = append(order, j)
+			}
+		}
+	}
+	named := x.namedServices(terms)
+	affinity, topAffinity := x.affinity(terms)
 	queryIDF := 0.0 // what the query's words weigh together
 	for _, w := range terms {
 		queryIDF += x.idf[w]
 	}
 	queryIDF /= float64(max(len(terms), 1))
 	acc := make([]float64, len(x.docs))
-	named := make([]float64, len(x.docs)) // name terms matched, weighted
+	nameHits := make([]float64, len(x.docs)) // name terms matched, weighted
 	var touched []int32
 	for _, w := range order {
 		for _, p := range x.postings[w] {
@@ -215,7 +317,7 @@ func (x *Index) Search(query string, k int) []Hit {
 			}
 			acc[p.doc] += p.score * weight[w]
 			if p.named > 0 {
-				named[p.doc] += weight[w]
+				nameHits[p.doc] += weight[w]
 			}
 		}
 	}
@@ -227,7 +329,7 @@ func (x *Index) Search(query string, k int) []Hit {
 		// for: issues_create over reactions_create_for_issue.
 		score := acc[i]
 		if x.nameLen[i] > 0 && len(terms) > 0 {
-			m := min(named[i], float64(x.nameLen[i]))
+			m := min(nameHits[i], float64(x.nameLen[i]))
 			score += nameCover * queryIDF * m / float64(x.nameLen[i]) * min(m/float64(len(terms)), 1)
 		}
 		// A tool that does what the query asks (create, read, update,
@@ -238,6 +340,14 @@ func (x *Index) Search(query string, k int) []Hit {
 			} else {
 				score *= intentMismatch
 			}
+		}
+		// A service the query names ("... on github") over the others,
+		// and one whose tools share the query's words ("in the cluster").
+		if named[x.svcOf[i]] {
+			score *= serviceBoost
+		}
+		if topAffinity > 0 {
+			score *= 1 + domainBoost*affinity[x.svcOf[i]]/topAffinity
 		}
 		hits = append(hits, Hit{Service: d.Service, Tool: d.Tool, Score: score})
 	}
