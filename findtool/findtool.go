@@ -56,6 +56,10 @@ var (
 	intentMismatch = 0.85
 )
 
+// phraseBonus is the bonus, in units of the mean IDF of two query terms,
+// for a tool whose text has them side by side.
+var phraseBonus = 0.5
+
 // serviceBoost scales the score of a tool of a service the query names.
 var serviceBoost = 1.5
 
@@ -117,6 +121,9 @@ type Index struct {
 	nameLen  []int              // distinct terms in each tool's name
 	svcOf    []int32            // each tool's service, an index in services
 	services []service
+	// pairs maps two terms adjacent in a tool's name, title or description
+	// ("two number") to the tools they are adjacent in, in order.
+	pairs map[string][]int32
 	// acronyms maps a lower-case acronym to the terms of the phrase it
 	// most often stands for in the indexed text ("pr" → pull, request).
 	acronyms map[string][]string
@@ -129,7 +136,7 @@ type Index struct {
 
 // New indexes docs. Docs with a nil Tool are skipped.
 func New(docs []Doc) *Index {
-	x := &Index{postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}, idf: map[string]float64{}}
+	x := &Index{pairs: map[string][]int32{}, postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}, idf: map[string]float64{}}
 	type fieldTerms [numFields]map[string]int
 	var tfs []fieldTerms
 	phrases := map[string]map[string]int{} // initials → phrase → count
@@ -162,6 +169,13 @@ func New(docs []Doc) *Index {
 			text[fParamDesc] = append(text[fParamDesc], tokenize(p.Description)...)
 		}
 		x.nameLen = append(x.nameLen, len(union(tokenize(string(t.Wire)), tokenize(string(t.Py)))))
+		for _, f := range []field{fName, fTitle, fDesc} {
+			if f == fName {
+				x.addPairs(i, tokenize(string(t.Wire)))
+				continue
+			}
+			x.addPairs(i, text[f])
+		}
 		x.svcOf = append(x.svcOf, x.serviceIndex(d.Service))
 		countPhrases(phrases, string(t.Wire), string(t.Py), t.Title, t.Description)
 		x.actions = append(x.actions, toolAction(t))
@@ -221,6 +235,16 @@ func New(docs []Doc) *Index {
 		x.postings[w] = ps
 	}
 	return x
+}
+
+// addPairs records the adjacent terms of ts for tool i.
+func (x *Index) addPairs(i int, ts []string) {
+	for j := 0; j+1 < len(ts); j++ {
+		k := ts[j] + " " + ts[j+1]
+		if l := x.pairs[k]; len(l) == 0 || l[len(l)-1] != int32(i) {
+			x.pairs[k] = append(l, int32(i))
+		}
+	}
 }
 
 func union(a, b []string) []string {
@@ -318,6 +342,16 @@ func (x *Index) Search(query string, k int) []Hit {
 			acc[p.doc] += p.score * weight[w]
 			if p.named > 0 {
 				nameHits[p.doc] += weight[w]
+			}
+		}
+	}
+	// Two query words side by side in a tool's text ("two numbers", "pull
+	// request") say more than the same words apart.
+	for j := 0; j+1 < len(terms); j++ {
+		bonus := phraseBonus * (x.idf[terms[j]] + x.idf[terms[j+1]]) / 2
+		for _, d := range x.pairs[terms[j]+" "+terms[j+1]] {
+			if acc[d] > 0 {
+				acc[d] += bonus
 			}
 		}
 	}

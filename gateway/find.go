@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"unicode"
@@ -10,6 +11,7 @@ import (
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/findtool"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // MaxMatches is how many tools find_tool returns at most.
@@ -91,15 +93,54 @@ func (f *Finder) Exact(name string) (Match, bool) {
 	return Match{Service: d.Service, Tool: fd.tool, File: fd.file}, true
 }
 
+// MinShare is the least share of the best match's score a match needs to be
+// shown: when one tool clearly dominates, fewer than MaxMatches are.
+const MinShare = 0.4
+
 // Search ranks the tools for a query, best first, at most MaxMatches.
 func (f *Finder) Search(query string) []Match {
 	var out []Match
 	terms := f.index.Matcher(query)
 	for _, h := range f.index.Search(query, MaxMatches) {
+		if len(out) > 0 && h.Score < MinShare*out[0].Score {
+			break // the best match dominates the rest
+		}
 		fd := f.byTool[h.Tool]
 		out = append(out, Match{Service: h.Service, Tool: fd.tool, File: fd.file, Score: h.Score, Terms: terms})
 	}
 	return out
+}
+
+// findResult is find_tool's reply: the text, and the ranked tools as
+// structuredContent ({"exact": bool, "matches": [{"tool", "call", "score"}]})
+// so a harness need not parse the text.
+func (s *Server) findResult(session, query string) *mcp.CallToolResult {
+	text, ms, exact := s.find(session, query)
+	out := FindOutcome{Exact: exact, Matches: []FoundTool{}}
+	for _, m := range ms {
+		out.Matches = append(out.Matches, FoundTool{
+			Tool: string(m.Service) + "." + string(m.Tool.Py), Call: m.Tool.Call,
+			Score: math.Round(m.Score*1000) / 1000,
+		})
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: out}
+}
+
+// FindOutcome is find_tool's structuredContent.
+type FindOutcome struct {
+	// Exact is true when the query was a tool's exact name.
+	Exact bool `json:"exact"`
+	// Matches are the tools shown, best first.
+	Matches []FoundTool `json:"matches"`
+}
+
+// FoundTool is one tool find_tool shows: its name as find_tool takes it
+// ("service.tool"), its call form and its search score (0 for an exact
+// name).
+type FoundTool struct {
+	Tool  string  `json:"tool"`
+	Call  string  `json:"call"`
+	Score float64 `json:"score"`
 }
 
 // Answer is find_tool's reply to a search for q that found matches.

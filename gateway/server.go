@@ -319,7 +319,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("find_tool: "+err.Error(), true), nil
 		}
-		return textResult(s.Find(s.callSession(req), args["query"]), false), nil
+		return s.findResult(s.callSession(req), args["query"]), nil
 	})
 	s.srv.AddTool(&mcp.Tool{
 		Name: RunCode, Description: runCodeDescription(s.cfg.Persistent),
@@ -359,9 +359,16 @@ func (s *Server) addCodeMode() {
 // Find is find_tool: an exact name gives the whole definition (recorded as
 // read for session); anything else is a ranked search.
 func (s *Server) Find(session, query string) string {
+	text, _, _ := s.find(session, query)
+	return text
+}
+
+// find is find_tool's text, the tools it shows and whether the query was an
+// exact name.
+func (s *Server) find(session, query string) (string, []Match, bool) {
 	q := strings.TrimSpace(query)
 	if q == "" {
-		return fmt.Sprintf("find_tool: give a few words about what you need, or an exact name like %q. %d tools are granted.", s.exampleName(), s.finder.Len())
+		return fmt.Sprintf("find_tool: give a few words about what you need, or an exact name like %q. %d tools are granted.", s.exampleName(), s.finder.Len()), nil, false
 	}
 	if m, ok := s.finder.Exact(q); ok {
 		var b strings.Builder
@@ -369,9 +376,10 @@ func (s *Server) Find(session, query string) string {
 		b.WriteString(s.rt.ToolLines(session, m.Service, m.Tool))
 		fmt.Fprintf(&b, "returns: %s\n", s.finder.Returns(m.Service, m.Tool))
 		fmt.Fprintf(&b, "example: %s\n", Example(m.Tool))
-		return b.String()
+		return b.String(), []Match{m}, true
 	}
-	return s.finder.Answer(q, s.finder.Search(q))
+	ms := s.finder.Search(q)
+	return s.finder.Answer(q, ms), ms, false
 }
 
 func (s *Server) exampleName() string {
