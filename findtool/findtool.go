@@ -60,6 +60,10 @@ var (
 // for a tool whose text has them side by side.
 var phraseBonus = 0.5
 
+// listMatch scales a tool that lists when the query reads several things
+// (and its inverse one that gets one thing).
+var listMatch = 1.15
+
 // serviceBoost scales the score of a tool of a service the query names.
 var serviceBoost = 1.5
 
@@ -128,6 +132,7 @@ type Index struct {
 	// most often stands for in the indexed text ("pr" → pull, request).
 	acronyms map[string][]string
 	actions  []action           // what each tool does
+	many     []bool             // reading tools that give many things
 	idf      map[string]float64 // per term
 	postings map[string][]posting
 	byName   map[string]int   // "service.py" and "service.wire"
@@ -179,6 +184,7 @@ func New(docs []Doc) *Index {
 		x.svcOf = append(x.svcOf, x.serviceIndex(d.Service))
 		countPhrases(phrases, string(t.Wire), string(t.Py), t.Title, t.Description)
 		x.actions = append(x.actions, toolAction(t))
+		x.many = append(x.many, collection(t))
 		var ft fieldTerms
 		var ln [numFields]int
 		for f := range numFields {
@@ -356,6 +362,7 @@ func (x *Index) Search(query string, k int) []Hit {
 		}
 	}
 	intent := queryAction(query)
+	plural := pluralObject(query)
 	hits := make([]Hit, 0, len(touched))
 	for _, i := range touched {
 		d := x.docs[i]
@@ -373,6 +380,15 @@ func (x *Index) Search(query string, k int) []Hit {
 				score *= intentMatch
 			} else {
 				score *= intentMismatch
+			}
+			// Reading several things: a tool that lists over one that
+			// gets one.
+			if intent == actRead && a == actRead && plural {
+				if x.many[i] {
+					score *= listMatch
+				} else {
+					score *= 1 / listMatch
+				}
 			}
 		}
 		// A service the query names ("... on github") over the others,

@@ -62,6 +62,38 @@ func queryAction(q string) action {
 	return actNone
 }
 
+// pluralObject reports whether a query asks about several things: a word
+// of it past the first is a plural ("open pull requests", "alerts").
+func pluralObject(q string) bool {
+	for i, w := range words(q, false) {
+		if i > 0 && plural(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// plural reports whether a lower-case word looks like an English plural.
+func plural(w string) bool {
+	return len(w) > 3 && isAlpha(w) && !stopWords[w] && strings.HasSuffix(w, "s") &&
+		!strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") && stem(w) != w
+}
+
+// collection reports whether a reading tool gives many things: its name
+// lists or searches or names a plural, or it is a GET of a path that does
+// not end in a parameter.
+func collection(t *ir.Tool) bool {
+	if t.HTTP != nil && t.HTTP.Method == "GET" && !strings.HasSuffix(t.HTTP.Path, "}") {
+		return true
+	}
+	for _, w := range words(string(t.Wire), false) {
+		if w == "list" || w == "search" || w == "query" || w == "find" || plural(w) {
+			return true
+		}
+	}
+	return false
+}
+
 // toolAction is what a tool does: an OpenAPI operation's HTTP method (POST
 // to a path that ends in a parameter updates it), else the first verb of
 // its name, else read when it is marked read-only.
