@@ -40,40 +40,40 @@ var (
 )
 
 // k1 is BM25's term-frequency saturation.
-var k1 = 0.8
+const k1 = 0.8
 
 // nameCover is the bonus for a tool whose name is all the query's words
 // (scaled by the share of its name the query covers and the share of the
 // query its name covers, in units of the query words' mean IDF), so a name
 // that says what the query says is not outweighed by a description that
 // repeats one of its words.
-var nameCover = 5.0
+const nameCover = 5.0
 
 // intentMatch and intentMismatch scale the score of a tool whose action is
 // the query's intent, or another one.
-var (
+const (
 	intentMatch    = 1.2
 	intentMismatch = 0.85
 )
 
 // phraseBonus is the bonus, in units of the mean IDF of two query terms,
 // for a tool whose text has them side by side.
-var phraseBonus = 0.5
+const phraseBonus = 0.5
 
 // listMatch scales a tool that lists when the query reads several things
 // (and its inverse one that gets one thing).
-var listMatch = 1.15
+const listMatch = 1.15
 
 // serviceBoost scales the score of a tool of a service the query names.
-var serviceBoost = 1.5
+const serviceBoost = 1.5
 
 // domainBoost scales the score of a tool of the service whose tools share
 // the query's words most (see affinity); others in proportion.
-var domainBoost = 0.6
+const domainBoost = 0.6
 
 // acronymWeight and abbreviationWeight are how much an acronym's phrase
 // and a word's abbreviation count against a word of the query itself.
-var (
+const (
 	acronymWeight      = 0.8
 	abbreviationWeight = 0.5
 	joinWeight         = 0.8
@@ -122,8 +122,8 @@ type posting struct {
 // Index is a BM25F index over tools.
 type Index struct {
 	docs     []Doc
-	nameLen  []int              // distinct terms in each tool's name
-	svcOf    []int32            // each tool's service, an index in services
+	nameLen  []int   // distinct terms in each tool's name
+	svcOf    []int32 // each tool's service, an index in services
 	services []service
 	// pairs maps two terms adjacent in a tool's name, title or description
 	// ("two number") to the tools they are adjacent in, in order.

@@ -79,12 +79,12 @@ func plural(w string) bool {
 		!strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") && stem(w) != w
 }
 
-// collection reports whether a reading tool gives many things: its name
-// lists or searches or names a plural, or it is a GET of a path that does
-// not end in a parameter.
+// collection reports whether a reading tool gives many things: a GET of a
+// path that does not end in a parameter, or, with no HTTP operation, a name
+// that lists or searches or names a plural.
 func collection(t *ir.Tool) bool {
-	if t.HTTP != nil && t.HTTP.Method == "GET" && !strings.HasSuffix(t.HTTP.Path, "}") {
-		return true
+	if t.HTTP != nil && t.HTTP.Method == "GET" {
+		return !strings.HasSuffix(t.HTTP.Path, "}")
 	}
 	for _, w := range words(string(t.Wire), false) {
 		if w == "list" || w == "search" || w == "query" || w == "find" || plural(w) {

@@ -237,3 +237,65 @@ func TestFindToolStructuredContent(t *testing.T) {
 		}
 	}
 }
+
+func TestCompactSignature(t *testing.T) {
+	for in, want := range map[string]struct {
+		sig      string
+		optional int
+	}{
+		"api.s.t(a: str, *, b: int | None = None) -> X":               {"api.s.t(a: str, *, ...) -> X", 1},
+		"api.s.t(a: dict[str, int], b: Literal[\"x, y\"]) -> list[X]": {"api.s.t(a: dict[str, int], b: Literal[\"x, y\"]) -> list[X]", 0},
+		"api.s.t(*, a: int = 1, b: list[str] | None = None) -> Any":   {"api.s.t(*, ...) -> Any", 2},
+		"api.s.t() -> Any": {"api.s.t() -> Any", 0},
+		"api.s.t(x: " + strings.Repeat("A", 100) + ", *, y: int = 0) -> Any": {"api.s.t(x: " + strings.Repeat("A", 76) + "…, *, ...) -> Any", 1},
+	} {
+		sig, n := gateway.CompactSignature(in)
+		if sig != want.sig || n != want.optional {
+			t.Errorf("CompactSignature(%q) = %q, %d; want %q, %d", in, sig, n, want.sig, want.optional)
+		}
+	}
+}
+
+// TestSearchAnswerLeavesOptionalArgsOffSignature: a search shows the
+// required arguments in full and names the optional ones on one line (with
+// their types when they share a word with the query); matches past the
+// third get one line; the exact name still shows everything.
+func TestSearchAnswerLeavesOptionalArgsOffSignature(t *testing.T) {
+	f := corpusFinder(t)
+	ms := f.Search("create a github issue")
+	if len(ms) < 4 {
+		t.Fatalf("%d matches", len(ms))
+	}
+	text := f.Answer("create a github issue", ms)
+	want := `1. api.github_mcp_server.create_issue(owner: str, repo: str, title: str, *, ...) -> Any
+   Create a new issue in a GitHub repository
+   args:
+     owner: str, required
+     repo: str, required
+     title: str, required
+   optional: body, assignees, milestone, labels
+`
+	if !strings.Contains(text, want) {
+		t.Errorf("answer lacks the compact first match:\n%s", text)
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "4. ") && strings.Contains(text, line+"\n   args:") {
+			t.Errorf("fourth match shown in full:\n%s", text)
+		}
+	}
+	ms = f.Search("list issues labels")
+	var m gateway.Match
+	for _, c := range ms {
+		if c.Tool.Call == "api.github_mcp_server.list_issues" {
+			m = c
+		}
+	}
+	if m.Tool == nil {
+		t.Fatalf("list_issues not found: %v", ms)
+	}
+	var b strings.Builder
+	f.Render(&b, 1, m)
+	if !strings.Contains(b.String(), "   optional: labels: [str], ") {
+		t.Errorf("optional argument the query names lacks its type:\n%s", b.String())
+	}
+}
