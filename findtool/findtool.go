@@ -182,7 +182,7 @@ func New(docs []Doc) *Index {
 			x.addPairs(i, text[f])
 		}
 		x.svcOf = append(x.svcOf, x.serviceIndex(d.Service))
-		countPhrases(phrases, string(t.Wire), string(t.Py), t.Title, t.Description)
+		countPhrases(phrases, string(t.Wire), t.Title, t.Description)
 		x.actions = append(x.actions, toolAction(t))
 		x.many = append(x.many, collection(t))
 		var ft fieldTerms

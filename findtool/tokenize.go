@@ -2,6 +2,7 @@ package findtool
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/blevesearch/snowballstem"
@@ -99,14 +100,22 @@ func term(w string) string {
 	return stem(w)
 }
 
+// stems caches stem: catalogues repeat their words thousands of times.
+var stems sync.Map
+
 // stem is w's Snowball English stem.
 func stem(w string) string {
 	if len(w) < 3 {
 		return w
 	}
+	if s, ok := stems.Load(w); ok {
+		return s.(string)
+	}
 	env := snowballstem.NewEnv(w)
 	english.Stem(env)
-	return env.Current()
+	s := env.Current()
+	stems.Store(w, s)
+	return s
 }
 
 // tokenize is the search terms of text.
