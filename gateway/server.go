@@ -95,7 +95,7 @@ func runCodeDescription(persistent bool) string {
 }
 
 // FindToolDescription is find_tool's description.
-const FindToolDescription = `Search the tools you can call from run_code. Give a few words about what you need ("create a github issue"): returns up to 8 matches, each with its call form (api.<service>.<tool>), first sentence, arguments with types and allowed values, what it returns, and an example call. Give an exact name ("github.create_issue") to get its whole definition with line numbers; a tool's definition must have been read (here, with read_api, or help() in an earlier program) before a program's first call to it.`
+const FindToolDescription = `Search the tools you can call from run_code. Give a few words about what you need ("create a github issue"): returns up to 8 matches, best first: the first three with their call form (api.<service>.<tool>), first sentence, required arguments with types and allowed values, the optional ones by name, what it returns and an example call; the rest on one line each. Give an exact name ("github.create_issue") to get its whole definition with line numbers; a tool's definition must have been read (here, with read_api, or help() in an earlier program) before a program's first call to it.`
 
 // ReadAPIDescription is read_api's description.
 const ReadAPIDescription = `Read the generated Python definitions of a service: read_api(service="github", lines="41-63"). lines is "start-end", a single line "41", "41-" to the end, or "" for the whole file; one call shows at most 400 lines. Reading a tool's lines counts as reading its definition.`
