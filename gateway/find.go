@@ -22,8 +22,14 @@ const MaxMatches = 8
 type Finder struct {
 	index  *findtool.Index
 	byTool map[*ir.Tool]found
+	byWire map[toolKey]found
 	shapes *Shapes
 	count  int
+}
+
+type toolKey struct {
+	svc  ir.ServiceName
+	wire ir.WireName
 }
 
 type found struct {
@@ -36,7 +42,7 @@ type found struct {
 // ones); fileDir is the directory the .py files are shown in ("api").
 // shapes may be nil.
 func NewFinder(m *emit.Manifest, fileDir string, keep func(ir.ServiceName, *emit.ManifestTool) bool, shapes *Shapes) *Finder {
-	f := &Finder{byTool: map[*ir.Tool]found{}, shapes: shapes}
+	f := &Finder{byTool: map[*ir.Tool]found{}, byWire: map[toolKey]found{}, shapes: shapes}
 	var docs []findtool.Doc
 	for i := range m.Services {
 		s := &m.Services[i]
@@ -47,6 +53,7 @@ func NewFinder(m *emit.Manifest, fileDir string, keep func(ir.ServiceName, *emit
 			}
 			it := searchTool(t)
 			f.byTool[it] = found{svc: s, tool: t, file: fileDir + "/" + s.File}
+			f.byWire[toolKey{s.Name, t.Wire}] = f.byTool[it]
 			docs = append(docs, findtool.Doc{Service: s.Name, Tool: it})
 		}
 	}
@@ -225,6 +232,9 @@ func (f *Finder) Render(b *strings.Builder, n int, m Match) {
 // shows all of it).
 const maxReturns = 300
 
+// maxExactReturns bounds the return shape an exact name shows.
+const maxExactReturns = 2000
+
 // maxOptional is how many optional arguments a search names.
 const maxOptional = 10
 
@@ -317,11 +327,21 @@ func OptionalArgs(t *emit.ManifestTool, matches func(string) bool) string {
 // the runtime last saw, else says it is unknown.
 func (f *Finder) Returns(service ir.ServiceName, t *emit.ManifestTool) string {
 	if t.Output != nil {
-		shape := SchemaShape(t.Output)
-		// A $ref'd result type has no inline shape: its name is in the
-		// signature.
-		if ret := returnType(t.Signature); shape == "Any" && ret != "" && ret != "Any" {
-			return ret + "  (its fields: find_tool(\"" + string(service) + "." + string(t.Py) + "\"))"
+		var defs map[string]any
+		if fd, ok := f.byWire[toolKey{service, t.Wire}]; ok {
+			defs = fd.svc.Defs
+		}
+		shape := SchemaShape(inlineRefs(t.Output, defs, refDepth))
+		// A $ref'd result is a named type in the stub ("-> Pet"): say
+		// its name with its shape.
+		if _, isRef := t.Output["$ref"]; !isRef {
+			return shape
+		}
+		if ret := returnType(t.Signature); ret != "" && ret != "Any" && shape != ret {
+			if shape == "Any" {
+				return ret
+			}
+			return ret + " " + shape
 		}
 		return shape
 	}
@@ -331,6 +351,54 @@ func (f *Finder) Returns(service ir.ServiceName, t *emit.ManifestTool) string {
 		}
 	}
 	return "unknown (no output schema and not seen yet): print a small part first, e.g. print(str(r)[:300])"
+}
+
+// refDepth is how many $refs deep a result's shape is resolved.
+const refDepth = 3
+
+// inlineRefs is s with its "#/$defs/<name>" references replaced by the
+// service's definitions, depth levels deep (a recursive type stops there).
+func inlineRefs(s map[string]any, defs map[string]any, depth int) map[string]any {
+	if s == nil || len(defs) == 0 {
+		return s
+	}
+	if ref, ok := s["$ref"].(string); ok {
+		name, found := strings.CutPrefix(ref, "#/$defs/")
+		d, _ := defs[name].(map[string]any)
+		if !found || d == nil || depth == 0 {
+			return nil
+		}
+		return inlineRefs(d, defs, depth-1)
+	}
+	out := make(map[string]any, len(s))
+	for k, v := range s {
+		switch x := v.(type) {
+		case map[string]any:
+			if k == "properties" {
+				props := make(map[string]any, len(x))
+				for name, p := range x {
+					pm, _ := p.(map[string]any)
+					props[name] = inlineRefs(pm, defs, depth)
+				}
+				out[k] = props
+			} else {
+				out[k] = inlineRefs(x, defs, depth)
+			}
+		case []any:
+			l := make([]any, len(x))
+			for i, e := range x {
+				if m, ok := e.(map[string]any); ok {
+					l[i] = inlineRefs(m, defs, depth)
+				} else {
+					l[i] = e
+				}
+			}
+			out[k] = l
+		default:
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // returnType is what a signature says its tool returns.

@@ -299,3 +299,27 @@ func TestSearchAnswerLeavesOptionalArgsOffSignature(t *testing.T) {
 		t.Errorf("optional argument the query names lacks its type:\n%s", b.String())
 	}
 }
+
+// TestRefResultTypeShownInFindTool: an OpenAPI result that is a $ref shows
+// its type name and fields, not Any (getPetById's stub says -> Pet).
+func TestRefResultTypeShownInFindTool(t *testing.T) {
+	p := &pack.Pack{Dir: ".", Out: "api", Services: []pack.Source{{OpenAPI: "../testdata/corpus/openapi/petstore-v3.json", Name: "petstore"}}}
+	out, err := pack.Compile(context.Background(), p, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := gateway.NewFinder(out.Manifest, "api", nil, nil)
+	m, ok := f.Exact("petstore.getPetById")
+	if !ok {
+		t.Fatal("no getPetById")
+	}
+	want := `Pet {category?: {id?: int, name?: str}, id?: int, name: str, photoUrls: [str], status?: Literal["available", "pending", "sold"], tags?: [{id?: int, name?: str}]}`
+	if got := f.Returns(m.Service, m.Tool); got != want {
+		t.Errorf("Returns = %s\nwant %s", got, want)
+	}
+	var b strings.Builder
+	f.Render(&b, 1, m)
+	if !strings.Contains(b.String(), "   returns: "+want+"\n") {
+		t.Errorf("render:\n%s", b.String())
+	}
+}

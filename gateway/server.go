@@ -374,7 +374,7 @@ func (s *Server) find(session, query string) (string, []Match, bool) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s — %s lines %d-%d:\n", m.Tool.Call, m.File, m.Tool.Lines[0], m.Tool.Lines[1])
 		b.WriteString(s.rt.ToolLines(session, m.Service, m.Tool))
-		fmt.Fprintf(&b, "returns: %s\n", s.finder.Returns(m.Service, m.Tool))
+		fmt.Fprintf(&b, "returns: %s\n", clip(s.finder.Returns(m.Service, m.Tool), maxExactReturns))
 		fmt.Fprintf(&b, "example: %s\n", Example(m.Tool))
 		return b.String(), []Match{m}, true
 	}
