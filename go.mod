@@ -3,6 +3,7 @@ module github.com/codemode-dev/codemode
 go 1.26
 
 require (
+	github.com/blevesearch/snowballstem v0.9.0
 	github.com/dave/jennifer v1.7.1
 	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/elastic/go-seccomp-bpf v1.6.0

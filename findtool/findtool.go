@@ -40,14 +40,77 @@ var (
 )
 
 // k1 is BM25's term-frequency saturation.
-const k1 = 1.2
+const k1 = 0.8
 
 // nameCover is the bonus for a tool whose name is all the query's words
 // (scaled by the share of its name the query covers and the share of the
 // query its name covers, in units of the query words' mean IDF), so a name
 // that says what the query says is not outweighed by a description that
 // repeats one of its words.
-const nameCover = 2.0
+const nameCover = 5.0
+
+// intentMatch and intentMismatch scale the score of a tool whose action is
+// the query's intent, or another one.
+const (
+	intentMatch    = 1.2
+	intentMismatch = 0.85
+)
+
+// phraseBonus is the bonus, in units of the mean IDF of two query terms,
+// for a tool whose text has them side by side.
+const phraseBonus = 0.5
+
+// listMatch scales a tool that lists when the query reads several things
+// (and its inverse one that gets one thing).
+const listMatch = 1.15
+
+// serviceBoost scales the score of a tool of a service the query names.
+const serviceBoost = 1.5
+
+// domainBoost scales the score of a tool of the service whose tools share
+// the query's words most (see affinity); others in proportion.
+const domainBoost = 0.6
+
+// acronymWeight and abbreviationWeight are how much an acronym's phrase
+// and a word's abbreviation count against a word of the query itself.
+const (
+	acronymWeight      = 0.8
+	abbreviationWeight = 0.5
+	joinWeight         = 0.8
+)
+
+// acronymDF is how many tools have every term of an acronym's phrase
+// (bounded by the rarest term's document frequency).
+func acronymDF(x *Index, terms []string) int {
+	n := -1
+	for _, t := range terms {
+		if df := len(x.postings[t]); n < 0 || df < n {
+			n = df
+		}
+	}
+	return max(n, 0)
+}
+
+// abbreviation is the longest indexed term that is a proper prefix (three
+// letters or more, at least two letters shorter) of a query word of six
+// letters or more and not its stem: "repository" → repo, "environment" →
+// env.
+func (x *Index) abbreviation(w string) string {
+	if len(w) < 6 || !isAlpha(w) || stopWords[w] {
+		return ""
+	}
+	st := stem(w)
+	for n := len(w) - 2; n >= 3; n-- {
+		p := w[:n]
+		if p == st || strings.HasPrefix(st, p) && n >= len(st) {
+			continue
+		}
+		if _, ok := x.postings[p]; ok {
+			return p
+		}
+	}
+	return ""
+}
 
 type posting struct {
 	doc   int32
@@ -59,7 +122,17 @@ type posting struct {
 // Index is a BM25F index over tools.
 type Index struct {
 	docs     []Doc
-	nameLen  []int              // distinct terms in each tool's name
+	nameLen  []int   // distinct terms in each tool's name
+	svcOf    []int32 // each tool's service, an index in services
+	services []service
+	// pairs maps two terms adjacent in a tool's name, title or description
+	// ("two number") to the tools they are adjacent in, in order.
+	pairs map[string][]int32
+	// acronyms maps a lower-case acronym to the terms of the phrase it
+	// most often stands for in the indexed text ("pr" → pull, request).
+	acronyms map[string][]string
+	actions  []action           // what each tool does
+	many     []bool             // reading tools that give many things
 	idf      map[string]float64 // per term
 	postings map[string][]posting
 	byName   map[string]int   // "service.py" and "service.wire"
@@ -68,9 +141,10 @@ type Index struct {
 
 // New indexes docs. Docs with a nil Tool are skipped.
 func New(docs []Doc) *Index {
-	x := &Index{postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}, idf: map[string]float64{}}
+	x := &Index{pairs: map[string][]int32{}, postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}, idf: map[string]float64{}}
 	type fieldTerms [numFields]map[string]int
 	var tfs []fieldTerms
+	phrases := map[string]map[string]int{} // initials → phrase → count
 	var lens [][numFields]int
 	var total [numFields]float64
 	for _, d := range docs {
@@ -91,15 +165,26 @@ func New(docs []Doc) *Index {
 		}
 
 		var text [numFields][]string
-		text[fName] = union(tokenize(string(t.Wire)), tokenize(string(t.Py)))
+		text[fName] = union(tokenizeName(string(t.Wire)), tokenizeName(string(t.Py)))
 		text[fTitle] = tokenize(t.Title)
 		text[fService] = tokenize(svc)
 		text[fDesc] = tokenize(t.Description)
 		for _, p := range t.Params {
-			text[fParamName] = append(text[fParamName], union(tokenize(p.Arg), tokenize(string(p.Py)))...)
+			text[fParamName] = append(text[fParamName], union(tokenizeName(p.Arg), tokenizeName(string(p.Py)))...)
 			text[fParamDesc] = append(text[fParamDesc], tokenize(p.Description)...)
 		}
-		x.nameLen = append(x.nameLen, len(text[fName]))
+		x.nameLen = append(x.nameLen, len(union(tokenize(string(t.Wire)), tokenize(string(t.Py)))))
+		for _, f := range []field{fName, fTitle, fDesc} {
+			if f == fName {
+				x.addPairs(i, tokenize(string(t.Wire)))
+				continue
+			}
+			x.addPairs(i, text[f])
+		}
+		x.svcOf = append(x.svcOf, x.serviceIndex(d.Service))
+		countPhrases(phrases, string(t.Wire), t.Title, t.Description)
+		x.actions = append(x.actions, toolAction(t))
+		x.many = append(x.many, collection(t))
 		var ft fieldTerms
 		var ln [numFields]int
 		for f := range numFields {
@@ -113,6 +198,14 @@ func New(docs []Doc) *Index {
 		tfs = append(tfs, ft)
 		lens = append(lens, ln)
 	}
+	x.acronyms = acronyms(phrases)
+	for i := range x.services {
+		x.services[i].df = map[string]int{}
+	}
+	for _, s := range x.svcOf {
+		x.services[s].tools++
+	}
+	x.serviceTerms()
 	n := float64(len(x.docs))
 	var avg [numFields]float64
 	for f := range numFields {
@@ -130,6 +223,7 @@ func New(docs []Doc) *Index {
 		}
 		for w, tf := range seen {
 			wtf[w] = append(wtf[w], posting{doc: int32(i), score: tf})
+			x.services[x.svcOf[i]].df[w]++
 		}
 	}
 	for w, ps := range wtf {
@@ -147,6 +241,16 @@ func New(docs []Doc) *Index {
 		x.postings[w] = ps
 	}
 	return x
+}
+
+// addPairs records the adjacent terms of ts for tool i.
+func (x *Index) addPairs(i int, ts []string) {
+	for j := 0; j+1 < len(ts); j++ {
+		k := ts[j] + " " + ts[j+1]
+		if l := x.pairs[k]; len(l) == 0 || l[len(l)-1] != int32(i) {
+			x.pairs[k] = append(l, int32(i))
+		}
+	}
 }
 
 func union(a, b []string) []string {
@@ -184,20 +288,57 @@ func (x *Index) Search(query string, k int) []Hit {
 	// A query verb also finds the verb API names use for it ("open a pull
 	// request" → create), at a lower weight than the word itself.
 	for _, w := range terms {
-		for _, alt := range synonyms[w] {
+		for _, alt := range stemmedSynonyms[w] {
 			if _, ok := weight[alt]; !ok {
 				weight[alt] = synonymWeight
 				order = append(order, alt)
 			}
 		}
 	}
+	// An acronym stands for its phrase ("pr" → pull request), a long word
+	// also finds the abbreviation names use for it ("repository" → repo).
+	for _, w := range words(query, false) {
+		if exp, ok := x.acronyms[w]; ok && len(w) <= 3 {
+			if df := len(x.postings[stem(w)]); df < acronymDF(x, exp) {
+				for _, e := range exp {
+					if _, ok := weight[e]; !ok {
+						weight[e] = acronymWeight
+						order = append(order, e)
+					}
+				}
+			}
+		}
+		if p := x.abbreviation(w); p != "" {
+			if _, ok := weight[p]; !ok {
+				weight[p] = abbreviationWeight
+				order = append(order, p)
+			}
+		}
+	}
+	// Two words written apart that names write as one ("log in" → login,
+	// "stateful set" → statefulset).
+	raw := words(query, false)
+	for i := 0; i+1 < len(raw); i++ {
+		if !isAlpha(raw[i]) || !isAlpha(raw[i+1]) {
+			continue
+		}
+		j := stem(raw[i] + raw[i+1])
+		if _, ok := x.postings[j]; ok {
+			if _, seen := weight[j]; !seen {
+				weight[j] = joinWeight
+				order = append(order, j)
+			}
+		}
+	}
+	named := x.namedServices(terms)
+	affinity, topAffinity := x.affinity(terms)
 	queryIDF := 0.0 // what the query's words weigh together
 	for _, w := range terms {
 		queryIDF += x.idf[w]
 	}
 	queryIDF /= float64(max(len(terms), 1))
 	acc := make([]float64, len(x.docs))
-	named := make([]float64, len(x.docs)) // name terms matched, weighted
+	nameHits := make([]float64, len(x.docs)) // name terms matched, weighted
 	var touched []int32
 	for _, w := range order {
 		for _, p := range x.postings[w] {
@@ -206,10 +347,22 @@ func (x *Index) Search(query string, k int) []Hit {
 			}
 			acc[p.doc] += p.score * weight[w]
 			if p.named > 0 {
-				named[p.doc] += weight[w]
+				nameHits[p.doc] += weight[w]
 			}
 		}
 	}
+	// Two query words side by side in a tool's text ("two numbers", "pull
+	// request") say more than the same words apart.
+	for j := 0; j+1 < len(terms); j++ {
+		bonus := phraseBonus * (x.idf[terms[j]] + x.idf[terms[j+1]]) / 2
+		for _, d := range x.pairs[terms[j]+" "+terms[j+1]] {
+			if acc[d] > 0 {
+				acc[d] += bonus
+			}
+		}
+	}
+	intent := queryAction(query)
+	plural := pluralObject(query)
 	hits := make([]Hit, 0, len(touched))
 	for _, i := range touched {
 		d := x.docs[i]
@@ -217,8 +370,34 @@ func (x *Index) Search(query string, k int) []Hit {
 		// for: issues_create over reactions_create_for_issue.
 		score := acc[i]
 		if x.nameLen[i] > 0 && len(terms) > 0 {
-			m := min(named[i], float64(x.nameLen[i]))
+			m := min(nameHits[i], float64(x.nameLen[i]))
 			score += nameCover * queryIDF * m / float64(x.nameLen[i]) * min(m/float64(len(terms)), 1)
+		}
+		// A tool that does what the query asks (create, read, update,
+		// delete) over one that does something else to the same thing.
+		if a := x.actions[i]; intent != actNone && a != actNone {
+			if a == intent {
+				score *= intentMatch
+			} else {
+				score *= intentMismatch
+			}
+			// Reading several things: a tool that lists over one that
+			// gets one.
+			if intent == actRead && a == actRead && plural {
+				if x.many[i] {
+					score *= listMatch
+				} else {
+					score *= 1 / listMatch
+				}
+			}
+		}
+		// A service the query names ("... on github") over the others,
+		// and one whose tools share the query's words ("in the cluster").
+		if named[x.svcOf[i]] {
+			score *= serviceBoost
+		}
+		if topAffinity > 0 {
+			score *= 1 + domainBoost*affinity[x.svcOf[i]]/topAffinity
 		}
 		hits = append(hits, Hit{Service: d.Service, Tool: d.Tool, Score: score})
 	}
@@ -244,6 +423,22 @@ func (x *Index) Search(query string, k int) []Hit {
 	}
 	sort.Slice(hits, func(a, b int) bool { return better(hits[a], hits[b]) })
 	return hits[:k]
+}
+
+// Matcher reports whether a name or word shares a search term with query.
+func (x *Index) Matcher(query string) func(string) bool {
+	q := map[string]bool{}
+	for _, w := range tokenize(query) {
+		q[w] = true
+	}
+	return func(name string) bool {
+		for _, w := range tokenizeName(name) {
+			if q[w] {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // better orders hits: higher score, then service, then tool wire name.

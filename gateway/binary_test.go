@@ -44,7 +44,9 @@ func TestServeStdio(t *testing.T) {
 		t.Fatalf("tools = %v", got)
 	}
 	got, _ := call(t, cs, "find_tool", map[string]any{"query": "echo back a message"})
-	if !strings.HasPrefix(got, "2 matches for \"echo back a message\" (best first).") || !strings.Contains(got, "\n1. api.everything.echo(message: str) -> Any\n   Echoes back the input string\n   args:\n     message: str, required — Message to echo\n") {
+	// echo dominates: the other tool that says "message" scores under 0.4
+	// of it and is not shown.
+	if !strings.HasPrefix(got, "1 match for \"echo back a message\" (best first).") || !strings.Contains(got, "\n1. api.everything.echo(message: str) -> Any\n   Echoes back the input string\n   args:\n     message: str, required — Message to echo\n") {
 		t.Fatalf("find_tool:\n%s", got)
 	}
 	got, isErr := call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="hi"))`})

@@ -97,7 +97,7 @@ func runCodeDescription(persistent bool) string {
 }
 
 // FindToolDescription is find_tool's description.
-const FindToolDescription = `Search the tools you can call from run_code. Give a few words about what you need ("create a github issue"): returns up to 8 matches, each with its call form (api.<service>.<tool>), first sentence, arguments with types and allowed values, what it returns, and an example call. Give an exact name ("github.create_issue") to get its whole definition with line numbers; a tool's definition must have been read (here, with read_api, or help() in an earlier program) before a program's first call to it.`
+const FindToolDescription = `Search the tools you can call from run_code. Give a few words about what you need ("create a github issue"): returns up to 8 matches, best first: the first three with their call form (api.<service>.<tool>), first sentence, required arguments with types and allowed values, the optional ones by name, what it returns and an example call; the rest on one line each. Give an exact name ("github.create_issue") to get its whole definition with line numbers; a tool's definition must have been read (here, with read_api, or help() in an earlier program) before a program's first call to it.`
 
 // ReadAPIDescription is read_api's description.
 const ReadAPIDescription = `Read the generated Python definitions of a service: read_api(service="github", lines="41-63"). lines is "start-end", a single line "41", "41-" to the end, or "" for the whole file; one call shows at most 400 lines. Reading a tool's lines counts as reading its definition.`
@@ -336,7 +336,7 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("find_tool: "+err.Error(), true), nil
 		}
-		return textResult(s.Find(s.callSession(req), args["query"]), false), nil
+		return s.findResult(s.callSession(req), args["query"]), nil
 	})
 	s.srv.AddTool(&mcp.Tool{
 		Name: RunCode, Description: runCodeDescription(s.cfg.Persistent),
@@ -376,36 +376,27 @@ func (s *Server) addCodeMode() {
 // Find is find_tool: an exact name gives the whole definition (recorded as
 // read for session); anything else is a ranked search.
 func (s *Server) Find(session, query string) string {
+	text, _, _ := s.find(session, query)
+	return text
+}
+
+// find is find_tool's text, the tools it shows and whether the query was an
+// exact name.
+func (s *Server) find(session, query string) (string, []Match, bool) {
 	q := strings.TrimSpace(query)
 	if q == "" {
-		return fmt.Sprintf("find_tool: give a few words about what you need, or an exact name like %q. %d tools are granted.", s.exampleName(), s.finder.Len())
+		return fmt.Sprintf("find_tool: give a few words about what you need, or an exact name like %q. %d tools are granted.", s.exampleName(), s.finder.Len()), nil, false
 	}
 	if m, ok := s.finder.Exact(q); ok {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s — %s lines %d-%d:\n", m.Tool.Call, m.File, m.Tool.Lines[0], m.Tool.Lines[1])
 		b.WriteString(s.rt.ToolLines(session, m.Service, m.Tool))
-		fmt.Fprintf(&b, "returns: %s\n", s.finder.Returns(m.Service, m.Tool))
+		fmt.Fprintf(&b, "returns: %s\n", clip(s.finder.Returns(m.Service, m.Tool), maxExactReturns))
 		fmt.Fprintf(&b, "example: %s\n", Example(m.Tool))
-		return b.String()
+		return b.String(), []Match{m}, true
 	}
-	matches := s.finder.Search(q)
-	if len(matches) == 0 {
-		return fmt.Sprintf("No granted tool matches %q. Try other words (what the tool does, or a noun it acts on). %d tools are granted.", q, s.finder.Len())
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d match%s for %q (best first). Read a definition before the first call: find_tool(\"<service>.<tool>\") or read_api.\n\n", len(matches), esPlural(len(matches)), q)
-	for i, m := range matches {
-		s.finder.Render(&b, i+1, m)
-		b.WriteString("\n")
-	}
-	return strings.TrimRight(b.String(), "\n") + "\n"
-}
-
-func esPlural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "es"
+	ms := s.finder.Search(q)
+	return s.finder.Answer(q, ms), ms, false
 }
 
 func (s *Server) exampleName() string {

@@ -1,0 +1,125 @@
+package findtool
+
+import (
+	"strings"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// action is what a tool does to what it names, or what a query asks for.
+type action uint8
+
+const (
+	actNone action = iota
+	actCreate
+	actRead
+	actUpdate
+	actDelete
+)
+
+// verbActions are English verbs (and question words) by the action they
+// ask for. A query's first such word is its intent; a tool's is the first
+// such word of its name, else its HTTP method, else its read-only hint.
+var verbActions = map[string]action{}
+
+func init() {
+	for act, ws := range map[action]string{
+		actCreate: `create add new make open post insert register publish start file write save submit
+			book place generate upload put send launch spawn build compose draft invite attach append`,
+		actRead: `get list read fetch retrieve show view find search lookup look query describe browse
+			enumerate download check inspect see display which what who where whose how count many`,
+		actUpdate: `update edit change modify rename set patch replace move configure adjust toggle enable
+			disable rotate reset`,
+		actDelete: `delete remove destroy erase drop forget purge clear unregister uninstall revoke
+			detach discard wipe`,
+	} {
+		for _, w := range strings.Fields(ws) {
+			verbActions[w] = act
+		}
+	}
+}
+
+// nounToo are verbs that are as often nouns ("read a file", "a new
+// post"): they give a query's intent only as its first word.
+var nounToo = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`file post book place list search set view check count start draft issue
+		open new build query patch download upload send display order log record note watch`) {
+		nounToo[w] = true
+	}
+}
+
+// queryAction is the intent of a query: the action of its first word when
+// that is a verb, else of its first verb that is not also a noun.
+func queryAction(q string) action {
+	for i, w := range words(q, false) {
+		a := verbActions[w]
+		if a != actNone && (i == 0 || !nounToo[w]) {
+			return a
+		}
+	}
+	return actNone
+}
+
+// pluralObject reports whether a query asks about several things: a word
+// of it past the first is a plural ("open pull requests", "alerts").
+func pluralObject(q string) bool {
+	for i, w := range words(q, false) {
+		if i > 0 && plural(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// plural reports whether a lower-case word looks like an English plural.
+func plural(w string) bool {
+	return len(w) > 3 && isAlpha(w) && !stopWords[w] && strings.HasSuffix(w, "s") &&
+		!strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") && stem(w) != w
+}
+
+// collection reports whether a reading tool gives many things: a GET of a
+// path that does not end in a parameter, or, with no HTTP operation, a name
+// that lists or searches or names a plural.
+func collection(t *ir.Tool) bool {
+	if t.HTTP != nil && t.HTTP.Method == "GET" {
+		return !strings.HasSuffix(t.HTTP.Path, "}")
+	}
+	for _, w := range words(string(t.Wire), false) {
+		if w == "list" || w == "search" || w == "query" || w == "find" || plural(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// toolAction is what a tool does: an OpenAPI operation's HTTP method (POST
+// to a path that ends in a parameter updates it), else the first verb of
+// its name, else read when it is marked read-only.
+func toolAction(t *ir.Tool) action {
+	if t.HTTP != nil {
+		switch t.HTTP.Method {
+		case "GET", "HEAD":
+			return actRead
+		case "PUT", "PATCH":
+			return actUpdate
+		case "DELETE":
+			return actDelete
+		case "POST":
+			if strings.HasSuffix(t.HTTP.Path, "}") {
+				return actUpdate
+			}
+			return actCreate
+		}
+	}
+	for _, w := range words(string(t.Wire), false) {
+		if a := verbActions[w]; a != actNone {
+			return a
+		}
+	}
+	if t.Annotations.ReadOnly {
+		return actRead
+	}
+	return actNone
+}
