@@ -215,7 +215,9 @@ func StartWith(ctx context.Context, bin string, o StartOptions) (*Worker, error)
 	cmd.Stdin = inR
 	cmd.Stdout = outW
 	cmd.Stderr = w.stderr
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	sandbox.ReleaseFiles(cmd)
+	if err != nil {
 		inR.Close()
 		inW.Close()
 		outR.Close()

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"golang.org/x/sys/unix"
@@ -72,7 +73,12 @@ func stageTwo(sp *spec) error {
 	}
 	// The sources are opened before the tmpfs covers newRoot (they may lie
 	// under it) and bound from their descriptors.
-	binds := append([]bindFile{{Src: sp.Prog, Dst: progPath}}, sp.Binds...)
+	// The program is not among them: it arrives as descriptor progFD,
+	// opened by the launcher, and is executed from there.
+	if _, err := unix.FcntlInt(progFD, unix.F_GETFD, 0); err != nil {
+		return step("receiving "+sp.Prog, err)
+	}
+	binds := sp.Binds
 	fds := make([]int, len(binds))
 	for i, b := range binds {
 		fd, err := unix.Open(b.Src, unix.O_PATH|unix.O_CLOEXEC, 0)
@@ -105,7 +111,8 @@ func stageTwo(sp *spec) error {
 	if err := step("making the root read-only", unix.Mount("", "/", "", unix.MS_REMOUNT|unix.MS_BIND|unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOATIME, "")); err != nil {
 		return err
 	}
-	// Nothing but stdin, stdout and stderr reaches the program.
+	// Nothing but stdin, stdout and stderr reaches the program: every
+	// other descriptor, the program's own included, closes on exec.
 	if err := step("closing descriptors", unix.CloseRange(3, ^uint(0), unix.CLOSE_RANGE_CLOEXEC)); err != nil {
 		return err
 	}
@@ -142,7 +149,29 @@ func stageTwo(sp *spec) error {
 	if err := step("loading the seccomp filter", seccomp.LoadFilter(filter)); err != nil {
 		return err
 	}
-	return step("starting the program", syscall.Exec(progPath, argv, []string{}))
+	return step("starting the program", execFD(progFD, argv))
+}
+
+// execFD executes the program open at fd (execveat with AT_EMPTY_PATH),
+// with argv and an empty environment. It returns only on failure.
+func execFD(fd int, argv []string) error {
+	empty, err := unix.BytePtrFromString("")
+	if err != nil {
+		return err
+	}
+	argvp := make([]*byte, 0, len(argv)+1)
+	for _, a := range argv {
+		p, err := unix.BytePtrFromString(a)
+		if err != nil {
+			return err
+		}
+		argvp = append(argvp, p)
+	}
+	argvp = append(argvp, nil)
+	envp := []*byte{nil}
+	_, _, errno := unix.Syscall6(unix.SYS_EXECVEAT, uintptr(fd), uintptr(unsafe.Pointer(empty)),
+		uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])), unix.AT_EMPTY_PATH, 0)
+	return errno
 }
 
 // bindReadOnly binds host file name (open at path src) at dst (in the new

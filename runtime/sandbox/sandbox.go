@@ -13,11 +13,12 @@
 // and CAP_SETPCAP of its own user namespace:
 //
 //   - builds a root on a fresh tmpfs (mounted over /tmp, in its own mount
-//     namespace only) holding only the program, its ELF interpreter and
-//     the shared libraries it needs (found from its DT_NEEDED entries),
-//     each bound read-only, nosuid, nodev; pivots into it, detaches the
-//     host's tree and makes the root read-only. There is no /proc, /dev,
-//     /etc or /tmp;
+//     namespace only) holding only the program's ELF interpreter and the
+//     shared libraries it needs (found from its DT_NEEDED entries), each
+//     bound read-only, nosuid, nodev; pivots into it, detaches the host's
+//     tree and makes the root read-only. There is no /proc, /dev, /etc or
+//     /tmp. The program itself is not in it: the launcher opens it as the
+//     caller and stage two executes that descriptor;
 //   - leaves the new network namespace as it is: no interface up, not
 //     even loopback;
 //   - sets the resource limits (address space, CPU seconds, open files,
@@ -27,7 +28,8 @@
 //   - sets no_new_privs and loads a seccomp filter (built with
 //     github.com/elastic/go-seccomp-bpf from the allow-list in
 //     syscalls.go) whose default is EPERM;
-//   - executes the program with an empty environment.
+//   - executes the program (execveat of its descriptor) with an empty
+//     environment.
 //
 // Anything that fails ends the child before the program runs, with a
 // one-line message on stderr ("codemode sandbox: ...") and exit status
@@ -49,6 +51,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // InitName is argv[0] of the stage-two child.
@@ -121,13 +125,28 @@ type bindFile struct {
 	Dst string `json:"dst"`
 }
 
-// progPath is where the program sits in the new root.
-const progPath = "/prog"
+// progFD is the program's descriptor in stage two: the first of
+// cmd.ExtraFiles, after stdin, stdout and stderr.
+const progFD = 3
+
+// ReleaseFiles closes the caller's copy of the program's descriptor;
+// call it once cmd has started (or failed to).
+func ReleaseFiles(cmd *exec.Cmd) {
+	for _, f := range cmd.ExtraFiles {
+		f.Close()
+	}
+	cmd.ExtraFiles = nil
+}
 
 // Command returns a command that runs bin with args inside the sandbox.
 // The caller sets Stdin, Stdout and Stderr (SysProcAttr sets Setpgid and
-// Pdeathsig). bin and the directories above it must be readable by uid
-// ID: stage two binds it by path.
+// Pdeathsig), starts it, then calls ReleaseFiles.
+//
+// bin itself is opened here, by the caller, and handed to stage two as a
+// descriptor that it executes (execveat): the sandbox's uid never walks the
+// path to it, so bin may lie in a directory only the caller can enter (a
+// checkout in a 0700 home or CI workspace), and nothing beside it is
+// reachable. Its ELF interpreter and libraries are bound by path.
 func Command(cfg Config, bin string, args ...string) (*exec.Cmd, error) {
 	cfg = cfg.withDefaults()
 	libs, err := sharedObjects(bin)
@@ -154,7 +173,12 @@ func Command(cfg Config, bin string, args ...string) (*exec.Cmd, error) {
 	if os.Geteuid() != 0 {
 		hostUID, hostGID = os.Geteuid(), os.Getegid()
 	}
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{InitName, string(b)}}
+	fd, err := unix.Open(prog, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: opening %s: %w", prog, err)
+	}
+	progFile := os.NewFile(uintptr(fd), prog)
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{InitName, string(b)}, ExtraFiles: []*os.File{progFile}}
 	cmd.Env = []string{}
 	cmd.Dir = "/"
 	cmd.SysProcAttr = &syscall.SysProcAttr{

@@ -48,13 +48,23 @@ func TestMain(m *testing.M) {
 // is started, and returns its output.
 func run(t *testing.T, cfg sandbox.Config, args ...string) string {
 	t.Helper()
-	cmd, err := sandbox.Command(cfg, helper, args...)
+	return runBin(t, cfg, helper, args...)
+}
+
+func runBin(t *testing.T, cfg sandbox.Config, bin string, args ...string) string {
+	t.Helper()
+	cmd, err := sandbox.Command(cfg, bin, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
+	err = cmd.Start()
+	sandbox.ReleaseFiles(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	if err != nil {
 		t.Fatalf("helper %v: %v; stderr: %s; stdout: %s", args, err, errOut.String(), out.String())
 	}
 	return out.String()
@@ -80,12 +90,12 @@ func TestSandboxedCannotReadHostFile(t *testing.T) {
 	if err := os.WriteFile(host, []byte("token"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Only the program itself is there to read.
+	// Nothing is there to read: the program runs from a descriptor.
 	expect(t, run(t, sandbox.Config{}, "read", host), "read "+host+`: no such file or directory
 read /etc/passwd: no such file or directory
 read /proc/self/status: no such file or directory
 read /dev/null: no such file or directory
-read /prog: ok
+read /prog: no such file or directory
 `)
 }
 
@@ -95,15 +105,9 @@ func TestSandboxedCannotWriteHostFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	host := filepath.Join(dir, "planted")
-	// The program's file is root's when root runs the sandbox; else it is
-	// the user's own, whose running binary cannot be written either.
-	prog := "permission denied"
-	if os.Geteuid() != 0 {
-		prog = "text file busy"
-	}
 	expect(t, run(t, sandbox.Config{}, "write", host), "write "+host+`: no such file or directory
 write /new-file: read-only file system
-write /prog: `+prog+`
+write /prog: read-only file system
 write /tmp/x: no such file or directory
 `)
 	if _, err := os.Stat(host); !os.IsNotExist(err) {
@@ -231,12 +235,12 @@ func TestScriptRefused(t *testing.T) {
 	}
 }
 
-func TestUnreadableBinaryFailsClosed(t *testing.T) {
-	// The helper copied where uid 65534 cannot reach: stage two cannot
-	// bind it, says so on stderr and exits ExitSetup; nothing runs.
-	if os.Geteuid() != 0 {
-		t.Skip("unprivileged, the sandbox runs as this user, who can reach its own files")
-	}
+// TestBinaryInPrivateDirectoryFailed: stage two opened the program by path
+// as uid 65534, so a binary in a directory only the caller can enter (a
+// checkout in a 0700 home or CI workspace) stopped every worker. The
+// launcher now opens it as the caller and stage two executes the
+// descriptor: the program runs, and the file beside it stays out of reach.
+func TestBinaryInPrivateDirectoryFailed(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.Chmod(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -249,20 +253,23 @@ func TestUnreadableBinaryFailsClosed(t *testing.T) {
 	if err := os.WriteFile(bin, b, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cmd, err := sandbox.Command(sandbox.Config{}, bin, "socket")
-	if err != nil {
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("token"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != sandbox.ExitSetup {
-		t.Fatalf("err = %v, want exit status %d", err, sandbox.ExitSetup)
+	out := runBin(t, sandbox.Config{}, bin, "read", secret)
+	if !strings.HasPrefix(out, "read "+secret+": no such file or directory\n") {
+		t.Errorf("output = %q, want the file beside the binary out of reach", out)
 	}
-	want := "codemode sandbox: opening " + bin + ": permission denied\n"
-	if stderr.String() != want || stdout.Len() != 0 {
-		t.Errorf("stderr = %q, stdout = %q; want stderr %q and no output", stderr.String(), stdout.String(), want)
+}
+
+// TestVanishedBinaryFailsClosed: a program the launcher cannot open is
+// refused before anything starts, with its path.
+func TestVanishedBinaryFailsClosed(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "gone")
+	_, err := sandbox.Command(sandbox.Config{}, bin, "socket")
+	if err == nil || !strings.Contains(err.Error(), bin) || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("err = %v, want a not-exist error naming %s", err, bin)
 	}
 }
 

@@ -13,7 +13,8 @@ import (
 // limit, kill and hostile-program test), from its execve on. Monty runs
 // single-threaded: it never cloned. Its calls, by what they are for:
 //
-//	loader and libc start-up: execve (stage two's exec of the worker),
+//	loader and libc start-up: execveat (stage two's exec of the worker,
+//	  from the descriptor the launcher opened; traced as execve before),
 //	  brk, mmap, mprotect, munmap, arch_prctl, set_tid_address,
 //	  set_robust_list, rseq, access, openat, read, pread64, close,
 //	  newfstatat, statx, lseek, prlimit64 (reads RLIMIT_STACK),
@@ -42,7 +43,7 @@ import (
 // where a filter cannot read them), so libc falls back to clone.
 var allowed = []string{
 	"access", "arch_prctl", "brk", "clock_gettime", "clock_nanosleep", "close",
-	"execve", "exit", "exit_group", "fcntl", "fstat", "futex", "getpid",
+	"execveat", "exit", "exit_group", "fcntl", "fstat", "futex", "getpid",
 	"getrandom", "gettid", "lseek", "madvise", "mmap", "mprotect", "mremap",
 	"munmap", "nanosleep", "newfstatat", "openat", "poll", "pread64",
 	"prlimit64", "read", "readv", "restart_syscall", "rseq", "rt_sigaction",
