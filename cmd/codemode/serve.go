@@ -140,9 +140,15 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Requests under way get a moment; an open event stream never
+		// ends by itself, so what is left is then closed.
+		sctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		return hs.Shutdown(sctx)
+		if err := hs.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
+			return hs.Close()
+		} else {
+			return err
+		}
 	}
 }
 
