@@ -133,7 +133,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	} else {
 		logf("bearer tokens from %s: %d accepted", hopts.Tokens.Source(), hopts.Tokens.Len())
 	}
-	logf("serving MCP over streamable HTTP at http://%s/", ln.Addr())
+	logf("serving MCP over streamable HTTP at http://%s%s", ln.Addr(), gateway.MCPPath)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
