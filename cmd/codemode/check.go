@@ -52,7 +52,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		for _, d := range diffs {
-			fmt.Fprintln(stdout, d.Message(""))
+			fmt.Fprintln(stdout, relabel(d.Message("")))
 		}
 		if len(diffs) > 0 {
 			stale = append(stale, t.Dir)
@@ -66,4 +66,12 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	}
 	return &exitError{1, fmt.Sprintf("codemode check: %d generated file(s) are stale in %s; %s", n, strings.Join(stale, ", "), fix)}
+}
+
+// relabel names the two sides of a diff for a reader of check: the file on
+// disk and what gen would write now. The header is the first " (want)" and
+// " (got)" of the message.
+func relabel(msg string) string {
+	msg = strings.Replace(msg, " (want)\n+++ ", " (on disk)\n+++ ", 1)
+	return strings.Replace(msg, " (got)\n", " (regenerated)\n", 1)
 }

@@ -73,7 +73,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "jobs":
 		err = cmdJobs(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "codemode", version())
+		fmt.Fprintln(stdout, versionLine())
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 	default:
@@ -96,14 +96,58 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 1
 }
 
+// version is the module version: Version when set at build time, else the
+// build info's module version ("v1.2.3" after go install ...@v1.2.3, a
+// pseudo-version or "(devel)" for a build in a checkout).
 func version() string {
-	if Version != "" {
-		return Version
+	bi, _ := debug.ReadBuildInfo()
+	v, _ := buildVersion(bi, Version)
+	return v
+}
+
+// versionLine is what codemode version prints: the version and, for a build
+// from a checkout, the VCS revision (and "modified" when the tree had
+// uncommitted changes).
+func versionLine() string {
+	bi, _ := debug.ReadBuildInfo()
+	v, rev := buildVersion(bi, Version)
+	if rev == "" {
+		return "codemode " + v
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+	return "codemode " + v + " (" + rev + ")"
+}
+
+func buildVersion(bi *debug.BuildInfo, ldflag string) (version, revision string) {
+	version = "(devel)"
+	if bi != nil && bi.Main.Version != "" {
+		version = bi.Main.Version
 	}
-	return "(devel)"
+	if ldflag != "" {
+		version = ldflag
+	}
+	if bi == nil {
+		return version, ""
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return version, ""
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	revision = "revision " + rev
+	if modified == "true" {
+		revision += ", modified"
+	}
+	return version, revision
 }
 
 // newFlags returns a FlagSet that reports errors instead of exiting.
