@@ -25,6 +25,7 @@ Usage:
   codemode check -c codemode.yaml
   codemode run -c codemode.yaml PROGRAM.py
   codemode serve -c codemode.yaml [--http ADDR --token-file FILE]
+  codemode tools -c codemode.yaml [--all] [--json]
   codemode enrich -c codemode.yaml --explain TOOL
   codemode audit verify [--head HASH] FILE
   codemode jobs list|get|wait [--state DIR] --session ID [JOB]
@@ -68,6 +69,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdServe(ctx, rest, stdin, stdout, stderr)
 	case "enrich":
 		err = cmdEnrich(ctx, rest, stdout, stderr)
+	case "tools":
+		err = cmdTools(ctx, rest, stdout, stderr)
 	case "audit":
 		err = cmdAudit(ctx, rest, stdout, stderr)
 	case "jobs":
