@@ -20,6 +20,7 @@ var Version = ""
 const usage = `codemode compiles API descriptions into typed Python and runs programs against them.
 
 Usage:
+  codemode init [sources]
   codemode gen [sources] [-o DIR] [--no-enrich] [--go-package DIR]
   codemode gen -c codemode.yaml
   codemode check -c codemode.yaml
@@ -71,6 +72,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdEnrich(ctx, rest, stdout, stderr)
 	case "tools":
 		err = cmdTools(ctx, rest, stdout, stderr)
+	case "init":
+		err = cmdInit(ctx, rest, stdout, stderr)
 	case "audit":
 		err = cmdAudit(ctx, rest, stdout, stderr)
 	case "jobs":
