@@ -22,8 +22,8 @@ const usage = `codemode compiles API descriptions into typed Python and runs pro
 Usage:
   codemode init [sources]
   codemode gen [sources] [-o DIR] [--no-enrich] [--go-package DIR]
-  codemode gen -c codemode.yaml
-  codemode check -c codemode.yaml
+  codemode gen [-c codemode.yaml]
+  codemode check -c codemode.yaml [--json]
   codemode run -c codemode.yaml PROGRAM.py
   codemode serve -c codemode.yaml [--http ADDR --token-file FILE]
   codemode tools -c codemode.yaml [--all] [--json]
@@ -32,7 +32,7 @@ Usage:
   codemode jobs list|get|wait [--state DIR] --session ID [JOB]
   codemode version
 
-Sources (gen), each optionally followed by --service NAME:
+Sources (init, gen), each optionally followed by --service NAME:
   --mcp FILE        MCP tools/list output (bare array, {"tools":[...]}, JSON-RPC response)
   --mcp-cmd 'CMD'   a stdio MCP server to start and list
   --mcp-url URL     a streamable-HTTP MCP server
