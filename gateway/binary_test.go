@@ -148,7 +148,7 @@ func TestServeHTTP(t *testing.T) {
 	}
 	// Without the token: 401, naming the metadata.
 	resp, _ := post(t, url, "", "", initBody)
-	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+strings.TrimSuffix(url, "/")+`/.well-known/oauth-protected-resource"` {
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+strings.TrimSuffix(url, "/mcp")+`/.well-known/oauth-protected-resource"` {
 		t.Fatalf("no token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 	cs, err := connectHTTP(t, url, tokenA)
@@ -170,7 +170,7 @@ func TestServeHTTP(t *testing.T) {
 func TestServeHTTPInsecureNoAuthWarns(t *testing.T) {
 	bin := buildCodemode(t)
 	url, lines := startServe(t, bin, "-c", writePack(t), "--insecure-no-auth")
-	if want := []string{"codemode serve: WARNING: --insecure-no-auth: anyone who can connect to " + strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/") + " runs programs with this pack's credentials"}; !reflect.DeepEqual(lines, want) {
+	if want := []string{"codemode serve: WARNING: --insecure-no-auth: anyone who can connect to " + strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp") + " runs programs with this pack's credentials"}; !reflect.DeepEqual(lines, want) {
 		t.Fatalf("stderr: %q", lines)
 	}
 	cs, err := connectHTTP(t, url, "")

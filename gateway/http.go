@@ -30,6 +30,11 @@ const DefaultIdleTTL = 30 * time.Minute
 // served.
 const MetadataPath = "/.well-known/oauth-protected-resource"
 
+// MCPPath is the MCP endpoint's path: the URL `codemode serve --http`
+// prints, and the resource the metadata names. "/" is served the same, for
+// clients configured before.
+const MCPPath = "/mcp"
+
 // MinTokenLength is the shortest bearer token accepted: a shorter one could
 // be guessed.
 const MinTokenLength = 16
@@ -45,9 +50,9 @@ type HTTPOptions struct {
 	// IdleTTL closes a session that has had no request for this long;
 	// 0 is DefaultIdleTTL.
 	IdleTTL time.Duration
-	// PublicURL is the URL clients reach the server at ("https://host/"),
-	// named as the resource in the metadata; empty takes each request's
-	// scheme and Host.
+	// PublicURL is the origin clients reach the server at
+	// ("https://host"); the metadata names PublicURL+MCPPath as the
+	// resource. Empty takes each request's scheme and Host.
 	PublicURL string
 	// AuthorizationServers are listed in the metadata, for clients that
 	// obtain tokens by OAuth; with static tokens there are none.
@@ -102,7 +107,10 @@ func (s *Server) NewHTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	}
 	inner := s.mcpHandler(opts.idleTTL())
 	if opts.NoAuth {
-		return inner, nil
+		mux := http.NewServeMux()
+		mux.Handle(MCPPath, inner)
+		mux.Handle("/", inner)
+		return mux, nil
 	}
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		id, ok := opts.Tokens.Check(token)
@@ -114,21 +122,27 @@ func (s *Server) NewHTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		return &auth.TokenInfo{UserID: id}, nil
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc(MetadataPath, func(w http.ResponseWriter, r *http.Request) {
+	metadata := func(w http.ResponseWriter, r *http.Request) {
 		auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
-			Resource:               base(r) + "/",
+			Resource:               base(r) + MCPPath,
 			AuthorizationServers:   opts.AuthorizationServers,
 			BearerMethodsSupported: []string{"header"},
 			ResourceName:           s.cfg.Name,
 		}).ServeHTTP(w, r)
-	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+	}
+	// RFC 9728 places the metadata of https://host/mcp at
+	// /.well-known/oauth-protected-resource/mcp; clients also try the root.
+	mux.HandleFunc(MetadataPath, metadata)
+	mux.HandleFunc(MetadataPath+MCPPath, metadata)
+	protected := func(w http.ResponseWriter, r *http.Request) {
 		auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{
 			ResourceMetadataURL: base(r) + MetadataPath,
 			// Static tokens carry no expiry; they are rotated in the file.
 			AllowMissingExpiration: true,
 		})(inner).ServeHTTP(w, r)
-	})
+	}
+	mux.HandleFunc(MCPPath, protected)
+	mux.HandleFunc("/", protected)
 	return mux, nil
 }
 

@@ -126,7 +126,7 @@ func TestServeHTTPWithoutTokenRefused(t *testing.T) {
 	}
 	data, _ := io.ReadAll(mresp.Body)
 	mresp.Body.Close()
-	want := `{"resource":"` + hs.URL + `/","bearer_methods_supported":["header"],"resource_name":"codemode"}` + "\n"
+	want := `{"resource":"` + hs.URL + `/mcp","bearer_methods_supported":["header"],"resource_name":"codemode"}` + "\n"
 	if mresp.StatusCode != 200 || mresp.Header.Get("Content-Type") != "application/json" || string(data) != want {
 		t.Fatalf("metadata: %d %q\n%s", mresp.StatusCode, mresp.Header.Get("Content-Type"), data)
 	}
@@ -402,7 +402,7 @@ func TestServeHTTPMetadataPublicURL(t *testing.T) {
 	}
 	data, _ := io.ReadAll(mresp.Body)
 	mresp.Body.Close()
-	if want := `{"resource":"https://mcp.example.com/","authorization_servers":["https://auth.example.com"],"bearer_methods_supported":["header"],"resource_name":"codemode"}` + "\n"; string(data) != want {
+	if want := `{"resource":"https://mcp.example.com/mcp","authorization_servers":["https://auth.example.com"],"bearer_methods_supported":["header"],"resource_name":"codemode"}` + "\n"; string(data) != want {
 		t.Fatalf("metadata:\n%s", data)
 	}
 }

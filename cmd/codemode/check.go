@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	config := fs.String("c", "codemode.yaml", "pack `FILE`")
 	out := fs.String("o", "", "generated `DIR` to compare (default: the pack's out:)")
 	noEnrich := fs.Bool("no-enrich", false, "the files were generated with --no-enrich")
+	asJSON := fs.Bool("json", false, "print JSON: every directory and stale file")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -39,6 +41,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var stale []string
 	n := 0
+	report := checkReport{Dirs: []string{}, Stale: []checkFile{}}
 	for _, t := range res.Trees {
 		mode := golden.Subset
 		if t.Whole {
@@ -51,19 +54,64 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
+		report.Dirs = append(report.Dirs, t.Dir)
 		for _, d := range diffs {
-			fmt.Fprintln(stdout, d.Message(""))
+			if *asJSON {
+				report.Stale = append(report.Stale, checkFile{Dir: d.Dir, File: d.Name, Kind: kindName[d.Kind], Diff: relabel(d.Diff)})
+				continue
+			}
+			fmt.Fprintln(stdout, relabel(d.Message("")))
 		}
 		if len(diffs) > 0 {
 			stale = append(stale, t.Dir)
 			n += len(diffs)
 		}
 	}
+	if *asJSON {
+		report.UpToDate = len(stale) == 0
+		if !report.UpToDate {
+			report.Fix = fix
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(report); err != nil {
+			return err
+		}
+	}
 	if len(stale) == 0 {
 		for _, t := range res.Trees {
+			if *asJSON {
+				break
+			}
 			fmt.Fprintf(stdout, "%s is up to date\n", t.Dir)
 		}
 		return nil
 	}
 	return &exitError{1, fmt.Sprintf("codemode check: %d generated file(s) are stale in %s; %s", n, strings.Join(stale, ", "), fix)}
+}
+
+// checkReport is codemode check --json.
+type checkReport struct {
+	UpToDate bool        `json:"up_to_date"`
+	Dirs     []string    `json:"dirs"`
+	Stale    []checkFile `json:"stale"`
+	Fix      string      `json:"fix,omitempty"`
+}
+
+type checkFile struct {
+	Dir  string `json:"dir"`
+	File string `json:"file"`
+	Kind string `json:"kind"` // changed, missing, extra
+	Diff string `json:"diff,omitempty"`
+}
+
+var kindName = map[golden.Kind]string{golden.Changed: "changed", golden.Missing: "missing", golden.Extra: "extra"}
+
+// relabel names the two sides of a diff for a reader of check: the file on
+// disk and what gen would write now. The header is the first " (want)" and
+// " (got)" of the message.
+func relabel(msg string) string {
+	msg = strings.Replace(msg, " (want)\n+++ ", " (on disk)\n+++ ", 1)
+	return strings.Replace(msg, " (got)\n", " (regenerated)\n", 1)
 }

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=v1.2.3"; when
@@ -19,17 +20,19 @@ var Version = ""
 const usage = `codemode compiles API descriptions into typed Python and runs programs against them.
 
 Usage:
+  codemode init [sources]
   codemode gen [sources] [-o DIR] [--no-enrich] [--go-package DIR]
-  codemode gen -c codemode.yaml
-  codemode check -c codemode.yaml
+  codemode gen [-c codemode.yaml]
+  codemode check -c codemode.yaml [--json]
   codemode run -c codemode.yaml PROGRAM.py
   codemode serve -c codemode.yaml [--http ADDR --token-file FILE]
+  codemode tools -c codemode.yaml [--all] [--json]
   codemode enrich -c codemode.yaml --explain TOOL
   codemode audit verify [--head HASH] FILE
   codemode jobs list|get|wait [--state DIR] --session ID [JOB]
   codemode version
 
-Sources (gen), each optionally followed by --service NAME:
+Sources (init, gen), each optionally followed by --service NAME:
   --mcp FILE        MCP tools/list output (bare array, {"tools":[...]}, JSON-RPC response)
   --mcp-cmd 'CMD'   a stdio MCP server to start and list
   --mcp-url URL     a streamable-HTTP MCP server
@@ -53,7 +56,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
 	switch cmd, rest := args[0], args[1:]; cmd {
@@ -67,12 +70,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdServe(ctx, rest, stdin, stdout, stderr)
 	case "enrich":
 		err = cmdEnrich(ctx, rest, stdout, stderr)
+	case "tools":
+		err = cmdTools(ctx, rest, stdout, stderr)
+	case "init":
+		err = cmdInit(ctx, rest, stdout, stderr)
 	case "audit":
 		err = cmdAudit(ctx, rest, stdout, stderr)
 	case "jobs":
 		err = cmdJobs(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "codemode", version())
+		fmt.Fprintln(stdout, versionLine())
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 	default:
@@ -95,14 +102,58 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 1
 }
 
+// version is the module version: Version when set at build time, else the
+// build info's module version ("v1.2.3" after go install ...@v1.2.3, a
+// pseudo-version or "(devel)" for a build in a checkout).
 func version() string {
-	if Version != "" {
-		return Version
+	bi, _ := debug.ReadBuildInfo()
+	v, _ := buildVersion(bi, Version)
+	return v
+}
+
+// versionLine is what codemode version prints: the version and, for a build
+// from a checkout, the VCS revision (and "modified" when the tree had
+// uncommitted changes).
+func versionLine() string {
+	bi, _ := debug.ReadBuildInfo()
+	v, rev := buildVersion(bi, Version)
+	if rev == "" {
+		return "codemode " + v
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+	return "codemode " + v + " (" + rev + ")"
+}
+
+func buildVersion(bi *debug.BuildInfo, ldflag string) (version, revision string) {
+	version = "(devel)"
+	if bi != nil && bi.Main.Version != "" {
+		version = bi.Main.Version
 	}
-	return "(devel)"
+	if ldflag != "" {
+		version = ldflag
+	}
+	if bi == nil {
+		return version, ""
+	}
+	var rev, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value
+		}
+	}
+	if rev == "" {
+		return version, ""
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	revision = "revision " + rev
+	if modified == "true" {
+		revision += ", modified"
+	}
+	return version, revision
 }
 
 // newFlags returns a FlagSet that reports errors instead of exiting.

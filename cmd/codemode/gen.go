@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 
 	"github.com/codemode-dev/codemode/pack"
@@ -65,7 +66,7 @@ func loadPack(config string, srcs []pack.Source, out string) (*pack.Pack, error)
 		return p, nil
 	}
 	if len(srcs) == 0 {
-		return nil, usageErr("codemode: no source: give -c codemode.yaml or one of --mcp, --mcp-cmd, --mcp-url, --openapi")
+		return nil, usageErr("codemode: no source: no codemode.yaml here; give -c FILE or one of --mcp, --mcp-cmd, --mcp-url, --openapi")
 	}
 	if out == "" {
 		out = "api"
@@ -77,7 +78,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := newFlags("gen", stderr)
 	var srcs sourceFlags
 	srcs.register(fs)
-	config := fs.String("c", "", "pack `FILE` (codemode.yaml)")
+	config := fs.String("c", "", "pack `FILE` (default ./codemode.yaml when no source flag is given)")
 	out := fs.String("o", "", "output `DIR` (default api/, or the pack's out:)")
 	noEnrich := fs.Bool("no-enrich", false, "turn the enrichment pass off")
 	goPkg := fs.String("go-package", "", "also emit a Go package embedding the surface into `DIR`")
@@ -86,6 +87,12 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if fs.NArg() > 0 {
 		return usageErr("codemode gen: unexpected argument %q", fs.Arg(0))
+	}
+	if *config == "" && len(srcs.sources) == 0 {
+		// Bare gen compiles ./codemode.yaml, as the other commands do.
+		if _, err := os.Stat("codemode.yaml"); err == nil {
+			*config = "codemode.yaml"
+		}
 	}
 	p, err := loadPack(*config, srcs.sources, *out)
 	if err != nil {

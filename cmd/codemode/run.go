@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/readgate"
@@ -74,9 +75,27 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(stdout, res.Text())
+	// The program's output, as printed, is the command's output; notes, the
+	// call count and the error are codemode's own, on stderr.
+	fmt.Fprint(stdout, res.Output)
+	summary := res.NotesText() + res.SummaryText()
+	if fs.Arg(0) != "-" {
+		summary = nameScript(summary, fs.Arg(0))
+	}
+	fmt.Fprint(stderr, summary)
 	if !res.OK() {
 		return &exitError{1, ""}
 	}
 	return nil
+}
+
+// nameScript puts the program's file name where the runtime's tracebacks
+// and type-check reports name runtime.ScriptName.
+func nameScript(text, file string) string {
+	const s = runtime.ScriptName
+	return strings.NewReplacer(
+		`File "`+s+`"`, `File "`+file+`"`,
+		s+", line", file+", line",
+		s+":", file+":",
+	).Replace(text)
 }

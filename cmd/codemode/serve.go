@@ -133,16 +133,22 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	} else {
 		logf("bearer tokens from %s: %d accepted", hopts.Tokens.Source(), hopts.Tokens.Len())
 	}
-	logf("serving MCP over streamable HTTP at http://%s/", ln.Addr())
+	logf("serving MCP over streamable HTTP at http://%s%s", ln.Addr(), gateway.MCPPath)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
 	select {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Requests under way get a moment; an open event stream never
+		// ends by itself, so what is left is then closed.
+		sctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		return hs.Shutdown(sctx)
+		if err := hs.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
+			return hs.Close()
+		} else {
+			return err
+		}
 	}
 }
 

@@ -221,7 +221,7 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		go ns.close()
+		go ns.close(dropGrace)
 		return nil, fmt.Errorf("mcp %s: upstream is closed", m.name)
 	}
 	m.sess = ns
@@ -263,10 +263,19 @@ func (m *MCP) drop(s *mcpSession) {
 		m.sess = nil
 	}
 	m.mu.Unlock()
-	go s.close()
+	go s.close(dropGrace)
 }
 
-func (s *mcpSession) close() error {
+// dropGrace is how long a dropped session's server gets to exit after its
+// stdin closes; closeGrace the same when the upstream is closed (codemode
+// is exiting: a client waits for it, and the TypeScript SDK sends SIGTERM
+// 2 s after closing codemode's stdin).
+const (
+	dropGrace  = 2 * time.Second
+	closeGrace = 100 * time.Millisecond
+)
+
+func (s *mcpSession) close(grace time.Duration) error {
 	if s.cs == nil {
 		return nil
 	}
@@ -275,7 +284,7 @@ func (s *mcpSession) close() error {
 		// Closing the session closed the server's stdin; it gets a moment
 		// to exit, then it and anything it started in its process group
 		// (an npx wrapper's child, say) are killed.
-		s.proc.stop(2 * time.Second)
+		s.proc.stop(grace)
 	}
 	if s.isDead() && err != nil {
 		return nil // the process had already gone: its exit status is no news
@@ -293,7 +302,7 @@ func (m *MCP) Close() error {
 	if s == nil {
 		return nil
 	}
-	err := s.close()
+	err := s.close(closeGrace)
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		return nil // a server that exits non-zero on stdin EOF is still stopped
