@@ -17,6 +17,7 @@ import (
 
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/golden"
+	"github.com/codemode-dev/codemode/internal/testpeer"
 )
 
 // TestTranscripts replays testdata/transcripts/*.txtar against a real
@@ -46,8 +47,9 @@ import (
 //     (encoded without HTML escapes, so "<module>" reads as itself; null
 //     when the reply has none).
 //
-// Masking, so that replies are deterministic: RFC 3339 times become <time>
-// and the test's temporary directories become $TMP. Nothing else varies
+// Masking, so that replies are deterministic: RFC 3339 times become
+// <time>, server-everything's path $EVERYTHING and the test's temporary
+// directories $TMP. Nothing else varies
 // today; a reply that starts to show durations or ids gets a rule here.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/transcripts/*.txtar")
@@ -116,10 +118,14 @@ func runTranscript(t *testing.T, file string) {
 	}
 	f := newFixtureAt(t, writePackYAML(t, yaml), direct, nil)
 	cs := f.connect(t)
-	tmp := filepath.Dir(f.pack.Dir)
+	bin, err := testpeer.NodeBin("mcp-server-everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := strings.NewReplacer(bin, "$EVERYTHING", filepath.Dir(f.pack.Dir), "$TMP")
 	for _, c := range calls {
 		out.Files = append(out.Files, c.File)
-		out.Files = append(out.Files, transcriptReply(t, cs, c.File, c.structured, tmp)...)
+		out.Files = append(out.Files, transcriptReply(t, cs, c.File, c.structured, paths)...)
 	}
 	got := txtar.Format(out)
 	if golden.Updating() {
@@ -136,7 +142,7 @@ func runTranscript(t *testing.T, file string) {
 }
 
 // transcriptReply makes request c and returns its reply sections.
-func transcriptReply(t *testing.T, cs *mcp.ClientSession, c txtar.File, structured bool, tmp string) []txtar.File {
+func transcriptReply(t *testing.T, cs *mcp.ClientSession, c txtar.File, structured bool, paths *strings.Replacer) []txtar.File {
 	ctx := context.Background()
 	if c.Name == "tools/list" {
 		res, err := cs.ListTools(ctx, nil)
@@ -172,7 +178,7 @@ func transcriptReply(t *testing.T, cs *mcp.ClientSession, c txtar.File, structur
 			fmt.Fprintf(&b, "[%T]\n", block)
 		}
 	}
-	name, text := "reply", mask(b.String(), tmp)
+	name, text := "reply", mask(b.String(), paths)
 	if res.IsError {
 		name = "error reply"
 	}
@@ -187,7 +193,7 @@ func transcriptReply(t *testing.T, cs *mcp.ClientSession, c txtar.File, structur
 		if err := enc.Encode(res.StructuredContent); err != nil {
 			t.Fatalf("%s: structuredContent: %v", c.Name, err)
 		}
-		files = append(files, txtar.File{Name: "structured", Data: []byte(mask(js.String(), tmp))})
+		files = append(files, txtar.File{Name: "structured", Data: []byte(mask(js.String(), paths))})
 	}
 	return files
 }
@@ -195,7 +201,7 @@ func transcriptReply(t *testing.T, cs *mcp.ClientSession, c txtar.File, structur
 var rfc3339 = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
 
 // mask makes a reply deterministic: see TestTranscripts.
-func mask(s, tmp string) string {
-	s = strings.ReplaceAll(s, tmp, "$TMP")
+func mask(s string, paths *strings.Replacer) string {
+	s = paths.Replace(s)
 	return rfc3339.ReplaceAllString(s, "<time>")
 }
