@@ -113,8 +113,11 @@ func runTranscript(t *testing.T, file string) {
 		t.Fatal("no requests")
 	}
 	if readLines > 0 {
+		// A global: this transcript runs alone, before the parallel ones.
 		old := gateway.SetMaxReadLines(readLines)
 		t.Cleanup(func() { gateway.SetMaxReadLines(old) })
+	} else {
+		t.Parallel()
 	}
 	f := newFixtureAt(t, writePackYAML(t, yaml), direct, nil)
 	cs := f.connect(t)
