@@ -113,16 +113,8 @@ after wait: api.everything.echo was not called: an earlier call in this program 
 		t.Errorf("upstream saw %d echo calls, want 1", n)
 	}
 
-	// The shape seen is now shown by find_tool.
-	got, _ = call(t, cs, "find_tool", map[string]any{"query": "echo"})
-	if !strings.Contains(got, "returns: str  (seen in an earlier result; no output schema)\n") {
-		t.Errorf("find_tool after a call lacks the seen shape:\n%s", got)
-	}
-	// An output schema is rendered compactly.
-	got, _ = call(t, cs, "find_tool", map[string]any{"query": "structured content weather"})
-	if !strings.Contains(got, "returns: {conditions: str, humidity: float, temperature: float}\n") {
-		t.Errorf("find_tool lacks the output shape:\n%s", got)
-	}
+	// (The seen shape and output schemas find_tool shows are pinned by
+	// testdata/transcripts.)
 
 	// A direct call of a granted tool is refused and audited.
 	got, isErr = call(t, cs, "echo", map[string]any{"message": "x"})
@@ -162,37 +154,11 @@ after wait: api.everything.echo was not called: an earlier call in this program 
 	}
 }
 
+// TestReadAPIAndResources: the file is a resource, and reading it unlocks
+// the tools for that session (read_api's replies are pinned by
+// testdata/transcripts/find_and_read.txtar).
 func TestReadAPIAndResources(t *testing.T) {
 	f := newFixture(t, false, nil)
-	cs := f.connect(t)
-	got, isErr := call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "97-99"})
-	want := "api/everything.py lines 97-99 of 114:\n   97  def get_sum(a: float, b: float) -> Any:\n   98      \"\"\"Returns the sum of two numbers\n   99  \n"
-	if isErr || got != want {
-		t.Fatalf("read_api:\n%q\nwant\n%q", got, want)
-	}
-	// Part of a definition does not unlock it; all of it unlocks it alone.
-	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=2, b=3))`})
-	if !strings.Contains(got, "PermissionError: api.everything.get_sum was refused: read api/everything.py lines 97-106 first") {
-		t.Fatalf("run_code after reading part of get_sum: %q", got)
-	}
-	call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "97-106"})
-	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=2, b=3))`})
-	if got != "The sum of 2 and 3 is 5.\n[1 tool call]\n" {
-		t.Fatalf("run_code after read_api: %q", got)
-	}
-	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="neighbour"))`})
-	if !strings.Contains(got, "PermissionError: api.everything.echo was refused: read api/everything.py lines 44-52 first") {
-		t.Fatalf("a neighbour of the tool read: %q", got)
-	}
-	got, isErr = call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "x"})
-	if !isErr || got != `read_api: lines "x": want "start-end" like "41-63", one line "41", or "" for the whole file` {
-		t.Errorf("bad lines: %q", got)
-	}
-	got, isErr = call(t, cs, "read_api", map[string]any{"service": "nope"})
-	if !isErr || got != `read_api: no service "nope"; the services are everything` {
-		t.Errorf("bad service: %q", got)
-	}
-
 	// Resources: the file, and reading it unlocks another session.
 	ctx := context.Background()
 	cs2 := f.connect(t)
@@ -200,7 +166,7 @@ func TestReadAPIAndResources(t *testing.T) {
 	if err != nil || len(lr.Resources) != 1 || lr.Resources[0].URI != "codemode:///api/everything.py" {
 		t.Fatalf("resources: %v %+v", err, lr)
 	}
-	got, isErr = call(t, cs2, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=1))`})
+	got, isErr := call(t, cs2, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=1))`})
 	if !isErr || !strings.Contains(got, "read api/everything.py lines 97-106 first") {
 		t.Fatalf("second session before reading: %q", got)
 	}
@@ -252,29 +218,17 @@ func TestHTTP(t *testing.T) {
 	}
 }
 
+// TestDirectMode: what reaches the upstream and the audit in direct mode
+// (the replies are pinned by testdata/transcripts/direct.txtar).
 func TestDirectMode(t *testing.T) {
 	f := newFixture(t, true, nil)
 	cs := f.connect(t)
-	want := []string{"echo", "get-annotated-message", "get-structured-content", "get-sum", "get-tiny-image"}
-	if got := toolNames(t, cs); !reflect.DeepEqual(got, want) {
-		t.Fatalf("direct tools = %v, want %v", got, want)
+	call(t, cs, "echo", map[string]any{"message": "direct"})
+	call(t, cs, "get-sum", map[string]any{"a": 99, "b": 1})
+	if _, isErr := call(t, cs, "get-structured-content", map[string]any{"location": "Paris"}); !isErr || f.up.count("get-structured-content") != 0 || f.up.count("get-sum") != 0 || f.up.count("echo") != 1 {
+		t.Fatalf("upstream calls: echo %d, get-sum %d, get-structured-content %d; want 1, 0, 0", f.up.count("echo"), f.up.count("get-sum"), f.up.count("get-structured-content"))
 	}
-	got, isErr := call(t, cs, "echo", map[string]any{"message": "direct"})
-	if isErr || got != "NOTE: echo calls are logged for review\n\nEcho: direct" {
-		t.Fatalf("direct echo: %q", got)
-	}
-	got, isErr = call(t, cs, "get-sum", map[string]any{"a": 99, "b": 1})
-	if isErr || got != `NOTE: WAIT: api.everything.get_sum is waiting: a=99 needs a human's approval. End your turn now.`+"\n\n"+`{"reason":"a=99 needs a human's approval","status":"waiting"}` {
-		t.Fatalf("direct wait: %q", got)
-	}
-	got, isErr = call(t, cs, "get-structured-content", map[string]any{"location": "Paris"})
-	if want := `api.everything.get_structured_content: argument location must be one of "New York", "Chicago", "Los Angeles"; got "Paris"`; !isErr || got != want || f.up.count("get-structured-content") != 0 {
-		t.Fatalf("direct validation: %q", got)
-	}
-	got, isErr = call(t, cs, "get-env", nil)
-	if !isErr || got != `"get-env" is not a tool of this server` {
-		t.Fatalf("ungranted direct call: %q", got)
-	}
+	call(t, cs, "get-env", nil)
 	// echo (intent and outcome), get-sum (a policy wait), get-structured-
 	// content (invalid), get-env (refused by the server).
 	res, err := audit.Verify(f.auditAt)
@@ -389,23 +343,6 @@ func TestPersistentSessions(t *testing.T) {
 	other := f.connect(t)
 	if got, isErr := call(t, other, "run_code", map[string]any{"code": "print(x)"}); !isErr || !strings.Contains(got, "Name `x` used when not defined") {
 		t.Errorf("another session saw x: %q", got)
-	}
-}
-
-// TestReadIsCut: one read_api call returns at most maxReadLines lines and
-// says how to read on; only the lines shown count as read.
-func TestReadIsCut(t *testing.T) {
-	old := gateway.SetMaxReadLines(5)
-	defer gateway.SetMaxReadLines(old)
-	f := newFixture(t, false, nil)
-	text, err := f.srv.Read("s", "everything", "10-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	if !strings.HasPrefix(lines[0], "api/everything.py lines 10-14 of ") || len(lines) != 7 ||
-		lines[6] != `[cut at 5 lines: read on with read_api("everything", "15-"), or ask find_tool for the tool you need]` {
-		t.Errorf("read:\n%s", text)
 	}
 }
 

@@ -33,12 +33,19 @@ services:
 // and returns its file.
 func writePack(t testing.TB) string {
 	t.Helper()
+	return writePackYAML(t, packYAML)
+}
+
+// writePackYAML is writePack with another codemode.yaml, a format whose one
+// %q is server-everything's path.
+func writePackYAML(t testing.TB, yaml string) string {
+	t.Helper()
 	bin, err := testpeer.NodeBin("mcp-server-everything")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	testpack.Build(t, dir, fmt.Sprintf(packYAML, bin))
+	testpack.Build(t, dir, fmt.Sprintf(yaml, bin))
 	return filepath.Join(dir, "codemode.yaml")
 }
 
@@ -105,7 +112,12 @@ func tamperEcho(m *manifest.Manifest) {
 
 func newFixture(t testing.TB, direct bool, mutate func(*runtime.Config), pinned ...func(*manifest.Manifest)) *fixture {
 	t.Helper()
-	file := writePack(t)
+	return newFixtureAt(t, writePack(t), direct, mutate, pinned...)
+}
+
+// newFixtureAt is newFixture over the pack in file.
+func newFixtureAt(t testing.TB, file string, direct bool, mutate func(*runtime.Config), pinned ...func(*manifest.Manifest)) *fixture {
+	t.Helper()
 	p, err := pack.Load(file)
 	if err != nil {
 		t.Fatal(err)
