@@ -153,7 +153,7 @@ type FoundTool struct {
 // Answer is find_tool's reply to a search for q that found matches.
 func (f *Finder) Answer(q string, matches []Match) string {
 	if len(matches) == 0 {
-		return fmt.Sprintf("No granted tool matches %q. Try other words (what the tool does, or a noun it acts on). %d tools are granted.", q, f.Len())
+		return fmt.Sprintf("No granted tool matches %q. Try other words (what the tool does, or a noun it acts on). %s.", q, grantedCount(f.Len()))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d match%s for %q (best first). Read a definition before the first call: find_tool(\"<service>.<tool>\") or read_api.\n\n", len(matches), esPlural(len(matches)), q)
@@ -570,4 +570,12 @@ func pyValue(v any) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return pyLiteral(v)
+}
+
+// grantedCount says how many tools are granted, in a sentence.
+func grantedCount(n int) string {
+	if n == 1 {
+		return "1 tool is granted"
+	}
+	return fmt.Sprintf("%d tools are granted", n)
 }

@@ -385,7 +385,7 @@ func (s *Server) Find(session, query string) string {
 func (s *Server) find(session, query string) (string, []Match, bool) {
 	q := strings.TrimSpace(query)
 	if q == "" {
-		return fmt.Sprintf("find_tool: give a few words about what you need, or an exact name like %q. %d tools are granted.", s.exampleName(), s.finder.Len()), nil, false
+		return fmt.Sprintf("find_tool: give a few words about what you need, or an exact name like %q. %s.", s.exampleName(), grantedCount(s.finder.Len())), nil, false
 	}
 	if m, ok := s.finder.Exact(q); ok {
 		var b strings.Builder
