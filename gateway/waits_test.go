@@ -93,3 +93,16 @@ func runCodeNamed(t *testing.T, cs *mcp.ClientSession, session, code string) (st
 	_ = json.Unmarshal(raw, &sc)
 	return b.String(), sc, res.IsError
 }
+
+var waitIDs = regexp.MustCompile(`\bw-[0-9a-f]{8}\b|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+
+// fixWait replaces the varying parts of a wait (its ID, its deadline) in
+// text with w-ID and DEADLINE.
+func fixWait(text string) string {
+	return waitIDs.ReplaceAllStringFunc(text, func(s string) string {
+		if strings.HasPrefix(s, "w-") {
+			return "w-ID"
+		}
+		return "DEADLINE"
+	})
+}
