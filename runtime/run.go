@@ -326,6 +326,11 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	case out.Exception != nil:
 		res.Error = formatException(out.Exception, r)
 	}
+	if res.Limit == string(monty.LimitTime) && r.hasJobs() {
+		// A loop that polls or busy-waits for something cannot outlast the
+		// limit: the fix is a job.
+		res.Error += "\nHint: " + jobsHint + "."
+	}
 	res.Error, res.ErrorDropped = cutText(res.Error, r.limits.ErrorText)
 	if res.ErrorDropped > 0 {
 		res.Error += fmt.Sprintf("\n[error text cut at %d bytes: %d more bytes were not kept]", r.limits.ErrorText, res.ErrorDropped)
@@ -432,6 +437,9 @@ func (r *Runtime) stubsFor(svcs []*manifest.Service, aio bool) string {
 	if r.hasJobs() {
 		s = withJobs(s)
 	}
+	if r.hasHelpers() {
+		s = withHelpers(s)
+	}
 	r.stubCache.Store(key, s)
 	return s
 }
@@ -484,6 +492,9 @@ func (r *Runtime) inputs() []monty.NamedValue {
 	}
 	if r.hasJobs() {
 		in = append(in, r.jobsInput())
+	}
+	if r.hasHelpers() {
+		in = append(in, helpersInput())
 	}
 	return in
 }
