@@ -94,6 +94,7 @@ except Exception as e:
 `})
 	want = `NOTE: echo calls are logged for review
 NOTE: WAIT: api.everything.get_sum is waiting: a=99 needs a human's approval. End your turn now.
+NOTE: WAIT: this session waits (wait w-ID) until an approver resolves it or until DEADLINE; run_code is refused until then.
 
 Echo: hi
 refused: there is no tool named "get-env". Find tools with find_tool("<what you need>").
@@ -102,7 +103,7 @@ TypeError api.everything.get_sum: argument a: expected float, got str ("x")
 after wait: api.everything.echo was not called: an earlier call in this program is waiting (a=99 needs a human's approval). End your turn now; the session resumes when the wait is over.
 [5 tool calls, 3 failed]
 `
-	if isErr || got != want {
+	if got = fixWait(got); isErr || got != want {
 		t.Fatalf("run_code:\n%s\nwant:\n%s", got, want)
 	}
 	// The invalid get-sum and the waiting one never reached the upstream.

@@ -247,11 +247,16 @@ func runCodeResult(res *runtime.Result) *mcp.CallToolResult {
 		out.Notes = []string{}
 	}
 	if res.Wait {
-		out.Wait = &runCodeWait{Tool: res.WaitTool, Reason: res.WaitReason}
-		if len(res.WaitJobs) > 0 {
+		out.Wait = &runCodeWait{Tool: res.WaitTool, Reason: res.WaitReason, ID: res.WaitID}
+		if !res.WaitDeadline.IsZero() {
 			d := res.WaitDeadline.UTC().Format(time.RFC3339)
-			out.Wait.Jobs, out.Wait.Deadline = res.WaitJobs, &d
+			out.Wait.Deadline = &d
+		}
+		if len(res.WaitJobs) > 0 {
+			out.Wait.Jobs = res.WaitJobs
 			out.Wait.Resume = "end the turn; call run_code in this session again when the job has ended or at the deadline, and read the result with jobs.get(name)"
+		} else if res.WaitID != "" {
+			out.Wait.Resume = "end the turn; run_code in this session is refused until an approver resolves this wait (codemode jobs approve --session SESSION " + res.WaitID + ") or the deadline passes"
 		}
 	}
 	if res.Error != "" {
@@ -285,8 +290,9 @@ type runCodeOutcome struct {
 type runCodeWait struct {
 	Tool   string `json:"tool"`
 	Reason string `json:"reason"`
-	// A wait on jobs: the jobs awaited, the deadline (RFC 3339) and how
-	// to resume.
+	// The session's pending wait: its ID (for codemode jobs approve), the
+	// jobs awaited (a job wait), the deadline (RFC 3339) and how to resume.
+	ID       string   `json:"id,omitempty"`
 	Jobs     []string `json:"jobs,omitempty"`
 	Deadline *string  `json:"deadline,omitempty"`
 	Resume   string   `json:"resume,omitempty"`

@@ -192,6 +192,13 @@ func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstrea
 		}
 		cfg.SessionTTL = d
 	}
+	if p.Runtime.WaitTimeout != "" {
+		d, err := time.ParseDuration(p.Runtime.WaitTimeout)
+		if err != nil || d <= 0 {
+			return cfg, fmt.Errorf("runtime.wait_timeout: %q is not a positive duration (e.g. \"1h\")", p.Runtime.WaitTimeout)
+		}
+		cfg.WaitTimeout = d
+	}
 	if p.Runtime.MaxParallel < 0 {
 		return cfg, fmt.Errorf("runtime.max_parallel: %d is not a number of calls; give 1 or more (default %d)", p.Runtime.MaxParallel, runtime.DefaultMaxParallel)
 	}

@@ -111,6 +111,10 @@ type Runtime struct {
 	// SessionTTL is how long a persistent session's state is kept after
 	// its last program, e.g. "72h" (default 24h).
 	SessionTTL string `yaml:"session_ttl"`
+	// WaitTimeout is how long a call's wait (a policy hook's, an
+	// upstream's wait_meta) holds the session unless an approver resolves
+	// it, e.g. "4h" (default 1h).
+	WaitTimeout string `yaml:"wait_timeout"`
 }
 
 // NoSandbox reports runtime.sandbox: none.

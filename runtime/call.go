@@ -119,6 +119,9 @@ func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) 
 	case "dir":
 		return h.dir(c)
 	}
+	if f, ok := strings.CutPrefix(c.Name, helpersName+"."); ok && h.r.hasHelpers() {
+		return helpersCall(c, f), nil
+	}
 	if f, ok := strings.CutPrefix(c.Name, "jobs."); ok && h.r.hasJobs() {
 		return h.jobsCall(c, f)
 	}

@@ -27,6 +27,51 @@ var (
 	typingName    = regexp.MustCompile("Name `([^`]+)` used when not defined")
 )
 
+// jobsHint is the correction for a program that tries to wait: sleeping,
+// polling in a loop, a thread.
+const jobsHint = `a program cannot wait: start the long call with jobs.submit("name", api.<service>.<tool>, arg=value) and end the turn with jobs.wait("name", wake_after=seconds); a later turn reads jobs.get("name")`
+
+// primitiveHints correct the modules a program reaches for to wait or run
+// things at once, and the standard modules Monty lacks, naming what does
+// the job here. withJobs marks the hints that name jobs (not offered when
+// a service is named jobs).
+var primitiveHints = map[string]struct {
+	hint     string
+	withJobs bool
+}{
+	"time":            {"Hint: there is no time module here (no sleep, no clock); " + jobsHint + ".", true},
+	"threading":       {"Hint: there are no threads here. For calls at the same time, import asyncio and await asyncio.gather(api.aio.<service>.<tool>(...), ...); for a call in the background, jobs.submit it: " + jobsHint + ".", true},
+	"multiprocessing": {"Hint: there are no processes here. For calls at the same time, import asyncio and await asyncio.gather(api.aio.<service>.<tool>(...), ...); for a call in the background, jobs.submit it: " + jobsHint + ".", true},
+	"concurrent":      {"Hint: there are no threads here. For calls at the same time, import asyncio and await asyncio.gather(api.aio.<service>.<tool>(...), ...); for a call in the background, jobs.submit it: " + jobsHint + ".", true},
+	"subprocess":      {"Hint: this sandbox runs no processes; a tool does the work: call it as api.<service>.<tool>(...) (find it with find_tool(\"<what you need>\")), and if it runs long, " + jobsHint + ".", true},
+	"ipaddress":       {"Hint: there is no ipaddress module here; codemode.ip(\"10.0.0.5\") returns an address's version and flags (is_private, is_loopback, ...), and codemode.ip_in_network(\"10.0.0.5\", \"10.0.0.0/8\") tests membership.", false},
+	"zoneinfo":        {"Hint: there is no zoneinfo module here; codemode.to_timezone(\"2024-06-01T12:00:00+00:00\", \"Europe/Paris\") returns the ISO time in that zone (read it with datetime.datetime.fromisoformat); fixed offsets work with datetime.timezone(datetime.timedelta(hours=2)).", false},
+}
+
+var (
+	typingMember = regexp.MustCompile("Module `([^`]+)` has no member `([^`]+)`")
+	moduleAttr   = regexp.MustCompile(`module '([^']+)' has no attribute '([^']+)'`)
+	typeAttr     = regexp.MustCompile(`type object '(datetime\.(?:datetime|date))' has no attribute '([^']+)'`)
+)
+
+// memberHint corrects a missing member of a module that exists
+// (asyncio.sleep), or "".
+func (r *Runtime) memberHint(module, member string) string {
+	if module == "asyncio" && member == "sleep" && r.hasJobs() {
+		return "Hint: asyncio.sleep is not available; " + jobsHint + "."
+	}
+	return ""
+}
+
+// stdlibHint corrects the parts of datetime Monty lacks, or "".
+func stdlibHint(typ, attr string) string {
+	switch attr {
+	case "fromtimestamp", "utcfromtimestamp":
+		return "Hint: " + typ + "." + attr + " is not available; datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc) + datetime.timedelta(seconds=ts) is the UTC time of a Unix timestamp ts."
+	}
+	return ""
+}
+
 // formatException renders an uncaught exception with the program's own
 // frames and a correction where one applies.
 func formatException(e *monty.Exception, r *Runtime) string {
@@ -53,10 +98,22 @@ func (r *Runtime) hintFor(excType, msg string) string {
 		if m[1] == "api" {
 			return "Hint: api is already bound in every program; call api.<service>.<tool>(...)."
 		}
+		if p, ok := primitiveHints[m[1]]; ok && (!p.withJobs || r.hasJobs()) {
+			return p.hint
+		}
 		if noNetwork[m[1]] {
 			return "Hint: this sandbox has no network, files or processes. " + toolHint
 		}
 		return "Hint: only the standard modules Monty ships (json, re, math, datetime, ...) can be imported. " + toolHint
+	}
+	if m := moduleAttr.FindStringSubmatch(msg); m != nil {
+		return r.memberHint(m[1], m[2])
+	}
+	if m := typeAttr.FindStringSubmatch(msg); m != nil {
+		return stdlibHint(m[1], m[2])
+	}
+	if strings.Contains(msg, "'datetime.now' is not supported") || strings.Contains(msg, "'date.today' is not supported") {
+		return "Hint: the sandbox has no clock; codemode.now() returns the current UTC time as an ISO string (read it with datetime.datetime.fromisoformat)."
 	}
 	if m := attrMissing.FindStringSubmatch(msg); m != nil {
 		return r.attrHint(m[1], m[2])
@@ -122,6 +179,9 @@ func hintTyping(report string, r *Runtime) string {
 	}
 	for _, m := range typingImport.FindAllStringSubmatch(report, -1) {
 		add(r.hintFor("ModuleNotFoundError", "No module named '"+m[1]+"'"))
+	}
+	for _, m := range typingMember.FindAllStringSubmatch(report, -1) {
+		add(r.memberHint(m[1], m[2]))
 	}
 	for _, m := range typingName.FindAllStringSubmatch(report, -1) {
 		add(r.hintFor("NameError", "name '"+m[1]+"' is not defined"))

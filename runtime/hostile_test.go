@@ -252,7 +252,8 @@ except RuntimeError as e:
     print("refused:", str(e)[:60])
 `)
 	want := "NOTE: api.everything.echo: templates 7 and 9 are read-only\n" +
-		"NOTE: WAIT: api.everything.echo is waiting: change CHG-12 needs approval. End your turn now.\n\n" +
+		"NOTE: WAIT: api.everything.echo is waiting: change CHG-12 needs approval. End your turn now.\n" +
+		"NOTE: WAIT: this session waits (wait " + res.WaitID + ") until an approver resolves it or until " + res.WaitDeadline.Format(time.RFC3339) + "; run_code is refused until then.\n\n" +
 		"{'reason': 'change CHG-12 needs approval', 'status': 'waiting'}\n" +
 		"refused: api.everything.echo was not called: an earlier call in this \n" +
 		"[2 tool calls, 1 failed]\n"

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/codemode-dev/codemode/ir"
@@ -64,16 +65,101 @@ type Job struct {
 	Owner string `json:"owner"`
 }
 
-// JobWait is a session's pending wait.
+// JobWait is a session's pending wait: on jobs (jobs.wait), or on a call
+// (a policy hook's wait, an upstream's wait_meta result) that an approver
+// resolves. ID names it for codemode jobs approve.
 type JobWait struct {
-	Jobs     []string  `json:"jobs"`
+	ID       string    `json:"id,omitempty"`
+	Jobs     []string  `json:"jobs,omitempty"`
+	Tool     string    `json:"tool,omitempty"`   // a call wait: the call that waits
+	Reason   string    `json:"reason,omitempty"` // a call wait: why
 	Deadline time.Time `json:"deadline"`
+}
+
+// What says what the wait awaits, for messages.
+func (w *JobWait) What() string {
+	if len(w.Jobs) > 0 {
+		return "job " + strings.Join(w.Jobs, ", ")
+	}
+	return fmt.Sprintf("%s (%s)", w.Tool, w.Reason)
 }
 
 // SessionJobs is what a JobStore keeps for one session.
 type SessionJobs struct {
 	Jobs map[string]*Job `json:"jobs"`
 	Wait *JobWait        `json:"wait,omitempty"`
+	// Resolved is how the last wait was resolved by an approver, told to
+	// the session's next program.
+	Resolved string `json:"resolved,omitempty"`
+}
+
+// DefaultWaitTimeout is how long a call wait (a policy hook's, an
+// upstream's) holds the session when the pack sets no runtime.wait_timeout.
+const DefaultWaitTimeout = time.Hour
+
+// ErrNoWait is ApproveWait's error when the session has no pending wait.
+var ErrNoWait = errors.New("no pending wait")
+
+// ApproveWait resolves sj's pending wait (the one named id, or any when id
+// is ""): the session's next program runs, told the wait was approved.
+func ApproveWait(sj *SessionJobs, id string) (*JobWait, error) {
+	w := sj.Wait
+	if w == nil || (len(w.Jobs) == 0 && time.Now().After(w.Deadline)) {
+		return nil, ErrNoWait
+	}
+	if id != "" && id != w.ID {
+		return nil, fmt.Errorf("the pending wait is %s (%s), not %s", w.ID, w.What(), id)
+	}
+	sj.Wait = nil
+	sj.Resolved = fmt.Sprintf("the wait %s for %s was approved by an approver at %s; the session runs again", w.ID, w.What(), time.Now().UTC().Format(time.RFC3339))
+	return w, nil
+}
+
+// Approve resolves the pending wait of a session (the one named id, or
+// any when id is ""), as codemode jobs approve does from outside.
+func (r *Runtime) Approve(session, id string) (*JobWait, error) {
+	var w *JobWait
+	err := r.jobs.update(session, func(sj *SessionJobs) (err error) {
+		w, err = ApproveWait(sj, id)
+		return err
+	})
+	if errors.Is(err, ErrNoWait) {
+		return nil, fmt.Errorf("session %q has no pending wait", session)
+	}
+	return w, err
+}
+
+// PendingWait is the session's pending wait, or nil.
+func (r *Runtime) PendingWait(session string) *JobWait {
+	w, _ := r.peekWait(session)
+	return w
+}
+
+func (r *Runtime) peekWait(session string) (*JobWait, error) {
+	r.jobs.mu.Lock()
+	defer r.jobs.mu.Unlock()
+	sj, err := r.jobs.load(session)
+	if err != nil || sj.Wait == nil {
+		return nil, err
+	}
+	return sj.Wait, nil
+}
+
+// recordWait makes a call's wait the session's pending wait.
+func (r *Runtime) recordWait(session, tool, reason string) (*JobWait, error) {
+	w := &JobWait{ID: "w-" + newRunID()[:8], Tool: tool, Reason: reason, Deadline: time.Now().UTC().Add(r.waitTimeout()).Truncate(time.Second)}
+	err := r.jobs.update(session, func(sj *SessionJobs) error {
+		sj.Wait, sj.Resolved = w, ""
+		return nil
+	})
+	return w, err
+}
+
+func (r *Runtime) waitTimeout() time.Duration {
+	if r.cfg.WaitTimeout > 0 {
+		return r.cfg.WaitTimeout
+	}
+	return DefaultWaitTimeout
 }
 
 // JobStore keeps each session's jobs and wait. Load returns an empty
@@ -110,6 +196,40 @@ func (s FileJobStore) Load(session string) (*SessionJobs, error) {
 		sj.Jobs = map[string]*Job{}
 	}
 	return sj, nil
+}
+
+// Lock holds the session's file lock (shared by every process using the
+// directory, as codemode jobs approve and the gateway) until unlock.
+func (s FileJobStore) Lock(session string) (unlock func(), err error) {
+	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(s.path(session)+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// Update loads, changes and saves a session's jobs under its file lock.
+func (s FileJobStore) Update(session string, f func(sj *SessionJobs) error) error {
+	unlock, err := s.Lock(session)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	sj, err := s.Load(session)
+	if err != nil {
+		return err
+	}
+	if err := f(sj); err != nil {
+		return err
+	}
+	return s.Save(session, sj)
 }
 
 // Save implements JobStore.
@@ -258,6 +378,15 @@ func (js *jobState) load(session string) (*SessionJobs, error) {
 func (js *jobState) update(session string, f func(sj *SessionJobs) error) error {
 	js.mu.Lock()
 	defer js.mu.Unlock()
+	if l, ok := js.store.(interface {
+		Lock(session string) (func(), error)
+	}); ok {
+		unlock, err := l.Lock(session)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	sj, err := js.load(session)
 	if err != nil {
 		return err
@@ -362,7 +491,7 @@ func (h *handler) jobsCall(c *monty.Call, f string) (monty.Reply, error) {
 		if !ok || secs <= 0 {
 			return monty.Raise("TypeError", "jobs.wait() needs wake_after, the most seconds to wait: jobs.wait(\"name\", wake_after=600)"), nil
 		}
-		w := &JobWait{Deadline: time.Now().UTC().Add(time.Duration(secs * float64(time.Second))).Truncate(time.Second)}
+		w := &JobWait{ID: "w-" + newRunID()[:8], Deadline: time.Now().UTC().Add(time.Duration(secs * float64(time.Second))).Truncate(time.Second)}
 		err := r.jobs.update(session, func(sj *SessionJobs) error {
 			for n, j := range sj.Jobs {
 				if (named && n == name) || (!named && j.State == JobRunning) {
@@ -374,7 +503,7 @@ func (h *handler) jobsCall(c *monty.Call, f string) (monty.Reply, error) {
 			}
 			slices.Sort(w.Jobs)
 			if len(w.Jobs) > 0 {
-				sj.Wait = w
+				sj.Wait, sj.Resolved = w, ""
 			}
 			return nil
 		})
@@ -510,22 +639,29 @@ func (r *Runtime) startJob(session string, j *Job, e *toolEntry) {
 func (r *Runtime) pendingWait(session string) (w *JobWait, over string) {
 	_ = r.jobs.update(session, func(sj *SessionJobs) error {
 		if sj.Wait == nil {
+			if sj.Resolved == "" {
+				return errors.New("unchanged")
+			}
+			over, sj.Resolved = sj.Resolved, ""
 			return nil
 		}
-		running := false
+		held := len(sj.Wait.Jobs) == 0 // a call wait holds until approved
 		for _, n := range sj.Wait.Jobs {
 			if j, ok := sj.Jobs[n]; ok && j.State == JobRunning {
-				running = true
+				held = true
 			}
 		}
-		if running && time.Now().Before(sj.Wait.Deadline) {
+		if held && time.Now().Before(sj.Wait.Deadline) {
 			w = sj.Wait
 			return errors.New("unchanged")
 		}
 		names := strings.Join(sj.Wait.Jobs, ", ")
-		if running {
+		switch {
+		case len(sj.Wait.Jobs) == 0:
+			over = fmt.Sprintf("the wait %s for %s reached its deadline without an approval; the session runs again, but the call was not approved", sj.Wait.ID, sj.Wait.What())
+		case held:
 			over = fmt.Sprintf("the wait for job %s reached its deadline; the job is still running: jobs.get() shows its state", names)
-		} else {
+		default:
 			over = fmt.Sprintf("the wait for job %s is over: the job ended; jobs.get() returns its state and result", names)
 		}
 		sj.Wait = nil
@@ -536,6 +672,9 @@ func (r *Runtime) pendingWait(session string) (w *JobWait, over string) {
 
 // waitRefusal is the refusal of a program while its session waits.
 func waitRefusal(w *JobWait) string {
+	if len(w.Jobs) == 0 {
+		return fmt.Sprintf("run_code refused: this session is waiting for %s, wait %s (until an approver resolves it, or until %s). End your turn now; call run_code again when the wait is resolved or the deadline has passed.", w.What(), w.ID, w.Deadline.Format(time.RFC3339))
+	}
 	return fmt.Sprintf("run_code refused: this session is waiting for job %s (until it ends, or until %s). End your turn now; call run_code again when the job has ended or the deadline has passed.", strings.Join(w.Jobs, ", "), w.Deadline.Format(time.RFC3339))
 }
 

@@ -53,6 +53,8 @@ type Result struct {
 	// (jobs.wait, or a program refused while its session waits).
 	WaitJobs     []string
 	WaitDeadline time.Time
+	// WaitID names the session's pending wait (codemode jobs approve).
+	WaitID string
 	// Attempts is how many workers the program was given: more than one
 	// only when a worker died before it had the program.
 	Attempts int
@@ -228,7 +230,10 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	pw, over := r.pendingWait(session)
 	if pw != nil {
 		res.Error = waitRefusal(pw)
-		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline = true, "waiting for job "+strings.Join(pw.Jobs, ", "), pw.Jobs, pw.Deadline
+		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline, res.WaitID = true, "waiting for job "+strings.Join(pw.Jobs, ", "), pw.Jobs, pw.Deadline, pw.ID
+		if len(pw.Jobs) == 0 {
+			res.WaitTool, res.WaitReason = pw.Tool, pw.Reason
+		}
 		return res, nil
 	}
 	if over != "" {
@@ -299,7 +304,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	var ws *waitStop
 	switch {
 	case errors.As(h.abort, &ws):
-		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline = true, "waiting for job "+strings.Join(ws.wait.Jobs, ", "), ws.wait.Jobs, ws.wait.Deadline
+		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline, res.WaitID = true, "waiting for job "+strings.Join(ws.wait.Jobs, ", "), ws.wait.Jobs, ws.wait.Deadline, ws.wait.ID
 		res.Notes = append(res.Notes, fmt.Sprintf("WAIT: this session waits for job %s until it ends or until %s. End your turn now; a later run_code can read it with jobs.get().", strings.Join(ws.wait.Jobs, ", "), ws.wait.Deadline.Format(time.RFC3339)))
 	case h.abort != nil:
 		res.Err = h.abort
@@ -320,6 +325,11 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.setLimit(string(out.Limit), limitMessage(out, r.limits))
 	case out.Exception != nil:
 		res.Error = formatException(out.Exception, r)
+	}
+	if res.Limit == string(monty.LimitTime) && r.hasJobs() {
+		// A loop that polls or busy-waits for something cannot outlast the
+		// limit: the fix is a job.
+		res.Error += "\nHint: " + jobsHint + "."
 	}
 	res.Error, res.ErrorDropped = cutText(res.Error, r.limits.ErrorText)
 	if res.ErrorDropped > 0 {
@@ -342,6 +352,13 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	res.Wait = res.Wait || h.waited
 	if h.waited {
 		res.WaitTool, res.WaitReason = h.waitTool, h.wait
+		// The call's wait holds the session, like a job wait.
+		if w, err := r.recordWait(session, h.waitTool, h.wait); err != nil {
+			res.Notes = append(res.Notes, "the session's wait could not be recorded: "+err.Error())
+		} else {
+			res.WaitID, res.WaitDeadline = w.ID, w.Deadline
+			res.Notes = append(res.Notes, fmt.Sprintf("WAIT: this session waits (wait %s) until an approver resolves it or until %s; run_code is refused until then.", w.ID, w.Deadline.Format(time.RFC3339)))
+		}
 	}
 	res.Duration = time.Since(start)
 	r.auditRun(session, res)
@@ -420,6 +437,9 @@ func (r *Runtime) stubsFor(svcs []*manifest.Service, aio bool) string {
 	if r.hasJobs() {
 		s = withJobs(s)
 	}
+	if r.hasHelpers() {
+		s = withHelpers(s)
+	}
 	r.stubCache.Store(key, s)
 	return s
 }
@@ -472,6 +492,9 @@ func (r *Runtime) inputs() []monty.NamedValue {
 	}
 	if r.hasJobs() {
 		in = append(in, r.jobsInput())
+	}
+	if r.hasHelpers() {
+		in = append(in, helpersInput())
 	}
 	return in
 }

@@ -83,6 +83,11 @@ type Config struct {
 	// DefaultSessionTTL. Older states are discarded, with a note.
 	SessionTTL time.Duration
 
+	// WaitTimeout is how long a call's wait (a policy hook's, an
+	// upstream's wait_meta) holds the session unless an approver resolves
+	// it first; default DefaultWaitTimeout.
+	WaitTimeout time.Duration
+
 	// MaxParallel caps the api.aio calls one program has running at once;
 	// default DefaultMaxParallel.
 	MaxParallel int

@@ -146,7 +146,7 @@ func TestHostilePrograms(t *testing.T) {
 		name, code, want, limit string
 	}{
 		{"infinite loop", "print('before')\nwhile True:\n    pass\n",
-			"before\n[0 tool calls]\n\nLimitError: time limit (5s) exceeded; the program was stopped. Make fewer or smaller calls, or filter less data per program.\n", "time"},
+			"before\n[0 tool calls]\n\nLimitError: time limit (5s) exceeded; the program was stopped. Make fewer or smaller calls, or filter less data per program.\nHint: a program cannot wait: start the long call with jobs.submit(\"name\", api.<service>.<tool>, arg=value) and end the turn with jobs.wait(\"name\", wake_after=seconds); a later turn reads jobs.get(\"name\").\n", "time"},
 		{"memory bomb", "x = 'a' * (10 ** 10)\n", "", "memory"},
 		{"print flood", "for i in range(100000):\n    print('line', i)\nprint('done')\n", "", ""},
 		{"deep recursion", "def f(n):\n    return f(n + 1)\nf(0)\n", "", ""},

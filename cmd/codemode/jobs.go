@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -13,13 +14,15 @@ import (
 	"github.com/codemode-dev/codemode/runtime"
 )
 
-// cmdJobs is "codemode jobs list|get|wait --session ID [JOB]": it reads the
-// jobs store a gateway keeps (beside the pack, or in --state DIR/jobs), for
-// a workflow engine that holds a run until a job ends. wait polls until
-// the job is no longer running, or fails at --timeout.
+// cmdJobs is "codemode jobs list|get|wait|approve --session ID [JOB|WAIT]":
+// it reads the jobs store a gateway keeps (beside the pack, or in --state
+// DIR/jobs), for a workflow engine that holds a run until a job ends. wait
+// polls until the job is no longer running, or fails at --timeout; approve
+// resolves the session's pending wait (the one named WAIT, if given), so
+// its next run_code runs.
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const use = "usage: codemode jobs list|get|wait [-c codemode.yaml] [--state DIR] --session ID [--timeout DURATION] [JOB]"
-	if len(args) == 0 || !slices.Contains([]string{"list", "get", "wait"}, args[0]) {
+	const use = "usage: codemode jobs list|get|wait|approve [-c codemode.yaml] [--state DIR] --session ID [--timeout DURATION] [JOB|WAIT]"
+	if len(args) == 0 || !slices.Contains([]string{"list", "get", "wait", "approve"}, args[0]) {
 		return usageErr(use)
 	}
 	sub := args[0]
@@ -34,7 +37,7 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *session == "" {
 		return usageErr("codemode jobs %s: --session is required\n%s", sub, use)
 	}
-	if (sub == "list") != (fs.NArg() == 0) || fs.NArg() > 1 {
+	if sub != "approve" && (sub == "list") != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return usageErr(use)
 	}
 	dir := filepath.Join(*state, "jobs")
@@ -46,6 +49,21 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		dir = p.Path(filepath.Join(".codemode", "jobs"))
 	}
 	store := runtime.FileJobStore{Dir: dir}
+	if sub == "approve" {
+		var w *runtime.JobWait
+		err := store.Update(*session, func(sj *runtime.SessionJobs) (err error) {
+			w, err = runtime.ApproveWait(sj, fs.Arg(0))
+			return err
+		})
+		if errors.Is(err, runtime.ErrNoWait) {
+			return &exitError{1, fmt.Sprintf("codemode jobs approve: session %q has no pending wait", *session)}
+		}
+		if err != nil {
+			return &exitError{1, "codemode jobs approve: " + err.Error()}
+		}
+		fmt.Fprintf(stdout, "approved %s: %s\n", w.ID, w.What())
+		return nil
+	}
 	sj, err := store.Load(*session)
 	if err != nil {
 		return err
