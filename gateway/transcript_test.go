@@ -48,8 +48,8 @@ import (
 //     when the reply has none).
 //
 // Masking, so that replies are deterministic: RFC 3339 times become
-// <time>, server-everything's path $EVERYTHING and the test's temporary
-// directories $TMP. Nothing else varies
+// <time>, a wait's random id (w-1a2b3c4d) w-<id>, server-everything's path
+// $EVERYTHING and the test's temporary directories $TMP. Nothing else varies
 // today; a reply that starts to show durations or ids gets a rule here.
 func TestTranscripts(t *testing.T) {
 	files, err := filepath.Glob("testdata/transcripts/*.txtar")
@@ -201,10 +201,14 @@ func transcriptReply(t *testing.T, cs *mcp.ClientSession, c txtar.File, structur
 	return files
 }
 
-var rfc3339 = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+var (
+	rfc3339 = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+	waitID  = regexp.MustCompile(`\bw-[0-9a-f]{8}\b`)
+)
 
 // mask makes a reply deterministic: see TestTranscripts.
 func mask(s string, paths *strings.Replacer) string {
 	s = paths.Replace(s)
+	s = waitID.ReplaceAllString(s, "w-<id>")
 	return rfc3339.ReplaceAllString(s, "<time>")
 }
