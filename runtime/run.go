@@ -106,6 +106,12 @@ func completedCalls(calls []CallRecord) string {
 	return b.String()
 }
 
+// deadline is a program's context from the moment its worker gets it: it
+// ends at the time limit (the caller cancels it).
+func (r *Runtime) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, r.limits.Time)
+}
+
 // cutText keeps at most max bytes of s, cut at a UTF-8 character
 // boundary, and says how many bytes it dropped.
 func cutText(s string, max int) (string, int) {
@@ -284,7 +290,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 			return nil, r.auditAbort(session, res, err)
 		}
 		cancel()
-		rctx, cancel = context.WithTimeout(ctx, r.limits.Time)
+		rctx, cancel = r.deadline(ctx)
 		h = &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
 		out, err = w.Feed(rctx, rewritten, inputs, h)
 		h.settle()
