@@ -2,8 +2,6 @@ package manifest
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -165,26 +163,6 @@ func unhoist(defs map[string]any, schema ir.Schema) ir.Schema {
 		schema["$defs"] = merged
 	}
 	return schema
-}
-
-// Pin digests a tool's upstream definition.
-func Pin(t *ir.Tool) string {
-	in := t.Original
-	if in == nil {
-		in = t.Input
-	}
-	def := struct {
-		Name        ir.WireName `json:"name"`
-		Description string      `json:"description"`
-		Input       ir.Schema   `json:"input"`
-		Output      ir.Schema   `json:"output,omitempty"`
-	}{t.Wire, t.Description, in, t.Output}
-	j, err := json.Marshal(def)
-	if err != nil {
-		j = []byte("null")
-	}
-	sum := sha256.Sum256(j)
-	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // Service returns the named service.

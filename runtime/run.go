@@ -108,6 +108,12 @@ func completedCalls(calls []CallRecord) string {
 	return b.String()
 }
 
+// deadline is a program's context from the moment its worker gets it: it
+// ends at the time limit (the caller cancels it).
+func (r *Runtime) deadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, r.limits.Time)
+}
+
 // cutText keeps at most max bytes of s, cut at a UTF-8 character
 // boundary, and says how many bytes it dropped.
 func cutText(s string, max int) (string, int) {
@@ -260,8 +266,10 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		return nil, fmt.Errorf("no room in the sandbox memory budget before the run ended, nothing ran: %w", err)
 	}
 	defer r.budget.Release(r.weight)
-	rctx, cancel := context.WithTimeout(ctx, r.limits.Time+2*time.Second)
-	defer cancel()
+	// The program's deadline, set when its worker gets it: the feed and
+	// every call it makes (host work included) stop at the time limit.
+	rctx, cancel := ctx, context.CancelFunc(func() {})
+	defer func() { cancel() }()
 	var (
 		w   *monty.Worker
 		h   *handler
@@ -286,6 +294,8 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 			}
 			return nil, r.auditAbort(session, res, err)
 		}
+		cancel()
+		rctx, cancel = r.deadline(ctx)
 		h = &handler{r: r, ctx: rctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
 		out, err = w.Feed(rctx, rewritten, inputs, h)
 		h.settle()
@@ -313,7 +323,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	case err != nil && ctx.Err() != nil:
 		res.Error = "cancelled: the run was cancelled; the program made no more calls"
 	case err != nil && rctx.Err() != nil:
-		res.setLimit(string(monty.LimitTime), fmt.Sprintf("LimitError: time limit (%s) exceeded; the program was stopped", r.limits.Time))
+		res.setLimit(string(monty.LimitTime), limitMessage(&monty.Outcome{Limit: monty.LimitTime}, r.limits))
 	case err != nil && errors.Is(err, monty.ErrMemoryLimit):
 		res.setLimit(string(monty.LimitMemory), limitMessage(&monty.Outcome{Limit: monty.LimitMemory}, r.limits))
 	case err != nil:

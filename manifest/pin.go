@@ -1,0 +1,287 @@
+package manifest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// Pin digests a tool's upstream definition: the SHA-256 of
+// {"name","description","input","output"} exactly as encoding/json writes
+// it (the original input schema where enrichment changed it; "null" when
+// the definition cannot be written, as with a cycle).
+func Pin(t *ir.Tool) string { return NewPinner().Pin(t) }
+
+// A Pinner computes the pins of one service's tools. It writes the bytes
+// encoding/json.Marshal would, without reflection, and keeps the bytes of
+// every schema map it meets a second time, so the definitions tools share
+// (parse shares a document's components between them) are written once;
+// the schemas must not change while the Pinner is in use.
+type Pinner struct {
+	buf   []byte
+	seen  map[*byte]bool   // maps written once, by identity
+	cache map[*byte][]byte // maps met twice: their bytes
+	open  map[*byte]bool   // maps being written (a cycle fails)
+}
+
+// NewPinner returns an empty Pinner.
+func NewPinner() *Pinner {
+	return &Pinner{seen: map[*byte]bool{}, cache: map[*byte][]byte{}, open: map[*byte]bool{}}
+}
+
+var errPinCycle = errors.New("pin: schema cycle")
+
+// Pin returns the tool's pin, "sha256:" and 64 hex digits.
+func (p *Pinner) Pin(t *ir.Tool) string {
+	in := t.Original
+	if in == nil {
+		in = t.Input
+	}
+	b, err := p.definition(p.buf[:0], t, in)
+	if err != nil {
+		b = append(b[:0], "null"...)
+		clear(p.open)
+	}
+	p.buf = b
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+func (p *Pinner) definition(b []byte, t *ir.Tool, in ir.Schema) ([]byte, error) {
+	var err error
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, string(t.Wire))
+	b = append(b, `,"description":`...)
+	b = appendJSONString(b, t.Description)
+	b = append(b, `,"input":`...)
+	if b, err = p.value(b, map[string]any(in)); err != nil {
+		return b, err
+	}
+	if len(t.Output) > 0 {
+		b = append(b, `,"output":`...)
+		if b, err = p.value(b, map[string]any(t.Output)); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func mapID(m map[string]any) *byte { return (*byte)(reflect.ValueOf(m).UnsafePointer()) }
+
+func (p *Pinner) value(b []byte, v any) ([]byte, error) {
+	var err error
+	switch x := v.(type) {
+	case nil:
+		return append(b, "null"...), nil
+	case string:
+		return appendJSONString(b, x), nil
+	case bool:
+		return strconv.AppendBool(b, x), nil
+	case json.Number:
+		s := string(x)
+		if s == "" {
+			s = "0"
+		}
+		if !isValidNumber(s) {
+			return b, errors.New("pin: invalid number")
+		}
+		return append(b, s...), nil
+	case float64:
+		return appendFloat(b, x)
+	case int:
+		return strconv.AppendInt(b, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(b, x, 10), nil
+	case []any:
+		if x == nil {
+			return append(b, "null"...), nil
+		}
+		b = append(b, '[')
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = p.value(b, e); err != nil {
+				return b, err
+			}
+		}
+		return append(b, ']'), nil
+	case map[string]any:
+		return p.object(b, x)
+	}
+	// Anything else as encoding/json writes it.
+	j, err := json.Marshal(v)
+	if err != nil {
+		return b, err
+	}
+	return append(b, j...), nil
+}
+
+func (p *Pinner) object(b []byte, m map[string]any) ([]byte, error) {
+	if m == nil {
+		return append(b, "null"...), nil
+	}
+	id := mapID(m)
+	if c, ok := p.cache[id]; ok {
+		return append(b, c...), nil
+	}
+	if p.open[id] {
+		return b, errPinCycle
+	}
+	p.open[id] = true
+	start := len(b)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		if b, err = p.value(b, m[k]); err != nil {
+			return b, err
+		}
+	}
+	b = append(b, '}')
+	delete(p.open, id)
+	if p.seen[id] {
+		p.cache[id] = slices.Clone(b[start:])
+	} else {
+		p.seen[id] = true
+	}
+	return b, nil
+}
+
+// appendFloat writes f as encoding/json does (ES6 number formatting).
+func appendFloat(b []byte, f float64) ([]byte, error) {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return b, errors.New("pin: unsupported float")
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s quoted as encoding/json does with HTML
+// escaping: <, >, & and control bytes as \u00XX, invalid UTF-8 as \ufffd,
+// U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// isValidNumber is the JSON number grammar (RFC 7159 section 6), as
+// encoding/json checks a json.Number.
+func isValidNumber(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] == '-' {
+		s = s[1:]
+		if s == "" {
+			return false
+		}
+	}
+	switch {
+	default:
+		return false
+	case s[0] == '0':
+		s = s[1:]
+	case '1' <= s[0] && s[0] <= '9':
+		s = s[1:]
+		for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {
+			s = s[1:]
+		}
+	}
+	if len(s) >= 2 && s[0] == '.' && '0' <= s[1] && s[1] <= '9' {
+		s = s[2:]
+		for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {
+			s = s[1:]
+		}
+	}
+	if len(s) >= 2 && (s[0] == 'e' || s[0] == 'E') {
+		s = s[1:]
+		if s[0] == '+' || s[0] == '-' {
+			s = s[1:]
+			if s == "" {
+				return false
+			}
+		}
+		for len(s) > 0 && '0' <= s[0] && s[0] <= '9' {
+			s = s[1:]
+		}
+	}
+	return s == ""
+}
