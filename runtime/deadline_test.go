@@ -46,7 +46,9 @@ func TestTimeLimitCutsHostCall(t *testing.T) {
 	if res.Limit != "time" {
 		t.Fatalf("limit = %q (%s), want time", res.Limit, res.Error)
 	}
-	const want = "LimitError: time limit (300ms) exceeded; the program was stopped. Make fewer or smaller calls, or filter less data per program."
+	// The call it waited on was long: the hint names the primitive for that.
+	const want = "LimitError: time limit (300ms) exceeded; the program was stopped. Make fewer or smaller calls, or filter less data per program." +
+		"\nHint: " + wantJobsHint + "."
 	if res.Error != want {
 		t.Errorf("error = %q, want %q", res.Error, want)
 	}
