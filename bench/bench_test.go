@@ -150,3 +150,14 @@ func TestParseGoBench(t *testing.T) {
 		t.Errorf("%+v", got)
 	}
 }
+
+// TestBenchLineCutByServerLog: an upstream server's stderr line, written
+// while the benchmark ran, landed in the middle of its line, and the row
+// went missing from BENCHMARKS.md.
+func TestBenchLineCutByServerLog(t *testing.T) {
+	out := "BenchmarkCallInProgram-2   \tmcp everything stderr: Starting default (STDIO) server...\n      26\t  44851234 ns/op\t    448512 ns/call\nPASS\n"
+	got := ParseGoBench("./runtime", out)
+	if len(got) != 1 || got[0].Name != "BenchmarkCallInProgram" || got[0].N != 26 || got[0].Metrics["ns/call"] != 448512 {
+		t.Errorf("got %+v", got)
+	}
+}

@@ -41,9 +41,15 @@ func RunGoBench(ctx context.Context, pkg, pattern, benchtime string) ([]GoBench,
 	return ParseGoBench(pkg, string(out)), nil
 }
 
+// serverLog is a line an upstream MCP server's stderr adds to the log (see
+// upstream.MCPConfig.Log); go test interleaves it with its own output, in
+// the middle of a benchmark's line.
+var serverLog = regexp.MustCompile(`mcp \S+ stderr: [^\n]*\n`)
+
 // ParseGoBench reads benchmark lines.
 func ParseGoBench(pkg, out string) []GoBench {
 	var res []GoBench
+	out = serverLog.ReplaceAllString(out, "")
 	for _, line := range strings.Split(out, "\n") {
 		m := benchLine.FindStringSubmatch(strings.TrimSpace(line))
 		if m == nil {
