@@ -18,10 +18,10 @@
 // same grant, validation, policy hooks, notes, waits and audit as a
 // program's call.
 //
-// Two policy hooks belong here: [Shapes] records a compact inferred shape
+// One policy hook belongs here: [Shapes] records a compact inferred shape
 // of each tool's results in a JSON cache file (find_tool shows it for tools
-// without an output schema), and [Pins] refuses tools whose live upstream
-// definition no longer matches the pin in the manifest.
+// without an output schema). Pins are the runtime's own check, on every
+// path (see runtime.Config.NoPins).
 //
 // Over streamable HTTP ([Server.NewHTTPHandler]) the server is an OAuth
 // resource server: every request needs one of the configured bearer

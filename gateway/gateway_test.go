@@ -15,9 +15,7 @@ import (
 
 	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/gateway"
-	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/runtime"
-	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
 const echoDef = `api.everything.echo — api/everything.py lines 44-52:
@@ -238,59 +236,25 @@ func TestDirectMode(t *testing.T) {
 	}
 }
 
+// TestPins: the runtime compares each live definition with its pin before
+// a call; a changed one is refused (and never sent) until the pack is
+// regenerated, and the other tools go on.
 func TestPins(t *testing.T) {
-	ctx := context.Background()
-	// watch checks the live server's tools against f's pins the way serve
-	// does: through an upstream connection that reports its tool list when
-	// its session opens.
-	watch := func(f *fixture) []string {
-		m := f.rt.Manifest()
-		env, err := upstream.ServerEnv(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		up := upstream.NewMCPCommand(f.pack.Services[0].MCPCommand, env)
-		defer up.Close()
-		got := make(chan []string, 1)
-		up.WatchTools(f.pins.Watcher(&m.Services[0], func(_ ir.ServiceName, r []string, err error) {
-			if err != nil {
-				t.Error(err)
-			}
-			select {
-			case got <- r:
-			default: // a later tools/list_changed: the first report is the one checked
-			}
-		}))
-		if err := up.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case r := <-got:
-			return r
-		case <-time.After(30 * time.Second):
-			t.Fatal("no tool list reported")
-		}
-		return nil
-	}
-	// The live definitions match the pins the pack was compiled with.
 	f := newFixture(t, false, nil)
-	if r := watch(f); len(r) != 0 {
-		t.Fatalf("fresh pack refused: %v", r)
+	cs := f.connect(t)
+	call(t, cs, "read_api", map[string]any{"service": "everything"})
+	if got, isErr := call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=2))`}); isErr || got != "The sum of 1 and 2 is 3.\n[1 tool call]\n" {
+		t.Fatalf("fresh pack: %q", got)
 	}
 	// A pin that no longer matches refuses the tool until regenerated.
 	f = newFixture(t, false, nil, tamperEcho)
-	r := watch(f)
-	if len(r) != 1 || !strings.HasPrefix(r[0], "the live definition of echo changed since the pack was generated (pinned sha256:000000000000, live sha256:") {
-		t.Fatalf("tampered pin: %q", r)
-	}
-	cs := f.connect(t)
+	cs = f.connect(t)
 	call(t, cs, "read_api", map[string]any{"service": "everything"})
 	got, isErr := call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="hi"))`})
-	if !isErr || !strings.Contains(got, "PermissionError: api.everything.echo was refused by policy: the live definition of echo changed") || f.up.count("echo") != 0 {
+	if !isErr || !strings.Contains(got, "PermissionError: api.everything.echo was refused: the live definition of echo changed since the pack was generated (pinned sha256:000000000000, live sha256:") || f.up.count("echo") != 0 {
 		t.Fatalf("call to a changed tool: %q", got)
 	}
-	got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=2))`})
-	if got != "The sum of 1 and 2 is 3.\n[1 tool call]\n" {
+	if got, _ = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=2))`}); got != "The sum of 1 and 2 is 3.\n[1 tool call]\n" {
 		t.Fatalf("unchanged tool: %q", got)
 	}
 }

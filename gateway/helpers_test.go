@@ -3,12 +3,13 @@ package gateway_test
 import (
 	"context"
 	"fmt"
-	"github.com/codemode-dev/codemode/internal/testpack"
-	"github.com/codemode-dev/codemode/internal/testpeer"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/codemode-dev/codemode/internal/testpack"
+	"github.com/codemode-dev/codemode/internal/testpeer"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -98,7 +99,6 @@ type fixture struct {
 	rt      *runtime.Runtime
 	srv     *gateway.Server
 	up      *counting
-	pins    *gateway.Pins
 	audit   *audit.Log
 	auditAt string
 }
@@ -131,18 +131,13 @@ func newFixtureAt(t testing.TB, file string, direct bool, mutate func(*runtime.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := p.ReadSurface()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fn := range pinned {
-		fn(g.Manifest)
-	}
-	f.pins = gateway.NewPins(g.Manifest)
 	f.rt, err = p.OpenRuntime(context.Background(), func(c *runtime.Config) {
+		for _, fn := range pinned {
+			fn(c.Manifest)
+		}
 		f.up = &counting{Upstream: c.Upstreams["everything"], calls: map[ir.WireName]int{}}
 		c.Upstreams["everything"] = f.up
-		c.Hooks = append(c.Hooks, testHooks{}, f.pins, shapes)
+		c.Hooks = append(c.Hooks, testHooks{}, shapes)
 		c.Audit = f.audit
 		if mutate != nil {
 			mutate(c)
