@@ -66,6 +66,7 @@ func (p *Pack) mcpConfig(src Source, name string) (upstream.MCPConfig, error) {
 		cfg.Command = p.CommandArgv(src)
 	} else {
 		cfg.URL = src.MCPURL
+		cfg.TokenFile = p.TokenFile(src)
 	}
 	var err error
 	if cfg.StartTimeout, err = src.startTimeout(); err != nil {

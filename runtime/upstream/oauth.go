@@ -1,0 +1,511 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/net/http/httpguts"
+	"golang.org/x/oauth2"
+)
+
+// OAuth holds the settings of auth type oauth: OAuth 2.1 as the MCP
+// authorization specification has it. On a 401 the server's Protected
+// Resource Metadata (RFC 9728) names its authorization server, whose
+// metadata (RFC 8414 or OpenID discovery) gives the endpoints; the client
+// is a pre-registered one (ClientID), a client ID metadata document
+// (ClientMetadataURL) or registered dynamically (RFC 7591); the token comes
+// from the authorization code grant with PKCE (S256) and the resource
+// parameter (RFC 8707), or from client_credentials. Tokens stay in the
+// host process and in a 0600 file (MCPConfig.TokenFile); they are
+// refreshed with the refresh token and re-authorised when that fails.
+type OAuth struct {
+	// ClientID is a client registered with the authorization server
+	// beforehand; ClientSecretEnv names the variable holding its secret (a
+	// confidential client). Without ClientID the client registers itself.
+	ClientID        string `yaml:"client_id"`
+	ClientSecretEnv string `yaml:"client_secret_env"`
+	// ClientMetadataURL is an https URL serving this client's metadata
+	// document, used as its client_id where the server supports that.
+	ClientMetadataURL string `yaml:"client_metadata_url"`
+	// Grant is authorization_code (the default: a user approves, once, with
+	// codemode auth login) or client_credentials (no user; needs ClientID
+	// and ClientSecretEnv).
+	Grant string `yaml:"grant"`
+	// Scopes, when set, are requested instead of those the server names.
+	Scopes []string `yaml:"scopes"`
+	// RedirectURL is the loopback URL the authorization server sends the
+	// browser back to (default DefaultRedirectURL); codemode listens there
+	// while a login waits.
+	RedirectURL string `yaml:"redirect_url"`
+	// Headless approves without a browser: codemode fetches the
+	// authorization URL itself and follows its redirect. Only for
+	// authorization servers that approve without a user (CI, test
+	// servers); with it, run and serve may authorise on their own.
+	Headless bool `yaml:"headless"`
+}
+
+// DefaultRedirectURL is where a login's browser comes back to.
+const DefaultRedirectURL = "http://127.0.0.1:33418/callback"
+
+// Check reports settings that cannot work, without reading the
+// environment.
+func (a *Auth) Check() error {
+	if a == nil {
+		return nil
+	}
+	for k, v := range a.Headers {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return fmt.Errorf("headers: %q is not a header name", k)
+		}
+		if ref, ok := EnvRef(v); ok && ref == "" {
+			return fmt.Errorf("headers: %s: %q names no variable", k, v)
+		}
+	}
+	o := a.OAuth
+	if a.Type != "oauth" {
+		if o.ClientID != "" || o.ClientSecretEnv != "" || o.ClientMetadataURL != "" || o.Grant != "" || len(o.Scopes) > 0 || o.RedirectURL != "" || o.Headless {
+			return fmt.Errorf("client_id, client_secret_env, client_metadata_url, grant, scopes, redirect_url and headless are for type: oauth")
+		}
+		return nil
+	}
+	if a.TokenEnv != "" || a.UserEnv != "" || a.PasswordEnv != "" || a.In != "" || a.Name != "" {
+		return fmt.Errorf("type oauth takes no token_env, user_env, password_env, in or name (its token comes from the authorization server)")
+	}
+	switch o.Grant {
+	case "", "authorization_code":
+	case "client_credentials":
+		if o.ClientID == "" || o.ClientSecretEnv == "" {
+			return fmt.Errorf("grant client_credentials needs client_id and client_secret_env")
+		}
+	default:
+		return fmt.Errorf("grant: %q is not authorization_code or client_credentials", o.Grant)
+	}
+	if o.ClientSecretEnv != "" && o.ClientID == "" {
+		return fmt.Errorf("client_secret_env needs the client_id it belongs to")
+	}
+	if o.ClientMetadataURL != "" {
+		u, err := url.Parse(o.ClientMetadataURL)
+		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" || u.Path == "/" {
+			return fmt.Errorf("client_metadata_url: %q is not an https URL with a path", o.ClientMetadataURL)
+		}
+	}
+	if o.RedirectURL != "" {
+		if _, err := loopbackRedirect(o.RedirectURL); err != nil {
+			return fmt.Errorf("redirect_url: %v", err)
+		}
+	}
+	return nil
+}
+
+// loopbackRedirect checks a redirect URL: http on a loopback address with
+// a port (RFC 8252's native-app redirect).
+func loopbackRedirect(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "http" || u.Port() == "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("%q is not an http URL with a port, like %s", s, DefaultRedirectURL)
+	}
+	h := u.Hostname()
+	if ip := net.ParseIP(h); (ip == nil || !ip.IsLoopback()) && h != "localhost" {
+		return nil, fmt.Errorf("%q is not on a loopback address (127.0.0.1, [::1] or localhost)", s)
+	}
+	return u, nil
+}
+
+// ErrLoginNeeded is what a call gets when the server wants an OAuth login
+// that needs a user: run codemode auth login.
+var ErrLoginNeeded = errors.New("needs an OAuth login")
+
+// LoginMode says how an authorization that needs a user's approval goes.
+type LoginMode int
+
+const (
+	// LoginRefuse fails with ErrLoginNeeded (unless auth.headless).
+	LoginRefuse LoginMode = iota
+	// LoginInteractive prints the authorization URL on Log and waits on the
+	// loopback redirect for the user's browser (codemode auth login).
+	LoginInteractive
+)
+
+// storedAuth is the token file: the token and what refreshing it needs.
+type storedAuth struct {
+	Resource     string        `json:"resource"` // the MCP server URL it was issued for
+	ClientID     string        `json:"client_id"`
+	ClientSecret string        `json:"client_secret,omitempty"` // a dynamically registered client's
+	AuthURL      string        `json:"authorization_endpoint,omitempty"`
+	TokenURL     string        `json:"token_endpoint"`
+	AuthStyle    int           `json:"auth_style,omitempty"`
+	Scopes       []string      `json:"scopes,omitempty"`
+	Token        *oauth2.Token `json:"token"`
+	Saved        time.Time     `json:"saved"`
+}
+
+// oauthState is one upstream's OAuth: the SDK's handler, wrapped so that
+// tokens are kept in the token file and added to the redactor.
+type oauthState struct {
+	name     string
+	resource string
+	file     string
+	red      *Redactor
+	log      io.Writer
+	cfg      *OAuth
+	secret   string // the pre-registered client's secret
+	client   *http.Client
+	mode     LoginMode
+	inner    auth.OAuthHandler
+	redirect *url.URL
+
+	mu sync.Mutex
+}
+
+// newOAuth builds the handler for an oauth service at resource.
+func newOAuth(name, resource string, a *Auth, file string, mode LoginMode, red *Redactor, log io.Writer) (*oauthState, error) {
+	o := &oauthState{name: name, resource: resource, file: file, red: red, log: log, cfg: &a.OAuth, mode: mode}
+	if a.ClientSecretEnv != "" {
+		v, err := secret("client_secret_env", a.ClientSecretEnv)
+		if err != nil {
+			return nil, err
+		}
+		o.secret = v
+		red.Add(v)
+	}
+	// Metadata, registration and token requests go to the authorization
+	// server: a plain client, none of the MCP server's credentials.
+	o.client = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return fmt.Errorf("stopped after 5 redirects")
+		}
+		req.Header.Del("Referer")
+		if origin(req.URL) != origin(via[0].URL) {
+			req.Header.Del("Authorization")
+		}
+		return nil
+	}}
+	if a.Grant == "client_credentials" {
+		h, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
+			Credentials: &oauthex.ClientCredentials{ClientID: a.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: o.secret}},
+			HTTPClient:  o.client,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("auth: %v", err)
+		}
+		o.inner = h
+		return o, nil
+	}
+	redirect := a.RedirectURL
+	if redirect == "" {
+		redirect = DefaultRedirectURL
+	}
+	ru, err := loopbackRedirect(redirect)
+	if err != nil {
+		return nil, fmt.Errorf("auth.redirect_url: %v", err)
+	}
+	o.redirect = ru
+	hc := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL:              redirect,
+		AuthorizationCodeFetcher: o.fetchCode,
+		RequestRefreshToken:      true,
+		Client:                   o.client,
+		NewTokenSource:           o.newTokenSource,
+	}
+	if len(a.Scopes) > 0 {
+		scopes := append([]string(nil), a.Scopes...)
+		hc.ScopeFilter = func([]string) []string { return scopes }
+	}
+	if a.ClientMetadataURL != "" {
+		hc.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: a.ClientMetadataURL}
+	}
+	if a.ClientID != "" {
+		pc := &oauthex.ClientCredentials{ClientID: a.ClientID}
+		if o.secret != "" {
+			pc.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.secret}
+		}
+		hc.PreregisteredClient = pc
+	} else {
+		hc.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
+			RedirectURIs: []string{redirect},
+			ClientName:   "codemode",
+			GrantTypes:   []string{"authorization_code", "refresh_token"},
+		}}
+	}
+	if mode != LoginInteractive {
+		// A login replaces whatever token there was; anything else starts
+		// from the stored one.
+		if ts := o.stored(); ts != nil {
+			hc.InitialTokenSource = ts
+		}
+	}
+	h, err := auth.NewAuthorizationCodeHandler(hc)
+	if err != nil {
+		return nil, fmt.Errorf("auth: %v", err)
+	}
+	o.inner = h
+	return o, nil
+}
+
+// TokenSource implements auth.OAuthHandler.
+func (o *oauthState) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	ts, err := o.inner.TokenSource(ctx)
+	if ts == nil || err != nil {
+		return ts, err
+	}
+	return redactingSource{ts: ts, red: o.red}, nil
+}
+
+// Authorize implements auth.OAuthHandler. The token source it leaves
+// outlives the request, so it runs without the request's cancellation
+// (each step is bounded by the client's timeout).
+func (o *oauthState) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	err := o.inner.Authorize(context.WithoutCancel(ctx), req, resp)
+	if errors.Is(err, ErrLoginNeeded) {
+		return ErrLoginNeeded
+	}
+	if err != nil {
+		return o.red.Error(err)
+	}
+	return nil
+}
+
+// redactingSource adds every token it hands out to the redactor.
+type redactingSource struct {
+	ts  oauth2.TokenSource
+	red *Redactor
+}
+
+func (r redactingSource) Token() (*oauth2.Token, error) {
+	t, err := r.ts.Token()
+	if t != nil {
+		r.red.Add(t.AccessToken, t.RefreshToken)
+	}
+	return t, err
+}
+
+// newTokenSource is the SDK's hook after a code exchange: the token is
+// saved, and so is every refreshed one.
+func (o *oauthState) newTokenSource(ctx context.Context, c *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+	o.red.Add(tok.AccessToken, tok.RefreshToken)
+	st := &storedAuth{Resource: o.resource, ClientID: c.ClientID, AuthURL: c.Endpoint.AuthURL, TokenURL: c.Endpoint.TokenURL,
+		AuthStyle: int(c.Endpoint.AuthStyle), Scopes: c.Scopes, Token: tok}
+	if o.cfg.ClientID == "" {
+		st.ClientSecret = c.ClientSecret // registered dynamically: only the file has it
+	}
+	if err := o.save(st); err != nil {
+		return nil, err
+	}
+	return &savingSource{o: o, st: st, ts: oauth2.ReuseTokenSource(tok, c.TokenSource(ctx, tok)), last: tok.AccessToken}, nil
+}
+
+// savingSource saves each new token (a refresh) to the token file.
+type savingSource struct {
+	o    *oauthState
+	st   *storedAuth
+	ts   oauth2.TokenSource
+	mu   sync.Mutex
+	last string
+}
+
+func (s *savingSource) Token() (*oauth2.Token, error) {
+	t, err := s.ts.Token()
+	if err != nil {
+		return nil, err
+	}
+	s.o.red.Add(t.AccessToken, t.RefreshToken)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.AccessToken != s.last {
+		s.last = t.AccessToken
+		st := *s.st
+		st.Token = t
+		if err := s.o.save(&st); err != nil {
+			fmt.Fprintf(s.o.log, "codemode: %s: %v\n", s.o.name, err)
+		}
+	}
+	return t, nil
+}
+
+// stored is the token source of the token file, nil when there is none
+// for this server (or it cannot be read: then a login replaces it).
+func (o *oauthState) stored() oauth2.TokenSource {
+	if o.file == "" {
+		return nil
+	}
+	data, err := os.ReadFile(o.file)
+	if err != nil {
+		if !errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(o.log, "codemode: %s: cannot read the OAuth token (%v); a new login replaces it\n", o.name, err)
+		}
+		return nil
+	}
+	var st storedAuth
+	if err := json.Unmarshal(data, &st); err != nil || st.Token == nil || st.TokenURL == "" {
+		fmt.Fprintf(o.log, "codemode: %s: the OAuth token file %s is not one codemode wrote; a new login replaces it\n", o.name, o.file)
+		return nil
+	}
+	if st.Resource != o.resource {
+		return nil // issued for another server: never sent here
+	}
+	if o.cfg.ClientID != "" && st.ClientID != o.cfg.ClientID {
+		return nil // the pack names another client now
+	}
+	secret := st.ClientSecret
+	if o.cfg.ClientID != "" {
+		secret = o.secret
+	}
+	o.red.Add(st.Token.AccessToken, st.Token.RefreshToken, secret)
+	c := &oauth2.Config{ClientID: st.ClientID, ClientSecret: secret, Scopes: st.Scopes,
+		Endpoint: oauth2.Endpoint{AuthURL: st.AuthURL, TokenURL: st.TokenURL, AuthStyle: oauth2.AuthStyle(st.AuthStyle)}}
+	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, o.client)
+	return &savingSource{o: o, st: &st, ts: oauth2.ReuseTokenSource(st.Token, c.TokenSource(ctx, st.Token)), last: st.Token.AccessToken}
+}
+
+// save writes the token file: 0600 in a 0700 directory, replaced whole.
+func (o *oauthState) save(st *storedAuth) error {
+	if o.file == "" {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	st.Saved = time.Now().UTC().Truncate(time.Second)
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(o.file)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot keep the OAuth token: %v", err)
+	}
+	f, err := os.CreateTemp(dir, ".token-*")
+	if err != nil {
+		return fmt.Errorf("cannot keep the OAuth token: %v", err)
+	}
+	defer os.Remove(f.Name())
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot keep the OAuth token: %v", err)
+	}
+	if _, err := f.Write(append(data, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("cannot keep the OAuth token: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("cannot keep the OAuth token: %v", err)
+	}
+	if err := os.Rename(f.Name(), o.file); err != nil {
+		return fmt.Errorf("cannot keep the OAuth token: %v", err)
+	}
+	return nil
+}
+
+// fetchCode gets the authorization code: a user's browser (login), the
+// authorization server's own redirect (headless), or ErrLoginNeeded.
+func (o *oauthState) fetchCode(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+	if o.mode != LoginInteractive && !o.cfg.Headless {
+		return nil, ErrLoginNeeded
+	}
+	ln, err := net.Listen("tcp", o.redirect.Host)
+	if err != nil {
+		return nil, fmt.Errorf("cannot listen on the redirect URL %s: %v", o.redirect, err)
+	}
+	got := make(chan *auth.AuthorizationResult, 1)
+	path := o.redirect.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.EscapedPath() != path {
+			http.NotFound(w, r)
+			return
+		}
+		q := r.URL.Query()
+		res := &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if e := q.Get("error"); e != "" || res.Code == "" {
+			if e == "" {
+				e = "no code"
+			}
+			fmt.Fprintf(w, "<p>codemode: the authorization server refused: %s</p>", html.EscapeString(e+" "+q.Get("error_description")))
+			res.Code = ""
+			res.State = "error: " + strings.TrimSpace(e+" "+q.Get("error_description"))
+		} else {
+			io.WriteString(w, "<p>codemode is authorised. You can close this window.</p>")
+		}
+		select {
+		case got <- res:
+		default:
+		}
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+
+	if o.cfg.Headless {
+		fmt.Fprintf(o.log, "codemode: %s: authorising without a browser (auth.headless)\n", o.name)
+		if err := o.followHeadless(ctx, args.URL); err != nil {
+			return nil, err
+		}
+		select {
+		case res := <-got:
+			return o.result(res)
+		case <-time.After(2 * time.Second):
+			return nil, fmt.Errorf("the authorization server did not send the browser back to %s without a user; take auth.headless out and run codemode auth login %s in a terminal", o.redirect, o.name)
+		}
+	}
+	fmt.Fprintf(o.log, "To authorise codemode for %s, open this URL in a browser:\n\n  %s\n\nWaiting for the authorization server to send the browser back to %s ...\n", o.name, args.URL, o.redirect)
+	select {
+	case res := <-got:
+		return o.result(res)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no authorization arrived: %w", ctx.Err())
+	}
+}
+
+func (o *oauthState) result(res *auth.AuthorizationResult) (*auth.AuthorizationResult, error) {
+	if res.Code == "" {
+		return nil, errors.New(strings.TrimPrefix(res.State, "error: "))
+	}
+	return res, nil
+}
+
+// followHeadless fetches the authorization URL and follows its redirects,
+// as a browser that approves would; the last one reaches the listener.
+func (o *oauthState) followHeadless(ctx context.Context, authURL string) error {
+	c := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 10 {
+			return fmt.Errorf("stopped after 10 redirects")
+		}
+		return nil
+	}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return fmt.Errorf("authorising without a browser: %v", err)
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	resp.Body.Close()
+	return nil
+}
+
+// loginNeeded words an error that needs an OAuth login on one line, or
+// returns nil when err is another error.
+func (m *MCP) loginNeeded(err error) error {
+	if err == nil || !strings.Contains(err.Error(), ErrLoginNeeded.Error()) {
+		return nil
+	}
+	return fmt.Errorf("mcp %s: the server %s: run codemode auth login %s", m.name, ErrLoginNeeded, m.name)
+}
