@@ -66,8 +66,8 @@ type credentials struct {
 	apply   func(*http.Request)
 	header  string   // the header that carries the secret, if any
 	headers []string // the headers of Auth.Headers
-	query   string // the query parameter that carries it, if any
-	cookie  string // the cookie that carries it, if any
+	query   string   // the query parameter that carries it, if any
+	cookie  string   // the cookie that carries it, if any
 	secrets []string
 }
 
