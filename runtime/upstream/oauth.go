@@ -456,10 +456,12 @@ func (o *oauthState) fetchCode(ctx context.Context, args *auth.AuthorizationArgs
 		if err := o.followHeadless(ctx, args.URL); err != nil {
 			return nil, err
 		}
+		// The listener took the redirect (if there was one) before the
+		// fetch ended.
 		select {
 		case res := <-got:
 			return o.result(res)
-		case <-time.After(2 * time.Second):
+		default:
 			return nil, fmt.Errorf("the authorization server did not send the browser back to %s without a user; take auth.headless out and run codemode auth login %s in a terminal", o.redirect, o.name)
 		}
 	}
