@@ -55,6 +55,7 @@ type Server struct {
 	access    map[string]bool
 	refresh   map[string]bool
 	failRef   bool
+	issued    []string // every access and refresh token
 	Counts    map[string]int // endpoint → requests
 	Errors    []string       // what a client did wrong
 	LastToken string         // the last access token issued
@@ -311,9 +312,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	resp := map[string]any{"access_token": at, "token_type": "Bearer", "expires_in": s.opts.ExpiresIn}
 	s.access[at] = true
 	s.LastToken = at
+	s.issued = append(s.issued, at)
 	if !s.opts.NoRefresh && gt != "client_credentials" {
 		rt := "rt-" + rand.Text()
 		s.refresh[rt] = true
+		s.issued = append(s.issued, rt)
 		resp["refresh_token"] = rt
 	}
 	s.mu.Unlock()
@@ -336,4 +339,11 @@ func (s *Server) SetExpiresIn(seconds int) {
 	s.mu.Lock()
 	s.opts.ExpiresIn = seconds
 	s.mu.Unlock()
+}
+
+// Issued is every access and refresh token issued so far.
+func (s *Server) Issued() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.issued...)
 }

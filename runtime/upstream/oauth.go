@@ -511,3 +511,25 @@ func (m *MCP) loginNeeded(err error) error {
 	}
 	return fmt.Errorf("mcp %s: the server %s: run codemode auth login %s", m.name, ErrLoginNeeded, m.name)
 }
+
+// TokenInfo is what a token file says about its token, never the token.
+type TokenInfo struct {
+	Resource    string    // the server it was issued for
+	ClientID    string    // the client it was issued to
+	Expiry      time.Time // zero: the server gave none
+	Refreshable bool      // a refresh token is kept
+	Saved       time.Time
+}
+
+// ReadTokenInfo reads a token file written for an oauth service.
+func ReadTokenInfo(file string) (TokenInfo, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return TokenInfo{}, err
+	}
+	var st storedAuth
+	if err := json.Unmarshal(data, &st); err != nil || st.Token == nil {
+		return TokenInfo{}, fmt.Errorf("%s is not a token file codemode wrote", file)
+	}
+	return TokenInfo{Resource: st.Resource, ClientID: st.ClientID, Expiry: st.Token.Expiry, Refreshable: st.Token.RefreshToken != "", Saved: st.Saved}, nil
+}
