@@ -55,7 +55,7 @@ type Server struct {
 	access    map[string]bool
 	refresh   map[string]bool
 	failRef   bool
-	issued    []string // every access and refresh token
+	issued    []string       // every access and refresh token
 	Counts    map[string]int // endpoint → requests
 	Errors    []string       // what a client did wrong
 	LastToken string         // the last access token issued
