@@ -1,0 +1,37 @@
+#!/bin/sh
+# codemode as the client of the conformance suite's auth scenarios. For
+# each scenario the suite starts an MCP server behind an OAuth
+# authorization server that approves at once, and runs this script with
+# the server's URL; the scenario's name and context (a pre-registered
+# client's id and secret) are in MCP_CONFORMANCE_SCENARIO and
+# MCP_CONFORMANCE_CONTEXT. The script does what a user does: a pack with
+# an oauth service, codemode gen, codemode run.
+set -e
+url="$1"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+# The pack: headless (the authorization server approves without a user),
+# a client ID metadata document where the server takes one, the
+# pre-registered client where the scenario gives one, client_credentials
+# for those scenarios. The secret goes through the environment.
+eval "$(node -e '
+const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
+const q = (s) => "\x27" + String(s).replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
+if (ctx.client_secret) console.log("export CONFORMANCE_CLIENT_SECRET=" + q(ctx.client_secret));
+')"
+node -e '
+const [url] = process.argv.slice(1);
+const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO || "";
+const auth = { type: "oauth", headless: true };
+if (scenario.startsWith("auth/client-credentials")) auth.grant = "client_credentials";
+else auth.client_metadata_url = "https://conformance-test.local/client-metadata.json";
+if (ctx.client_id) auth.client_id = ctx.client_id;
+if (ctx.client_secret) auth.client_secret_env = "CONFORMANCE_CLIENT_SECRET";
+const pack = { out: "api", services: [{ name: "conf", mcp_url: url, auth }] };
+console.log(JSON.stringify(pack, null, 2));
+' "$url" > codemode.yaml
+codemode gen
+printf 'print(api.conf.test_tool())\n' > p.py
+codemode run p.py
