@@ -10,16 +10,20 @@ package testoauth
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -41,6 +45,10 @@ type Options struct {
 	// ClientCredentials allows the client_credentials grant for the
 	// pre-registered client.
 	ClientCredentials bool
+	// ClientKey, when set, is the pre-registered client's public key: it
+	// authenticates with a signed JWT (private_key_jwt, ES256) instead of
+	// its secret.
+	ClientKey *ecdsa.PublicKey
 }
 
 // Server is the pair: MCP is the protected MCP endpoint, AS the
@@ -262,7 +270,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	c, known := s.clients[id]
 	s.mu.Unlock()
-	if !known || c.secret != secret {
+	if s.opts.ClientKey != nil {
+		if err := s.checkAssertion(r.PostForm, id); err != nil {
+			s.problem(w, 401, "invalid_client", "token: "+err.Error())
+			return
+		}
+	} else if !known || c.secret != secret {
 		s.problem(w, 401, "invalid_client", "token: client "+id+" not authenticated")
 		return
 	}
@@ -346,4 +359,47 @@ func (s *Server) Issued() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.issued...)
+}
+
+// checkAssertion verifies a private_key_jwt client assertion: ES256 with
+// the client's key, iss and sub the client, aud the issuer, not expired.
+func (s *Server) checkAssertion(form map[string][]string, id string) error {
+	get := func(k string) string {
+		if v := form[k]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	if get("client_assertion_type") != "urn:ietf:params:oauth:client-assertion-type:jwt-bearer" {
+		return errors.New("no jwt-bearer client_assertion_type")
+	}
+	parts := strings.Split(get("client_assertion"), ".")
+	if len(parts) != 3 {
+		return errors.New("client_assertion is not a JWT")
+	}
+	enc := base64.RawURLEncoding
+	hb, _ := enc.DecodeString(parts[0])
+	cb, _ := enc.DecodeString(parts[1])
+	sig, _ := enc.DecodeString(parts[2])
+	var head struct{ Alg string }
+	var claims struct {
+		Iss, Sub, Aud, Jti string
+		Exp                int64
+	}
+	if json.Unmarshal(hb, &head) != nil || json.Unmarshal(cb, &claims) != nil || head.Alg != "ES256" || len(sig) != 64 {
+		return errors.New("client_assertion: not an ES256 JWT")
+	}
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if !ecdsa.Verify(s.opts.ClientKey, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		return errors.New("client_assertion: bad signature")
+	}
+	switch {
+	case claims.Iss != s.opts.ClientID || claims.Sub != s.opts.ClientID || (id != "" && id != s.opts.ClientID):
+		return errors.New("client_assertion: iss/sub are not the client")
+	case claims.Aud != s.AS:
+		return errors.New("client_assertion: aud " + claims.Aud + " is not the issuer")
+	case claims.Exp < time.Now().Unix() || claims.Jti == "":
+		return errors.New("client_assertion: expired or without jti")
+	}
+	return nil
 }

@@ -39,12 +39,16 @@ type OAuth struct {
 	// confidential client). Without ClientID the client registers itself.
 	ClientID        string `yaml:"client_id"`
 	ClientSecretEnv string `yaml:"client_secret_env"`
+	// ClientKeyFile is a PEM private key (EC P-256 or RSA) the client
+	// authenticates with instead of a secret, signing a JWT assertion
+	// (private_key_jwt); for grant client_credentials. Pack-relative.
+	ClientKeyFile string `yaml:"client_key_file"`
 	// ClientMetadataURL is an https URL serving this client's metadata
 	// document, used as its client_id where the server supports that.
 	ClientMetadataURL string `yaml:"client_metadata_url"`
 	// Grant is authorization_code (the default: a user approves, once, with
 	// codemode auth login) or client_credentials (no user; needs ClientID
-	// and ClientSecretEnv).
+	// and ClientSecretEnv or ClientKeyFile).
 	Grant string `yaml:"grant"`
 	// Scopes, when set, are requested instead of those the server names.
 	Scopes []string `yaml:"scopes"`
@@ -78,8 +82,8 @@ func (a *Auth) Check() error {
 	}
 	o := a.OAuth
 	if a.Type != "oauth" {
-		if o.ClientID != "" || o.ClientSecretEnv != "" || o.ClientMetadataURL != "" || o.Grant != "" || len(o.Scopes) > 0 || o.RedirectURL != "" || o.Headless {
-			return fmt.Errorf("client_id, client_secret_env, client_metadata_url, grant, scopes, redirect_url and headless are for type: oauth")
+		if o.ClientID != "" || o.ClientSecretEnv != "" || o.ClientKeyFile != "" || o.ClientMetadataURL != "" || o.Grant != "" || len(o.Scopes) > 0 || o.RedirectURL != "" || o.Headless {
+			return fmt.Errorf("client_id, client_secret_env, client_key_file, client_metadata_url, grant, scopes, redirect_url and headless are for type: oauth")
 		}
 		return nil
 	}
@@ -89,11 +93,14 @@ func (a *Auth) Check() error {
 	switch o.Grant {
 	case "", "authorization_code":
 	case "client_credentials":
-		if o.ClientID == "" || o.ClientSecretEnv == "" {
-			return fmt.Errorf("grant client_credentials needs client_id and client_secret_env")
+		if o.ClientID == "" || (o.ClientSecretEnv == "") == (o.ClientKeyFile == "") {
+			return fmt.Errorf("grant client_credentials needs client_id and one of client_secret_env and client_key_file")
 		}
 	default:
 		return fmt.Errorf("grant: %q is not authorization_code or client_credentials", o.Grant)
+	}
+	if o.ClientKeyFile != "" && o.Grant != "client_credentials" {
+		return fmt.Errorf("client_key_file is for grant client_credentials")
 	}
 	if o.ClientSecretEnv != "" && o.ClientID == "" {
 		return fmt.Errorf("client_secret_env needs the client_id it belongs to")
@@ -195,6 +202,14 @@ func newOAuth(name, resource string, a *Auth, file string, mode LoginMode, red *
 		}
 		return nil
 	}}
+	if a.Grant == "client_credentials" && a.ClientKeyFile != "" {
+		key, alg, err := readClientKey(a.ClientKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		o.inner = &jwtClient{clientID: a.ClientID, key: key, alg: alg, scopes: a.Scopes, client: o.client}
+		return o, nil
+	}
 	if a.Grant == "client_credentials" {
 		h, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
 			Credentials: &oauthex.ClientCredentials{ClientID: a.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: o.secret}},

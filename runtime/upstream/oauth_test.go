@@ -2,7 +2,12 @@ package upstream
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"os"
@@ -224,5 +229,33 @@ func TestOAuthClientCredentials(t *testing.T) {
 	r := call(t, u, ctxT(t, 20*time.Second), tool("whoami", readOnly), nil)
 	if r.Value != "you sent Bearer [redacted]" || srv.Count("token:client_credentials") != 1 || srv.Count("authorize") != 0 {
 		t.Fatalf("whoami %#v, counts %v, problems %q", r.Value, srv.Counts, srv.Problems())
+	}
+}
+
+// TestOAuthClientCredentialsPrivateKeyJWT: grant client_credentials with
+// client_key_file authenticates with a JWT signed by the client's key
+// (ES256, iss and sub the client, aud the issuer), verified by the server.
+func TestOAuthClientCredentialsPrivateKeyJWT(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, _ := x509.MarshalPKCS8PrivateKey(key)
+	file := filepath.Join(t.TempDir(), "client.pem")
+	os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600)
+	srv := testoauth.New(t, testoauth.Options{ClientID: "svc-jwt", RedirectURI: "unused", ClientCredentials: true, ClientKey: &key.PublicKey})
+	u := oauthMCP(t, srv, &Auth{OAuth: OAuth{Grant: "client_credentials", ClientID: "svc-jwt", ClientKeyFile: file}}, "", LoginRefuse, nil)
+	r := call(t, u, ctxT(t, 20*time.Second), tool("whoami", readOnly), nil)
+	if r.Value != "you sent Bearer [redacted]" || srv.Count("token:client_credentials") != 1 || srv.Problems() != "" {
+		t.Fatalf("whoami %#v, counts %v, problems %q", r.Value, srv.Counts, srv.Problems())
+	}
+	// Another key is refused by the server, in one line.
+	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	der, _ = x509.MarshalPKCS8PrivateKey(other)
+	os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600)
+	u = oauthMCP(t, srv, &Auth{OAuth: OAuth{Grant: "client_credentials", ClientID: "svc-jwt", ClientKeyFile: file}}, "", LoginRefuse, nil)
+	_, err = u.Call(ctxT(t, 20*time.Second), tool("whoami", readOnly), nil)
+	if err == nil || !strings.Contains(err.Error(), "client_assertion: bad signature") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -14,7 +14,8 @@ cd "$work"
 # The pack: headless (the authorization server approves without a user),
 # a client ID metadata document where the server takes one, the
 # pre-registered client where the scenario gives one, client_credentials
-# for those scenarios. The secret goes through the environment.
+# for those scenarios (with a secret, or a private key that signs the
+# client's JWT). The secret goes through the environment.
 eval "$(node -e '
 const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
 const q = (s) => "\x27" + String(s).replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
@@ -29,6 +30,10 @@ if (scenario.startsWith("auth/client-credentials")) auth.grant = "client_credent
 else auth.client_metadata_url = "https://conformance-test.local/client-metadata.json";
 if (ctx.client_id) auth.client_id = ctx.client_id;
 if (ctx.client_secret) auth.client_secret_env = "CONFORMANCE_CLIENT_SECRET";
+if (ctx.private_key_pem) {
+  require("fs").writeFileSync("client-key.pem", ctx.private_key_pem, { mode: 0o600 });
+  auth.client_key_file = "client-key.pem";
+}
 const pack = { out: "api", services: [{ name: "conf", mcp_url: url, auth }] };
 console.log(JSON.stringify(pack, null, 2));
 ' "$url" > codemode.yaml
