@@ -64,7 +64,8 @@ func (p *Pack) OAuthSource(service string) (Source, error) {
 // the server asks for authorization prints the URL to open on log and
 // waits on the redirect URL for the browser (or, with auth.headless,
 // follows the authorization server's redirect itself). The token is kept
-// in TokenFile; it returns that file.
+// in TokenFile; it returns that file, or "" for grant client_credentials,
+// which needs no login (the connection is checked).
 func (p *Pack) Login(ctx context.Context, service string, log io.Writer) (string, error) {
 	src, err := p.OAuthSource(service)
 	if err != nil {
@@ -89,6 +90,9 @@ func (p *Pack) Login(ctx context.Context, service string, log io.Writer) (string
 	defer m.Close()
 	if err := m.Start(ctx); err != nil {
 		return "", err
+	}
+	if src.Auth.Grant == "client_credentials" {
+		return "", nil // no user: each process gets its own token
 	}
 	if _, err := os.Stat(cfg.TokenFile); err != nil {
 		return "", fmt.Errorf("%s: the server let codemode in without a login; no token to keep", name)

@@ -52,6 +52,10 @@ func cmdAuth(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
+		if file == "" {
+			fmt.Fprintf(stdout, "%s uses client_credentials: codemode gets its token itself, no login needed (checked: the server accepts it)\n", fs.Arg(0))
+			return nil
+		}
 		fmt.Fprintf(stdout, "logged in to %s; the token is kept in %s\n", fs.Arg(0), file)
 	case "logout":
 		had, err := p.Logout(fs.Arg(0))
@@ -74,6 +78,10 @@ func cmdAuth(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			name := s.Name
 			if name == "" {
 				name = s.MCPURL
+			}
+			if s.Auth.Grant == "client_credentials" {
+				fmt.Fprintf(stdout, "%s: client_credentials, no login needed\n", name)
+				continue
 			}
 			info, err := upstream.ReadTokenInfo(file)
 			switch {
