@@ -49,13 +49,20 @@ type Options struct {
 	// authenticates with a signed JWT (private_key_jwt, ES256) instead of
 	// its secret.
 	ClientKey *ecdsa.PublicKey
+	// IDToken enables Enterprise-Managed Authorization: an identity
+	// provider at IdP exchanges this ID token (for IdPClientID) for an
+	// ID-JAG, which the authorization server takes in the JWT bearer
+	// grant from the pre-registered client.
+	IDToken, IdPClientID string
 }
 
 // Server is the pair: MCP is the protected MCP endpoint, AS the
 // authorization server's issuer URL.
 type Server struct {
 	MCP, AS string
+	IdP     string // the identity provider's issuer, with IDToken
 	opts    Options
+	jags    map[string]bool
 
 	mu        sync.Mutex
 	clients   map[string]client // id → client
@@ -87,6 +94,8 @@ func New(t testing.TB, opts Options) *Server {
 	as := httptest.NewServer(http.HandlerFunc(s.serveAS))
 	t.Cleanup(as.Close)
 	s.AS = as.URL
+	s.IdP = as.URL + "/idp"
+	s.jags = map[string]bool{}
 
 	ms := mcp.NewServer(&mcp.Implementation{Name: "guarded", Version: "1"}, nil)
 	mcp.AddTool(ms, &mcp.Tool{Name: "whoami", Description: "Echoes the Authorization header the server got."}, func(_ context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
@@ -251,6 +260,28 @@ func (s *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, c.redirect+"?code="+code+"&state="+q.Get("state"), http.StatusFound)
 	case "/token":
 		s.token(w, r)
+	case "/idp/.well-known/openid-configuration":
+		writeJSON(w, map[string]any{"issuer": s.IdP, "token_endpoint": s.IdP + "/token"})
+	case "/idp/token":
+		s.count("idp:token")
+		r.ParseForm()
+		f := r.PostForm
+		switch {
+		case f.Get("grant_type") != "urn:ietf:params:oauth:grant-type:token-exchange":
+			s.problem(w, 400, "unsupported_grant_type", "idp: grant_type "+f.Get("grant_type"))
+		case f.Get("client_id") != s.opts.IdPClientID:
+			s.problem(w, 401, "invalid_client", "idp: client "+f.Get("client_id"))
+		case s.opts.IDToken == "" || f.Get("subject_token") != s.opts.IDToken || f.Get("subject_token_type") != "urn:ietf:params:oauth:token-type:id_token":
+			s.problem(w, 400, "invalid_grant", "idp: not the user's ID token")
+		case f.Get("requested_token_type") != "urn:ietf:params:oauth:token-type:id-jag" || f.Get("audience") != s.AS || f.Get("resource") != s.MCP:
+			s.problem(w, 400, "invalid_target", "idp: wrong requested_token_type, audience or resource")
+		default:
+			jag := "jag-" + rand.Text()
+			s.mu.Lock()
+			s.jags[jag] = true
+			s.mu.Unlock()
+			writeJSON(w, map[string]any{"access_token": jag, "issued_token_type": "urn:ietf:params:oauth:token-type:id-jag", "token_type": "N_A", "expires_in": 300})
+		}
 	default:
 		http.NotFound(w, r)
 	}
@@ -311,6 +342,15 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			s.problem(w, 400, "invalid_grant", "token: refresh token refused")
 			return
 		}
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		s.mu.Lock()
+		ok := s.jags[r.PostForm.Get("assertion")]
+		delete(s.jags, r.PostForm.Get("assertion"))
+		s.mu.Unlock()
+		if !ok || !basic {
+			s.problem(w, 400, "invalid_grant", "token: the assertion is no ID-JAG the identity provider issued, or the client did not use client_secret_basic")
+			return
+		}
 	case "client_credentials":
 		if !s.opts.ClientCredentials {
 			s.problem(w, 400, "unauthorized_client", "token: client_credentials not allowed")
@@ -326,7 +366,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	s.access[at] = true
 	s.LastToken = at
 	s.issued = append(s.issued, at)
-	if !s.opts.NoRefresh && gt != "client_credentials" {
+	if !s.opts.NoRefresh && gt != "client_credentials" && !strings.HasSuffix(gt, "jwt-bearer") {
 		rt := "rt-" + rand.Text()
 		s.refresh[rt] = true
 		s.issued = append(s.issued, rt)

@@ -47,9 +47,19 @@ type OAuth struct {
 	// document, used as its client_id where the server supports that.
 	ClientMetadataURL string `yaml:"client_metadata_url"`
 	// Grant is authorization_code (the default: a user approves, once, with
-	// codemode auth login) or client_credentials (no user; needs ClientID
-	// and ClientSecretEnv or ClientKeyFile).
+	// codemode auth login), client_credentials (no user; needs ClientID
+	// and ClientSecretEnv or ClientKeyFile) or enterprise (the user's ID
+	// token from the organisation's identity provider; needs ClientID and
+	// the idp_ keys).
 	Grant string `yaml:"grant"`
+	// IdPIssuer, IdPClientID, IdPClientSecretEnv and IDTokenEnv are for
+	// grant enterprise (SEP-990): the organisation's identity provider,
+	// codemode's client there (its secret, if it has one) and the variable
+	// holding the user's ID token from it.
+	IdPIssuer          string `yaml:"idp_issuer"`
+	IdPClientID        string `yaml:"idp_client_id"`
+	IdPClientSecretEnv string `yaml:"idp_client_secret_env"`
+	IDTokenEnv         string `yaml:"id_token_env"`
 	// Scopes, when set, are requested instead of those the server names.
 	Scopes []string `yaml:"scopes"`
 	// RedirectURL is the loopback URL the authorization server sends the
@@ -82,8 +92,9 @@ func (a *Auth) Check() error {
 	}
 	o := a.OAuth
 	if a.Type != "oauth" {
-		if o.ClientID != "" || o.ClientSecretEnv != "" || o.ClientKeyFile != "" || o.ClientMetadataURL != "" || o.Grant != "" || len(o.Scopes) > 0 || o.RedirectURL != "" || o.Headless {
-			return fmt.Errorf("client_id, client_secret_env, client_key_file, client_metadata_url, grant, scopes, redirect_url and headless are for type: oauth")
+		if len(o.Scopes) > 0 || o.ClientID != "" || o.ClientSecretEnv != "" || o.ClientKeyFile != "" || o.ClientMetadataURL != "" || o.Grant != "" ||
+			o.RedirectURL != "" || o.Headless || o.IdPIssuer != "" || o.IdPClientID != "" || o.IdPClientSecretEnv != "" || o.IDTokenEnv != "" {
+			return fmt.Errorf("client_id, client_secret_env, client_key_file, client_metadata_url, grant, scopes, redirect_url, headless and the idp_ keys are for type: oauth")
 		}
 		return nil
 	}
@@ -96,8 +107,18 @@ func (a *Auth) Check() error {
 		if o.ClientID == "" || (o.ClientSecretEnv == "") == (o.ClientKeyFile == "") {
 			return fmt.Errorf("grant client_credentials needs client_id and one of client_secret_env and client_key_file")
 		}
+	case "enterprise":
+		if o.ClientID == "" || o.IdPIssuer == "" || o.IdPClientID == "" || o.IDTokenEnv == "" {
+			return fmt.Errorf("grant enterprise needs client_id, idp_issuer, idp_client_id and id_token_env")
+		}
+		if u, err := url.Parse(o.IdPIssuer); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fmt.Errorf("idp_issuer: %q is not an http(s) URL", o.IdPIssuer)
+		}
 	default:
-		return fmt.Errorf("grant: %q is not authorization_code or client_credentials", o.Grant)
+		return fmt.Errorf("grant: %q is not authorization_code, client_credentials or enterprise", o.Grant)
+	}
+	if o.Grant != "enterprise" && (o.IdPIssuer != "" || o.IdPClientID != "" || o.IdPClientSecretEnv != "" || o.IDTokenEnv != "") {
+		return fmt.Errorf("idp_issuer, idp_client_id, idp_client_secret_env and id_token_env are for grant enterprise")
 	}
 	if o.ClientKeyFile != "" && o.Grant != "client_credentials" {
 		return fmt.Errorf("client_key_file is for grant client_credentials")
@@ -202,6 +223,22 @@ func newOAuth(name, resource string, a *Auth, file string, mode LoginMode, red *
 		}
 		return nil
 	}}
+	if a.Grant == "enterprise" {
+		idToken, err := secret("id_token_env", a.IDTokenEnv)
+		if err != nil {
+			return nil, err
+		}
+		e := &enterpriseClient{clientID: a.ClientID, secret: o.secret, idpIssuer: a.IdPIssuer, idpClientID: a.IdPClientID,
+			idToken: idToken, scopes: a.Scopes, client: o.client}
+		if a.IdPClientSecretEnv != "" {
+			if e.idpSecret, err = secret("idp_client_secret_env", a.IdPClientSecretEnv); err != nil {
+				return nil, err
+			}
+		}
+		red.Add(idToken, e.idpSecret)
+		o.inner = e
+		return o, nil
+	}
 	if a.Grant == "client_credentials" && a.ClientKeyFile != "" {
 		key, alg, err := readClientKey(a.ClientKeyFile)
 		if err != nil {

@@ -95,33 +95,9 @@ func (j *jwtClient) Authorize(ctx context.Context, req *http.Request, resp *http
 	if err != nil {
 		return fmt.Errorf("failed to parse WWW-Authenticate header: %v", err)
 	}
-	resource := req.URL.String()
-	prm := j.resourceMetadata(ctx, challenges, resource)
-	if prm == nil {
-		u := *req.URL
-		u.Path, u.RawQuery = "", ""
-		prm = &oauthex.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{u.String()}}
-	}
-	if len(prm.AuthorizationServers) == 0 {
-		return errors.New("protected resource metadata has no authorization servers specified")
-	}
-	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], j.client)
+	prm, asm, scopes, err := discover(ctx, j.client, challenges, req.URL, j.scopes)
 	if err != nil {
-		return fmt.Errorf("failed to get authorization server metadata: %w", err)
-	}
-	if asm == nil {
-		asm = &oauthex.AuthServerMeta{Issuer: prm.AuthorizationServers[0], TokenEndpoint: prm.AuthorizationServers[0] + "/token"}
-	}
-	scopes := j.scopes
-	if len(scopes) == 0 {
-		for _, c := range challenges {
-			if c.Scheme == "bearer" && c.Params["scope"] != "" {
-				scopes = strings.Fields(c.Params["scope"])
-			}
-		}
-		if len(scopes) == 0 {
-			scopes = prm.ScopesSupported
-		}
+		return err
 	}
 	src := &assertionSource{j: j, issuer: asm.Issuer, tokenURL: asm.TokenEndpoint, resource: prm.Resource, scopes: scopes}
 	tok, err := src.Token()
@@ -134,10 +110,46 @@ func (j *jwtClient) Authorize(ctx context.Context, req *http.Request, resp *http
 	return nil
 }
 
+// discover finds what a grant needs from a 401: the protected resource
+// metadata (or the 2025-03-26 fallback, the server's root), the
+// authorization server's metadata (or its default endpoints) and the
+// scopes to ask for (configured, challenged, or those the resource lists).
+func discover(ctx context.Context, client *http.Client, challenges []oauthex.Challenge, endpoint *url.URL, configured []string) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, []string, error) {
+	resource := endpoint.String()
+	prm := resourceMetadata(ctx, client, challenges, resource)
+	if prm == nil {
+		u := *endpoint
+		u.Path, u.RawQuery = "", ""
+		prm = &oauthex.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{u.String()}}
+	}
+	if len(prm.AuthorizationServers) == 0 {
+		return nil, nil, nil, errors.New("protected resource metadata has no authorization servers specified")
+	}
+	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], client)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("failed to get authorization server metadata: %w", err)
+	}
+	if asm == nil {
+		asm = &oauthex.AuthServerMeta{Issuer: prm.AuthorizationServers[0], TokenEndpoint: prm.AuthorizationServers[0] + "/token"}
+	}
+	scopes := configured
+	if len(scopes) == 0 {
+		for _, c := range challenges {
+			if c.Scheme == "bearer" && c.Params["scope"] != "" {
+				scopes = strings.Fields(c.Params["scope"])
+			}
+		}
+		if len(scopes) == 0 {
+			scopes = prm.ScopesSupported
+		}
+	}
+	return prm, asm, scopes, nil
+}
+
 // resourceMetadata finds the protected resource metadata: where the
 // challenge says, else at the endpoint's path, else at the root; nil
 // when there is none (a 2025-03-26 server).
-func (j *jwtClient) resourceMetadata(ctx context.Context, challenges []oauthex.Challenge, resource string) *oauthex.ProtectedResourceMetadata {
+func resourceMetadata(ctx context.Context, client *http.Client, challenges []oauthex.Challenge, resource string) *oauthex.ProtectedResourceMetadata {
 	type try struct{ url, resource string }
 	var tries []try
 	for _, c := range challenges {
@@ -157,7 +169,7 @@ func (j *jwtClient) resourceMetadata(ctx context.Context, challenges []oauthex.C
 		tries = append(tries, try{mu.String(), root.String()})
 	}
 	for _, t := range tries {
-		if prm, err := oauthex.GetProtectedResourceMetadata(ctx, t.url, t.resource, j.client); err == nil && prm != nil {
+		if prm, err := oauthex.GetProtectedResourceMetadata(ctx, t.url, t.resource, client); err == nil && prm != nil {
 			return prm
 		}
 	}
@@ -224,4 +236,129 @@ func (j *jwtClient) sign(aud string) (string, error) {
 func pad32(n *big.Int) []byte {
 	b := make([]byte, 32)
 	return n.FillBytes(b)
+}
+
+// enterpriseClient is Enterprise-Managed Authorization (SEP-990, "cross-app
+// access"): the user's ID token from the organisation's identity provider
+// is exchanged there for an ID-JAG (RFC 8693, audience the MCP server's
+// authorization server, resource the MCP server), and the ID-JAG at the
+// MCP server's authorization server for an access token (the RFC 7523
+// JWT bearer grant, the client authenticated as that server asks).
+type enterpriseClient struct {
+	clientID, secret       string
+	idpIssuer              string
+	idpClientID, idpSecret string
+	idToken                string
+	scopes                 []string
+	client                 *http.Client
+
+	mu sync.Mutex
+	ts oauth2.TokenSource
+}
+
+func (e *enterpriseClient) TokenSource(context.Context) (oauth2.TokenSource, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ts, nil
+}
+
+func (e *enterpriseClient) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	defer resp.Body.Close()
+	defer io.Copy(io.Discard, resp.Body)
+	challenges, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if err != nil {
+		return fmt.Errorf("failed to parse WWW-Authenticate header: %v", err)
+	}
+	prm, asm, scopes, err := discover(ctx, e.client, challenges, req.URL, e.scopes)
+	if err != nil {
+		return err
+	}
+	idpToken, err := tokenEndpoint(ctx, e.client, e.idpIssuer)
+	if err != nil {
+		return fmt.Errorf("the identity provider %s (auth.idp_issuer): %v", e.idpIssuer, err)
+	}
+	idpCreds := &oauthex.ClientCredentials{ClientID: e.idpClientID}
+	if e.idpSecret != "" {
+		idpCreds.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: e.idpSecret}
+	}
+	jag, err := oauthex.ExchangeToken(ctx, idpToken, &oauthex.TokenExchangeRequest{
+		RequestedTokenType: oauthex.TokenTypeIDJAG, Audience: asm.Issuer, Resource: prm.Resource, Scope: scopes,
+		SubjectToken: e.idToken, SubjectTokenType: oauthex.TokenTypeIDToken,
+	}, idpCreds, e.client)
+	if err != nil {
+		return fmt.Errorf("the identity provider's token exchange failed: %w", err)
+	}
+	c := &oauth2.Config{ClientID: e.clientID, ClientSecret: e.secret,
+		Endpoint: oauth2.Endpoint{TokenURL: asm.TokenEndpoint, AuthStyle: authStyle(asm.TokenEndpointAuthMethodsSupported)}}
+	tok, err := c.Exchange(context.WithValue(ctx, oauth2.HTTPClient, e.client), "",
+		oauth2.SetAuthURLParam("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"),
+		oauth2.SetAuthURLParam("assertion", jag.AccessToken))
+	if err != nil {
+		return fmt.Errorf("the JWT bearer grant failed: %w", err)
+	}
+	e.mu.Lock()
+	e.ts = oauth2.StaticTokenSource(tok)
+	e.mu.Unlock()
+	return nil
+}
+
+// authStyle is how a client authenticates at a token endpoint that lists
+// these methods: client_secret_basic, which every server must support,
+// unless only client_secret_post is listed.
+func authStyle(methods []string) oauth2.AuthStyle {
+	basic, post := false, false
+	for _, m := range methods {
+		basic = basic || m == "client_secret_basic"
+		post = post || m == "client_secret_post"
+	}
+	if post && !basic {
+		return oauth2.AuthStyleInParams
+	}
+	if basic {
+		return oauth2.AuthStyleInHeader
+	}
+	return oauth2.AuthStyleAutoDetect
+}
+
+// tokenEndpoint is an identity provider's token endpoint, from its OpenID
+// or RFC 8414 metadata (the issuer it names must be the one asked for).
+// An identity provider is not asked to support PKCE: codemode only
+// exchanges a token there.
+func tokenEndpoint(ctx context.Context, client *http.Client, issuer string) (string, error) {
+	u, err := url.Parse(issuer)
+	if err != nil {
+		return "", err
+	}
+	path := strings.TrimSuffix(u.Path, "/")
+	var tried []string
+	for _, p := range []string{path + "/.well-known/openid-configuration", "/.well-known/oauth-authorization-server" + path, "/.well-known/openid-configuration" + path} {
+		mu := *u
+		mu.Path, mu.RawQuery = p, ""
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, mu.String(), nil)
+		if err != nil {
+			return "", err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return "", err
+		}
+		var meta struct {
+			Issuer        string `json:"issuer"`
+			TokenEndpoint string `json:"token_endpoint"`
+		}
+		ok := resp.StatusCode == http.StatusOK && json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&meta) == nil
+		resp.Body.Close()
+		tried = append(tried, mu.String())
+		if !ok {
+			continue
+		}
+		if strings.TrimSuffix(meta.Issuer, "/") != strings.TrimSuffix(issuer, "/") {
+			return "", fmt.Errorf("its metadata names issuer %q", meta.Issuer)
+		}
+		if meta.TokenEndpoint == "" {
+			return "", errors.New("its metadata names no token_endpoint")
+		}
+		return meta.TokenEndpoint, nil
+	}
+	return "", fmt.Errorf("no metadata at %s", strings.Join(tried, ", "))
 }

@@ -259,3 +259,22 @@ func TestOAuthClientCredentialsPrivateKeyJWT(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestOAuthEnterpriseGrant: grant enterprise exchanges the user's ID token
+// at the identity provider for an ID-JAG (audience the authorization
+// server, resource the MCP server) and that for an access token with the
+// JWT bearer grant; the ID token is redacted like the other secrets.
+func TestOAuthEnterpriseGrant(t *testing.T) {
+	srv := testoauth.New(t, testoauth.Options{ClientID: "xaa-1", ClientSecret: "xaa-secret-1", RedirectURI: "unused", IDToken: "idtok-user-5a0c", IdPClientID: "idp-client-1"})
+	t.Setenv("CODEMODE_T_XSECRET", "xaa-secret-1")
+	t.Setenv("CODEMODE_T_IDTOKEN", "idtok-user-5a0c")
+	u := oauthMCP(t, srv, &Auth{OAuth: OAuth{Grant: "enterprise", ClientID: "xaa-1", ClientSecretEnv: "CODEMODE_T_XSECRET",
+		IdPIssuer: srv.IdP, IdPClientID: "idp-client-1", IDTokenEnv: "CODEMODE_T_IDTOKEN"}}, "", LoginRefuse, nil)
+	r := call(t, u, ctxT(t, 20*time.Second), tool("whoami", readOnly), nil)
+	if r.Value != "you sent Bearer [redacted]" || srv.Count("idp:token") != 1 || srv.Problems() != "" {
+		t.Fatalf("whoami %#v, counts %v, problems %q", r.Value, srv.Counts, srv.Problems())
+	}
+	if got := u.Redactor().String("idtok-user-5a0c"); got != Redacted {
+		t.Fatalf("the ID token is not redacted: %q", got)
+	}
+}

@@ -15,11 +15,13 @@ cd "$work"
 # a client ID metadata document where the server takes one, the
 # pre-registered client where the scenario gives one, client_credentials
 # for those scenarios (with a secret, or a private key that signs the
-# client's JWT). The secret goes through the environment.
+# client's JWT), grant enterprise where the scenario hands over the user's
+# ID token from an identity provider. Secrets go through the environment.
 eval "$(node -e '
 const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
 const q = (s) => "\x27" + String(s).replace(/\x27/g, "\x27\\\x27\x27") + "\x27";
 if (ctx.client_secret) console.log("export CONFORMANCE_CLIENT_SECRET=" + q(ctx.client_secret));
+if (ctx.idp_id_token) console.log("export CONFORMANCE_ID_TOKEN=" + q(ctx.idp_id_token));
 ')"
 node -e '
 const [url] = process.argv.slice(1);
@@ -27,6 +29,7 @@ const ctx = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT || "{}");
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO || "";
 const auth = { type: "oauth", headless: true };
 if (scenario.startsWith("auth/client-credentials")) auth.grant = "client_credentials";
+else if (ctx.idp_id_token) Object.assign(auth, { grant: "enterprise", idp_issuer: ctx.idp_issuer, idp_client_id: ctx.idp_client_id, id_token_env: "CONFORMANCE_ID_TOKEN" });
 else auth.client_metadata_url = "https://conformance-test.local/client-metadata.json";
 if (ctx.client_id) auth.client_id = ctx.client_id;
 if (ctx.client_secret) auth.client_secret_env = "CONFORMANCE_CLIENT_SECRET";
