@@ -322,7 +322,7 @@ func (o *oauthState) TokenSource(ctx context.Context) (oauth2.TokenSource, error
 // outlives the request, so it runs without the request's cancellation
 // (each step is bounded by the client's timeout).
 func (o *oauthState) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	err := o.inner.Authorize(context.WithoutCancel(ctx), req, resp)
+	err := o.inner.Authorize(context.WithValue(context.WithoutCancel(ctx), callerCtx{}, ctx), req, resp)
 	if errors.Is(err, ErrLoginNeeded) {
 		return ErrLoginNeeded
 	}
@@ -330,6 +330,18 @@ func (o *oauthState) Authorize(ctx context.Context, req *http.Request, resp *htt
 		return o.red.Error(err)
 	}
 	return nil
+}
+
+// callerCtx keys the context of the request that needed authorization,
+// whose cancellation a login still obeys.
+type callerCtx struct{}
+
+// caller is the context whose end ends a wait for the user.
+func caller(ctx context.Context) context.Context {
+	if c, ok := ctx.Value(callerCtx{}).(context.Context); ok {
+		return c
+	}
+	return ctx
 }
 
 // redactingSource adds every token it hands out to the redactor.
@@ -505,7 +517,7 @@ func (o *oauthState) fetchCode(ctx context.Context, args *auth.AuthorizationArgs
 
 	if o.cfg.Headless {
 		fmt.Fprintf(o.log, "codemode: %s: authorising without a browser (auth.headless)\n", o.name)
-		if err := o.followHeadless(ctx, args.URL); err != nil {
+		if err := o.followHeadless(caller(ctx), args.URL); err != nil {
 			return nil, err
 		}
 		// The listener took the redirect (if there was one) before the
@@ -518,11 +530,12 @@ func (o *oauthState) fetchCode(ctx context.Context, args *auth.AuthorizationArgs
 		}
 	}
 	fmt.Fprintf(o.log, "To authorise codemode for %s, open this URL in a browser:\n\n  %s\n\nWaiting for the authorization server to send the browser back to %s ...\n", o.name, args.URL, o.redirect)
+	wait := caller(ctx)
 	select {
 	case res := <-got:
 		return o.result(res)
-	case <-ctx.Done():
-		return nil, fmt.Errorf("no authorization arrived: %w", ctx.Err())
+	case <-wait.Done():
+		return nil, fmt.Errorf("no authorization arrived: %w", wait.Err())
 	}
 }
 

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bufio"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -9,7 +10,9 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -277,4 +280,29 @@ func TestOAuthEnterpriseGrant(t *testing.T) {
 	if got := u.Redactor().String("idtok-user-5a0c"); got != Redacted {
 		t.Fatalf("the ID token is not redacted: %q", got)
 	}
+}
+
+// TestOAuthLoginWaitEndsWithContext: a login whose user never comes back
+// ends when its context does (a Ctrl-C, the login's time limit), in one
+// line, and frees the redirect port.
+func TestOAuthLoginWaitEndsWithContext(t *testing.T) {
+	srv := testoauth.New(t, testoauth.Options{})
+	redirect := testoauth.FreeRedirect(t)
+	log := &logBuffer{}
+	u := oauthMCP(t, srv, &Auth{OAuth: OAuth{RedirectURL: redirect}}, "", LoginInteractive, log)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- u.Start(ctx) }()
+	waitLog(t, log, "open this URL in a browser")
+	cancel()
+	err := <-done
+	if err == nil || !strings.Contains(err.Error(), "context canceled") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v", err)
+	}
+	ru, _ := url.Parse(redirect)
+	ln, lerr := net.Listen("tcp", ru.Host)
+	if lerr != nil {
+		t.Fatalf("the redirect port is still held: %v", lerr)
+	}
+	ln.Close()
 }
