@@ -258,6 +258,12 @@ func runCodeResult(res *runtime.Result) *mcp.CallToolResult {
 		} else if res.WaitID != "" {
 			out.Wait.Resume = "end the turn; run_code in this session is refused until an approver resolves this wait (codemode jobs approve --session SESSION " + res.WaitID + ") or the deadline passes"
 		}
+		for _, c := range res.WaitCalls {
+			out.Wait.Approval = append(out.Wait.Approval, c.String())
+		}
+		if len(res.WaitCalls) > 0 {
+			out.Wait.Resume += "; once approved, make the held calls again with the same arguments and each goes through once"
+		}
 	}
 	if res.Error != "" {
 		out.Error = &res.Error
@@ -296,6 +302,8 @@ type runCodeWait struct {
 	Jobs     []string `json:"jobs,omitempty"`
 	Deadline *string  `json:"deadline,omitempty"`
 	Resume   string   `json:"resume,omitempty"`
+	// Approval lists the calls held for approval, as a program writes them.
+	Approval []string `json:"approval,omitempty"`
 }
 
 type runCodeCall struct {

@@ -111,6 +111,9 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 				return nil, fmt.Errorf("%s: %w", src.Describe(), err)
 			}
 		}
+		if _, err := policyRules(src, &ms); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Describe(), err)
+		}
 		out.Manifest.Services = append(out.Manifest.Services, ms)
 		out.Services = append(out.Services, svc)
 		out.Decisions = append(out.Decisions, decisions...)

@@ -67,6 +67,9 @@ type Config struct {
 	// PinReport, when set, receives the refusals (or the error) of every
 	// check of a service's live tools, e.g. for a log.
 	PinReport func(service ir.ServiceName, refused []string, err error)
+	// Rules are the pack's launch policy per tool (deny, allowed values,
+	// approval), checked before the hooks; see [Rule].
+	Rules map[ir.ToolID]Rule
 	// Hooks run around every call, in order.
 	Hooks []Policy
 	// NotesMeta and WaitMeta name, per service, the MCP _meta keys that
