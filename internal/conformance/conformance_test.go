@@ -34,7 +34,7 @@ var _ = flag.Bool("update", false, "rewrite the pass lists instead of comparing"
 // Environment of the test binary when it runs as something else: the
 // suite's client under test, or a fixture MCP server.
 const (
-	envClient  = "CODEMODE_CONFORMANCE_CLIENT" // the codemode binary; run as the client
+	envClient  = "CODEMODE_CONFORMANCE_CLIENT"  // the codemode binary; run as the client
 	envTestMCP = "CODEMODE_CONFORMANCE_TESTMCP" // run testmcp in this mode
 )
 
