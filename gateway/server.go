@@ -129,6 +129,9 @@ func New(cfg Config) (*Server, error) {
 		// HTTP session ids are agent session ids (reads, audit, saved
 		// state): 130 random bits, so one cannot be guessed.
 		GetSessionID: rand.Text,
+		// completion/complete is answered (and the capability declared)
+		// so clients that ask get an answer, not "method not found".
+		CompletionHandler: complete,
 	})
 	if cfg.Direct {
 		s.addDirect(m)
@@ -138,6 +141,13 @@ func New(cfg Config) (*Server, error) {
 	s.addResources(m)
 	s.srv.AddReceivingMiddleware(s.refuseOthers)
 	return s, nil
+}
+
+// complete answers completion/complete. The gateway has no prompts or
+// resource templates with arguments to complete, so every answer is an
+// empty list.
+func complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 }
 
 // MCP is the underlying go-sdk server.
