@@ -632,7 +632,6 @@ func typeFix(want []string, v any) string {
 // repr prints a JSON value in Python syntax, cut to a readable length.
 func repr(v any) string { return ir.PyLiteralCut(v, 60, 80) }
 
-
 // valueList prints enum values: `"a", "b", "c"`, at most n of them.
 func valueList(vs []any, n int) string {
 	var parts []string
