@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -56,6 +58,17 @@ const (
 	ManifestFile = "manifest.json"
 	EnrichLog    = "enrich.jsonl"
 )
+
+// GeneratedWithoutEnrichment reports whether the generated files in dir
+// were written without the enrichment pass (gen --no-enrich): gen writes
+// EnrichLog beside ManifestFile exactly when the pass runs, so a
+// directory with a manifest and no log says so. codemode check reads it
+// instead of needing --no-enrich repeated.
+func GeneratedWithoutEnrichment(dir string) bool {
+	_, merr := os.Stat(filepath.Join(dir, ManifestFile))
+	_, lerr := os.Stat(filepath.Join(dir, EnrichLog))
+	return merr == nil && errors.Is(lerr, fs.ErrNotExist)
+}
 
 // Compile parses every source of p, enriches, resolves and emits. Nothing
 // is written to disk.
