@@ -274,7 +274,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	rctx, cancel := ctx, context.CancelFunc(func() {})
 	defer func() { cancel() }()
 	var (
-		w   *monty.Worker
+		w   Interp
 		h   *handler
 		out *monty.Outcome
 	)
@@ -284,13 +284,13 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	// worker is reported, never silently run again.
 	for attempt := 0; ; attempt++ {
 		res.Attempts = attempt + 1
-		w, err = r.pool.Get(ctx)
+		w, err = r.runner.Get(ctx)
 		if err != nil {
 			return nil, r.auditAbort(session, res, fmt.Errorf("no sandbox worker available, nothing ran: %w", err))
 		}
 		// The worker serves no other program; tearing it down is not the
 		// caller's wait.
-		defer func(w *monty.Worker) { go w.Close() }(w)
+		defer func(w Interp) { go w.Close() }(w)
 		if err = r.prepare(ctx, w, session, used, res); err != nil {
 			if errors.Is(err, monty.ErrDead) && attempt < 2 && ctx.Err() == nil {
 				continue
@@ -395,7 +395,7 @@ func waitNote(w *JobWait) string {
 
 // prepare configures a fresh worker (or restores a persistent session)
 // and pre-imports json and re, unless the pool did it already.
-func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*manifest.Service, res *Result) error {
+func (r *Runtime) prepare(ctx context.Context, w Interp, session string, used []*manifest.Service, res *Result) error {
 	if r.warm {
 		return nil
 	}
@@ -527,7 +527,7 @@ func (r *Runtime) inputs() []monty.NamedValue {
 	return in
 }
 
-func (r *Runtime) saveState(w *monty.Worker, session, code string) error {
+func (r *Runtime) saveState(w Interp, session, code string) error {
 	state, err := w.Dump()
 	if err != nil {
 		return err
