@@ -36,8 +36,10 @@ type MCPConfig struct {
 	// own process group, killed with codemode (Linux) and on Close.
 	Command []string
 	Env     map[string]string
-	// URL is a streamable-HTTP server; Auth (bearer, basic, apiKey) and
-	// Header are sent on every request to its origin, Client sends them.
+	// URL is a streamable-HTTP server; Auth (bearer, basic, apiKey,
+	// headers) and Header are sent on every request to its origin, Client
+	// sends them. Auth type oauth gets its token from the server's
+	// authorization server (see OAuth).
 	URL    string
 	Auth   *Auth
 	Header http.Header
