@@ -54,8 +54,10 @@ func (a *Auth) Secrets() []string {
 			}
 		}
 	}
-	if v, ok := os.LookupEnv(a.ClientSecretEnv); ok && a.ClientSecretEnv != "" {
-		out = append(out, v)
+	for _, name := range []string{a.ClientSecretEnv, a.IdPClientSecretEnv, a.IDTokenEnv} {
+		if v, ok := os.LookupEnv(name); ok && name != "" {
+			out = append(out, v)
+		}
 	}
 	return out
 }
