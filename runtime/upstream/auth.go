@@ -93,14 +93,16 @@ func basicValue(user, pass string) string {
 // newCredentials reads the secrets now. schemes supply an apiKey's name and
 // location when the pack gives none. An oauth type puts on only the
 // headers: its token comes from the OAuth handler.
-func newCredentials(a *Auth, schemes []ir.SecurityScheme) (*credentials, error) {
+func newCredentials(a *Auth, schemes []ir.SecurityScheme, mcp bool) (*credentials, error) {
 	var c *credentials
 	switch t := strings.ToLower(a.Type); {
+	case t == "oauth" && !mcp:
+		return nil, fmt.Errorf("auth: type oauth is for mcp_url services; an OpenAPI service takes bearer, basic or apiKey")
 	case t == "oauth" || (t == "" && len(a.Headers) > 0):
 		c = &credentials{apply: func(*http.Request) {}}
 	default:
 		var err error
-		if c, err = typeCredentials(a, schemes); err != nil {
+		if c, err = typeCredentials(a, schemes, mcp); err != nil {
 			return nil, err
 		}
 	}
@@ -157,7 +159,7 @@ var reservedHeader = map[string]bool{
 }
 
 // typeCredentials are the credentials of a's type.
-func typeCredentials(a *Auth, schemes []ir.SecurityScheme) (*credentials, error) {
+func typeCredentials(a *Auth, schemes []ir.SecurityScheme, mcp bool) (*credentials, error) {
 	switch strings.ToLower(a.Type) {
 	case "bearer":
 		tok, err := secret("token_env", a.TokenEnv)
@@ -226,7 +228,10 @@ func typeCredentials(a *Auth, schemes []ir.SecurityScheme) (*credentials, error)
 		}
 		return c, nil
 	default:
-		return nil, fmt.Errorf("auth: type %q: want bearer, basic, apiKey or oauth", a.Type)
+		if mcp {
+			return nil, fmt.Errorf("auth: type %q: want bearer, basic, apiKey or oauth", a.Type)
+		}
+		return nil, fmt.Errorf("auth: type %q: want bearer, basic or apiKey", a.Type)
 	}
 }
 

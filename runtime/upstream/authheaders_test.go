@@ -158,3 +158,17 @@ func TestAuthHeadersBadRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestOAuthTypeOnOpenAPIRefused: type oauth is for MCP servers; an OpenAPI
+// service given it fails in one line instead of calling without
+// credentials, and an MCP server given an unknown type names oauth.
+func TestOAuthTypeOnOpenAPIRefused(t *testing.T) {
+	_, err := NewHTTP(HTTPConfig{BaseURL: "http://x.test", Auth: &Auth{Type: "oauth"}})
+	if err == nil || err.Error() != "auth: type oauth is for mcp_url services; an OpenAPI service takes bearer, basic or apiKey" {
+		t.Fatalf("openapi: err = %v", err)
+	}
+	_, err = NewMCP(MCPConfig{URL: "http://x.test/mcp", Auth: &Auth{Type: "oauth2"}})
+	if err == nil || err.Error() != `auth: type "oauth2": want bearer, basic, apiKey or oauth` {
+		t.Fatalf("mcp: err = %v", err)
+	}
+}

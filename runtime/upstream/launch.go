@@ -116,7 +116,7 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 		}
 		var creds *credentials
 		if cfg.Auth != nil {
-			if creds, err = newCredentials(cfg.Auth, nil); err != nil {
+			if creds, err = newCredentials(cfg.Auth, nil, true); err != nil {
 				return nil, err
 			}
 			m.red.Add(creds.secrets...)
