@@ -197,7 +197,8 @@ type oauthState struct {
 	inner    auth.OAuthHandler
 	redirect *url.URL
 
-	mu sync.Mutex
+	mu       sync.Mutex         // the token file, override
+	override oauth2.TokenSource // a newer token from the file, see newerStored
 }
 
 // newOAuth builds the handler for an oauth service at resource.
@@ -311,6 +312,12 @@ func newOAuth(name, resource string, a *Auth, file string, mode LoginMode, red *
 
 // TokenSource implements auth.OAuthHandler.
 func (o *oauthState) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	o.mu.Lock()
+	override := o.override
+	o.mu.Unlock()
+	if override != nil {
+		return redactingSource{ts: override, red: o.red}, nil
+	}
 	ts, err := o.inner.TokenSource(ctx)
 	if ts == nil || err != nil {
 		return ts, err
@@ -322,7 +329,21 @@ func (o *oauthState) TokenSource(ctx context.Context) (oauth2.TokenSource, error
 // outlives the request, so it runs without the request's cancellation
 // (each step is bounded by the client's timeout).
 func (o *oauthState) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	if ts := o.newerStored(req, resp); ts != nil {
+		// Another codemode process (a login, a refresh) has saved a token
+		// since: use it rather than authorising again.
+		resp.Body.Close()
+		o.mu.Lock()
+		o.override = ts
+		o.mu.Unlock()
+		return nil
+	}
 	err := o.inner.Authorize(context.WithValue(context.WithoutCancel(ctx), callerCtx{}, ctx), req, resp)
+	if err == nil {
+		o.mu.Lock()
+		o.override = nil
+		o.mu.Unlock()
+	}
 	if errors.Is(err, ErrLoginNeeded) {
 		return ErrLoginNeeded
 	}
@@ -401,29 +422,59 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 	return t, nil
 }
 
+// newerStored is the token file's token source when a request was refused
+// (401) and the file holds another token that is still good: one that
+// another process saved after this one read it. nil otherwise, and in a
+// login, which replaces the token.
+func (o *oauthState) newerStored(req *http.Request, resp *http.Response) oauth2.TokenSource {
+	if o.mode == LoginInteractive || o.file == "" || resp.StatusCode != http.StatusUnauthorized || o.redirect == nil {
+		return nil
+	}
+	failed, _ := strings.CutPrefix(req.Header.Get("Authorization"), "Bearer ")
+	ts, access := o.storedToken()
+	if ts == nil || access == failed {
+		return nil
+	}
+	if t, err := ts.Token(); err != nil || !t.Valid() || t.AccessToken == failed {
+		return nil
+	}
+	return ts
+}
+
 // stored is the token source of the token file, nil when there is none
 // for this server (or it cannot be read: then a login replaces it).
 func (o *oauthState) stored() oauth2.TokenSource {
+	ts, _ := o.storedToken()
+	return ts
+}
+
+// storedToken is stored with the access token the file holds. A file
+// others may read is made 0600 again, with a warning.
+func (o *oauthState) storedToken() (oauth2.TokenSource, string) {
 	if o.file == "" {
-		return nil
+		return nil, ""
+	}
+	if fi, err := os.Stat(o.file); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		fmt.Fprintf(o.log, "codemode: %s: the OAuth token file %s could be read by others (mode %04o); it is 0600 again, and a new login (codemode auth login %s) replaces a token that may have leaked\n", o.name, o.file, fi.Mode().Perm(), o.name)
+		os.Chmod(o.file, 0o600)
 	}
 	data, err := os.ReadFile(o.file)
 	if err != nil {
 		if !errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(o.log, "codemode: %s: cannot read the OAuth token (%v); a new login replaces it\n", o.name, err)
 		}
-		return nil
+		return nil, ""
 	}
 	var st storedAuth
 	if err := json.Unmarshal(data, &st); err != nil || st.Token == nil || st.TokenURL == "" {
 		fmt.Fprintf(o.log, "codemode: %s: the OAuth token file %s is not one codemode wrote; a new login replaces it\n", o.name, o.file)
-		return nil
+		return nil, ""
 	}
 	if st.Resource != o.resource {
-		return nil // issued for another server: never sent here
+		return nil, "" // issued for another server: never sent here
 	}
 	if o.cfg.ClientID != "" && st.ClientID != o.cfg.ClientID {
-		return nil // the pack names another client now
+		return nil, "" // the pack names another client now
 	}
 	secret := st.ClientSecret
 	if o.cfg.ClientID != "" {
@@ -433,7 +484,7 @@ func (o *oauthState) stored() oauth2.TokenSource {
 	c := &oauth2.Config{ClientID: st.ClientID, ClientSecret: secret, Scopes: st.Scopes,
 		Endpoint: oauth2.Endpoint{AuthURL: st.AuthURL, TokenURL: st.TokenURL, AuthStyle: oauth2.AuthStyle(st.AuthStyle)}}
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, o.client)
-	return &savingSource{o: o, st: &st, ts: oauth2.ReuseTokenSource(st.Token, c.TokenSource(ctx, st.Token)), last: st.Token.AccessToken}
+	return &savingSource{o: o, st: &st, ts: oauth2.ReuseTokenSource(st.Token, c.TokenSource(ctx, st.Token)), last: st.Token.AccessToken}, st.Token.AccessToken
 }
 
 // save writes the token file: 0600 in a 0700 directory, replaced whole.

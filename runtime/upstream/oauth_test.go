@@ -306,3 +306,39 @@ func TestOAuthLoginWaitEndsWithContext(t *testing.T) {
 	}
 	ln.Close()
 }
+
+// TestOAuthNewerTokenPickedUpWithoutRestart: when the server refuses the
+// token a running codemode holds and another process (a new login) has
+// saved another one, the running one takes it from the file instead of
+// needing a login itself.
+func TestOAuthNewerTokenPickedUpWithoutRestart(t *testing.T) {
+	srv := testoauth.New(t, testoauth.Options{})
+	file := filepath.Join(t.TempDir(), "g.json")
+	redirect := testoauth.FreeRedirect(t)
+	ctx := ctxT(t, 20*time.Second)
+	call(t, oauthMCP(t, srv, &Auth{OAuth: OAuth{Headless: true, RedirectURL: redirect}}, file, LoginRefuse, nil), ctx, tool("whoami", readOnly), nil)
+	running := oauthMCP(t, srv, &Auth{OAuth: OAuth{RedirectURL: redirect}}, file, LoginRefuse, nil) // no headless: it cannot authorise itself
+	call(t, running, ctx, tool("whoami", readOnly), nil)
+	srv.Revoke()
+	call(t, oauthMCP(t, srv, &Auth{OAuth: OAuth{Headless: true, RedirectURL: redirect}}, file, LoginInteractive, nil), ctx, tool("whoami", readOnly), nil)
+	r := call(t, running, ctx, tool("whoami", readOnly), nil)
+	if r.Value != "you sent Bearer [redacted]" || srv.Count("authorize") != 2 {
+		t.Fatalf("whoami %#v after %d authorizations", r.Value, srv.Count("authorize"))
+	}
+}
+
+// TestOAuthTokenFileModeTightened: a token file others may read is made
+// 0600 again, with a warning naming it.
+func TestOAuthTokenFileModeTightened(t *testing.T) {
+	srv := testoauth.New(t, testoauth.Options{})
+	file := filepath.Join(t.TempDir(), "g.json")
+	a := OAuth{Headless: true, RedirectURL: testoauth.FreeRedirect(t)}
+	ctx := ctxT(t, 20*time.Second)
+	call(t, oauthMCP(t, srv, &Auth{OAuth: a}, file, LoginRefuse, nil), ctx, tool("whoami", readOnly), nil)
+	os.Chmod(file, 0o644)
+	log := &logBuffer{}
+	call(t, oauthMCP(t, srv, &Auth{OAuth: a}, file, LoginRefuse, log), ctx, tool("whoami", readOnly), nil)
+	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 || !strings.Contains(log.String(), "could be read by others (mode 0644); it is 0600 again") {
+		t.Fatalf("mode %v, log %q", fi.Mode().Perm(), log.String())
+	}
+}
