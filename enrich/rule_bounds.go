@@ -98,7 +98,29 @@ func boundOK(d string, h boundHit) bool {
 			return false
 		}
 	}
-	return true
+	return !jointBound(d, h)
+}
+
+// jointRe marks a bound on several things together ("in total", "combined").
+var jointRe = regexp.MustCompile(`(?i)\b(?:in total|combined|together|altogether|in aggregate|in sum|summed)\b|\b(?:total|sum|combined) (?:number|count|length|size|amount) of\b`)
+
+// coordRe: a coordination of two or more things ("users, apps, and teams").
+var coordRe = regexp.MustCompile(`(?i)\w,? (?:and|or|plus) \w`)
+
+// jointBound says whether the bound's clause counts several things together
+// ("The list of users, apps, and teams in total is limited to 100 items",
+// "apps and teams combined may not exceed 10"): a coordination before the
+// bound and a word that joins the counts. Each list alone may hold fewer,
+// so no one list gets the bound.
+func jointBound(d string, h boundHit) bool {
+	start := strings.LastIndexAny(d[:h.ev.start], ".;\n")
+	before := d[start+1 : h.ev.start]
+	end := strings.IndexAny(d[h.ev.end:], ".;\n")
+	if end < 0 {
+		end = len(d) - h.ev.end
+	}
+	clause := before + d[h.ev.start:h.ev.end+end]
+	return jointRe.MatchString(clause) && coordRe.MatchString(before)
 }
 
 func (c *ctx) boundHits() []boundHit {

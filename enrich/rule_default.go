@@ -141,8 +141,20 @@ func (c *ctx) classify(phrase, sentence string) (valueKind, any) {
 		return vkRuntime, nil
 	}
 	if v, ok := c.literal(core); ok {
-		if conditional || authCueRe.MatchString(sentence) {
+		if authCueRe.MatchString(sentence) {
 			return vkRuntime, nil
+		}
+		if conditional {
+			// A literal default for one case ("true when Alexandria is
+			// combined with web", "false when attaching a PaymentMethod to
+			// a Customer") is a conditional default: omitting the
+			// parameter stays a choice the schema can describe. Only a
+			// case that is itself runtime state ("if the account has ...")
+			// makes it one the caller cannot see.
+			if runtimeCueRe.MatchString(phrase[len(core):]) {
+				return vkRuntime, nil
+			}
+			return vkNone, nil
 		}
 		return vkStatic, v
 	}
