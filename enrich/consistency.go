@@ -48,6 +48,22 @@ func sourceValues(description string, s ir.Schema) []sourceValue {
 			}
 		}
 	}
+	// The values an anyOf/oneOf branch lists (`{"type": "string", "enum":
+	// [""]}`, a const per branch) are values of the parameter too.
+	if bs, ok := branches(s); ok {
+		for _, b := range bs {
+			if c, ok := b["const"]; ok && c != nil {
+				out = append(out, sourceValue{c, "the existing const"})
+			}
+			if es, ok := b["enum"].([]any); ok {
+				for _, e := range es {
+					if e != nil {
+						out = append(out, sourceValue{e, "the existing enum value"})
+					}
+				}
+			}
+		}
+	}
 	for _, v := range proseExamples(description, mainType(s)) {
 		out = append(out, sourceValue{v, "the description's example"})
 	}

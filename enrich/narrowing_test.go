@@ -59,3 +59,48 @@ func TestEnumNarrowsStrayExistingValue(t *testing.T) {
 		}
 	}
 }
+
+// TestUntypedAnyOfOfStringsReadAsString pins a miss: a schema without a
+// type whose anyOf branches are all strings (brave_video_search.safesearch)
+// was not read as a string, so its value list was not proposed. The
+// branches' own values still hold the proposal back: an empty-string
+// branch is no URL.
+func TestUntypedAnyOfOfStringsReadAsString(t *testing.T) {
+	desc := "Filters search results for adult content. The following values are supported: 'off' - No filtering. 'moderate' - Filter out explicit content. 'strict' - Filter out explicit and suggestive content. The default value is 'moderate'."
+	got := changes(t, desc, `{"default":"moderate","anyOf":[{"type":"string","const":"off"},{"type":"string","const":"moderate"},{"type":"string","const":"strict"}]}`, false)
+	if got[KindEnum] != `{"enum":["off","moderate","strict"]}` || len(got) != 1 {
+		t.Errorf("safesearch: got %v", got)
+	}
+	got = changes(t, "Filters results. The following values are supported: 'off' - none. 'strict' - all.", `{"anyOf":[{"type":"string","const":"off"},{"type":"string","const":"moderate"}]}`, false)
+	if len(got) != 0 {
+		t.Errorf("a value no branch has: got %v", got)
+	}
+	got = changes(t, "Customers are sent to this URL when they finish.", `{"anyOf":[{"type":"string","maxLength":5000},{"type":"string","enum":[""]}]}`, false)
+	if len(got) != 0 {
+		t.Errorf("an empty-string branch: got %v", got)
+	}
+	got = changes(t, "A positive integer.", `{"anyOf":[{"type":"object"},{"type":"integer"}]}`, false)
+	if len(got) != 0 {
+		t.Errorf("branches of two types: got %v", got)
+	}
+}
+
+// TestDemonstrativeURLIsAURI pins a miss: "customers will be directed to
+// this URL" (PostCheckoutSessions.cancel_url) names the value as a URL.
+func TestDemonstrativeURLIsAURI(t *testing.T) {
+	got := changes(t, "If set, Checkout displays a back button and customers will be directed to this URL if they decide to cancel payment and return to your website.", `{"type":"string","maxLength":5000}`, false)
+	if got[KindFormat] != `{"format":"uri"}` || len(got) != 1 {
+		t.Errorf("got %v", got)
+	}
+}
+
+// TestOmittedMeansReferencedResourceAmount pins a miss: "If not provided,
+// the full amount of the authorization will be captured" resolves the
+// value from a referenced resource's state, a runtime default
+// (PostTestHelpersIssuingAuthorizationsAuthorizationCapture.capture_amount).
+func TestOmittedMeansReferencedResourceAmount(t *testing.T) {
+	got := changes(t, "The amount to capture from the authorization. If not provided, the full amount of the authorization will be captured.", `{"type":"integer"}`, false)
+	if got[KindRuntimeDefault] != `{"required":true}` || len(got) != 1 {
+		t.Errorf("got %v", got)
+	}
+}

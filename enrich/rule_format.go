@@ -15,7 +15,12 @@ var (
 	durationRe  = regexp.MustCompile(`(?i)\b(?:duration|interval|period|week|offset)\b`)
 	assertURIRe = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid |absolute |fully[- ]qualified |full |HTTPS? |public |publicly accessible )?(?:URL|URI)\b`)
 	assertMail  = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid )?e-?mail address\b`)
-	uuidAnyRe   = regexp.MustCompile(`\((?:a |an )?(?:UUID|GUID)\)|\bUUID format\b|\b(?:a|valid) (?:UUID|GUID)\b`)
+	// thisURIRe: the value named by a demonstrative after a preposition
+	// ("customers will be directed to this URL", "mail is sent to this
+	// email address").
+	thisURIRe  = regexp.MustCompile(`(?i)\b(?:to|at|from|on|via) this (?:URL|URI)\b`)
+	thisMailRe = regexp.MustCompile(`(?i)\b(?:to|at|from|via) this e-?mail address\b`)
+	uuidAnyRe  = regexp.MustCompile(`\((?:a |an )?(?:UUID|GUID)\)|\bUUID format\b|\b(?:a|valid) (?:UUID|GUID)\b`)
 	// templateRe: a quoted value shape with placeholders or a range.
 	templateRe = regexp.MustCompile("[`'\"][^`'\"\\s]*(?:\\{[^}]*\\}|<[^>]*>|\\.\\.)[^`'\"\\s]*[`'\"]")
 	// partsRe: the format describes parts of the value.
@@ -131,6 +136,12 @@ func (c *ctx) formatRule() []Proposal {
 		return try("uri", m)
 	}
 	if m := assertMail.FindStringIndex(d); m != nil {
+		return try("email", m)
+	}
+	if m := thisURIRe.FindStringIndex(d); m != nil {
+		return try("uri", m)
+	}
+	if m := thisMailRe.FindStringIndex(d); m != nil {
 		return try("email", m)
 	}
 	if m := uuidAnyRe.FindStringIndex(d); m != nil {
