@@ -104,3 +104,39 @@ func TestOmittedMeansReferencedResourceAmount(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+// TestBareAlternativesGrammar pins a miss: "Colour of the label, red or
+// blue." gave nothing because bare words needed quotes or a strong
+// introducer. Two sentence shapes read them; prose of the same surface
+// shape does not.
+func TestBareAlternativesGrammar(t *testing.T) {
+	for desc, want := range map[string]string{
+		"Colour of the label, red or blue.":                        `{"enum":["red","blue"]}`,
+		"The state of the package, either active or deleted.":      `{"enum":["active","deleted"]}`,
+		"Status of the record. Can be either deployed or retired.": `{"enum":["deployed","retired"]}`,
+		"Travel mode, driving, walking or cycling.":                `{"enum":["driving","walking","cycling"]}`,
+	} {
+		got := changes(t, desc, `{"type":"string"}`, false)
+		if got[KindEnum] != want || len(got) != 1 {
+			t.Errorf("%q: got %v, want %s", desc, got, want)
+		}
+	}
+	for _, desc := range []string{
+		"Text to update, add, or remove.",
+		"The files to be updated, renamed, or deleted.",
+		"Path to a YAML file to apply (optional - use either manifest or filename).",
+		"The name of the ref. This can be a branch, tag, or SHA.",
+		"Use `string` if the item type is unknown or mixed.",
+		"Colour of the label, red or blue, for example.",
+		"Colour of the label, red and blue.",
+		"Colour of the label, red or blue or any other colour.",
+	} {
+		if got := changes(t, desc, `{"type":"string"}`, false); len(got) != 0 {
+			t.Errorf("%q changed the schema: %v", desc, got)
+		}
+	}
+	// A list holding the parameter's own name lists parameters.
+	if _, _, ds := enrichOne("tool", "/properties/filename", "Where the manifest comes from, manifest or filename.", mustSchema(t, `{"type":"string"}`), false); len(ds) != 0 {
+		t.Errorf("own name: %+v", ds)
+	}
+}

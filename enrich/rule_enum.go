@@ -221,6 +221,9 @@ func (c *ctx) enumRule() []Proposal {
 		}
 		cands = append(cands, cand{vals: itemVals(items), ev: span{j, j + n}, rule: RuleEnum})
 	}
+	for _, bc := range c.bareAlternatives() {
+		cands = append(cands, cand{bc.vals, bc.ev, RuleEnum})
+	}
 	// Two different lists for one parameter: the prose is scoped or
 	// inconsistent, so neither is the closed set.
 	for i := 1; i < len(cands); i++ {
@@ -440,4 +443,64 @@ var frontedWords = map[string]bool{"in": true, "on": true, "at": true, "for": tr
 func frontedPhrase(text string) bool {
 	w := wordsAfter(text, 1)
 	return len(w) == 1 && frontedWords[w[0]]
+}
+
+// A bare alternative list ("red or blue") is read only in two sentence
+// shapes, where the words can be nothing but the parameter's values:
+//
+//	<noun phrase>, [either] a[, b] or c.     "Colour of the label, red or blue."
+//	... is|are|be either a[, b] or c.         "Can be either deployed or decommissioned."
+//
+// The noun phrase opens the sentence and holds no verb marker ("Items to
+// update, add, or remove" lists actions; "files to be updated, renamed,
+// or deleted" lists what happens to them); the values are lower-case
+// words, not function words or the parameter's own name ("use either
+// manifest or filename" names parameters), joined by "or" alone, and the
+// list ends the sentence.
+var (
+	bareNPRe     = regexp.MustCompile(`^([A-Za-z][\w'’ -]{0,60}), (?:either )?`)
+	bareEitherRe = regexp.MustCompile(`(?i)\b(?:is|are|be) either `)
+	bareTokRe    = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	npVerbRe     = regexp.MustCompile(`(?i)\b(?:to|be|is|are|was|will|would|should|can|could|may|must|use|set|if|when|whether)\b|\w(?:ed|ing)$`)
+	bareStop     = map[string]bool{"a": true, "an": true, "the": true, "not": true, "to": true, "of": true, "and": true, "or": true,
+		"in": true, "on": true, "it": true, "this": true, "that": true, "other": true, "any": true, "both": true, "neither": true,
+		"more": true, "less": true, "otherwise": true, "else": true, "so": true, "only": true}
+)
+
+type bareList struct {
+	vals []string
+	ev   span
+}
+
+func (c *ctx) bareAlternatives() []bareList {
+	var out []bareList
+	for _, s := range c.sents {
+		sent := c.desc[s.start:s.end]
+		starts := []int{}
+		if m := bareNPRe.FindStringSubmatchIndex(sent); m != nil && !npVerbRe.MatchString(strings.TrimSpace(sent[m[2]:m[3]])) {
+			starts = append(starts, m[1])
+		}
+		for _, m := range bareEitherRe.FindAllStringIndex(sent, -1) {
+			starts = append(starts, m[1])
+		}
+		for _, at := range starts {
+			items, n, seps := parseInline(sent[at:])
+			if len(items) < 2 || len(items) > 4 || !seps.or || seps.and || seps.pipe {
+				continue
+			}
+			rest := strings.TrimSpace(sent[at+n:])
+			if rest != "" && rest != "." && rest != ")" && rest != ")." {
+				continue
+			}
+			ok := true
+			for _, it := range items {
+				ok = ok && !it.quoted && bareTokRe.MatchString(it.val) && !bareStop[it.val] && it.val != c.name
+			}
+			if !ok || c.openSentence(s.start+at, s.start+at+n, true) || mutualRe.MatchString(sent) || !c.subjectIsParam(s.start+at) {
+				continue
+			}
+			out = append(out, bareList{itemVals(items), span{s.start + at, s.start + at + n}})
+		}
+	}
+	return out
 }
