@@ -140,3 +140,18 @@ func TestBareAlternativesGrammar(t *testing.T) {
 		t.Errorf("own name: %+v", ds)
 	}
 }
+
+// TestOmittedSelectsAnotherMechanism pins a wrong narrowing: "If omitted,
+// the federated token is used directly (direct WIF)" made
+// create-org-private-registry.service_account required, though leaving it
+// out is a choice of its own.
+func TestOmittedSelectsAnotherMechanism(t *testing.T) {
+	for _, desc := range []string{
+		"The GCP service account email to impersonate. Optional for `oidc_gcp` auth type. If omitted, the federated token is used directly (direct WIF).",
+		"Key to sign with. If not given, the account password is used instead.",
+	} {
+		if got := changes(t, desc, `{"type":"string"}`, false); len(got) != 0 {
+			t.Errorf("%q changed the schema: %v", desc, got)
+		}
+	}
+}

@@ -53,6 +53,10 @@ var (
 	// value it takes ("the current value is returned and nothing is
 	// changed", "all items are listed").
 	behaviourRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b`)
+	// insteadRe: leaving the parameter out selects another mechanism,
+	// not a value for it ("If omitted, the federated token is used
+	// directly", "the password is used instead").
+	insteadRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets)\s+used\s+(?:directly|instead|as[- ]is|alone|on its own)\b`)
 	// scopedRe: a literal default that holds for one case only ("2 for
 	// directories and 0 for files").
 	scopedRe = regexp.MustCompile(`(?i)^(?:for|when|if|unless|except)\b`)
@@ -409,7 +413,7 @@ func (c *ctx) omitHits() []defaultHit {
 			// "If omitted for close, current tab is closed."
 			clause = strings.TrimSpace(clause[strings.Index(clause, ",")+1:])
 		}
-		if clause == "" {
+		if clause == "" || insteadRe.MatchString(clause) {
 			continue
 		}
 		// "If not included, `size` is `30`": the parameter's own name, then
