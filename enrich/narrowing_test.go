@@ -155,3 +155,22 @@ func TestOmittedSelectsAnotherMechanism(t *testing.T) {
 		}
 	}
 }
+
+// TestLinksAndTagsStrippedFirst: markdown links and HTML tags are stripped
+// before the rules read a description, so "[text](url)" reads as its text,
+// "<br>" ends a sentence and "<code>x</code>" is a code quote.
+func TestLinksAndTagsStrippedFirst(t *testing.T) {
+	for _, c := range []struct{ desc, schema, kind, want string }{
+		{"Three-letter currency code. Defaults to [the account's currency](https://example.com/docs#default-currency).", `{"type":"string"}`, KindRuntimeDefault, `{"required":true}`},
+		{"Billing mode.<br>One of <code>auto</code> or <code>manual</code>.", `{"type":"string"}`, KindEnum, `{"enum":["auto","manual"]}`},
+		{"Page size, at most [100](https://example.com/limits).", `{"type":"integer"}`, KindRange, `{"maximum":100}`},
+	} {
+		got := changes(t, c.desc, c.schema, false)
+		if got[c.kind] != c.want || len(got) != 1 {
+			t.Errorf("%q: got %v, want %s %s", c.desc, got, c.kind, c.want)
+		}
+	}
+	if got := changes(t, "The URL must contain `<id>` for the ticket number.", `{"type":"string"}`, false); len(got) != 0 {
+		t.Errorf("a placeholder in code is no tag: got %v", got)
+	}
+}
