@@ -367,7 +367,10 @@ func TestLabelsUnseen(t *testing.T) {
 
 // TestLabelsFresh scores the rules against the fresh set (fresh.jsonl),
 // drawn from tools no other set touches and labelled before the rules were
-// run on it.
+// run on it. Its first score is in its header; the rules were tuned on it
+// afterwards, so this is now a tuned figure. Its one false positive is a
+// label that reads "the default is the max" as ambiguous (precision 0.94
+// on 17 changes).
 func TestLabelsFresh(t *testing.T) {
-	checkLabels(t, "fresh labels", readLabels(t, freshLabels), 0, 0)
+	checkLabels(t, "fresh labels", readLabels(t, freshLabels), 0.94, 0.85)
 }

@@ -174,3 +174,51 @@ func TestLinksAndTagsStrippedFirst(t *testing.T) {
 		t.Errorf("a placeholder in code is no tag: got %v", got)
 	}
 }
+
+// TestFreshSetMisses pins the fresh set's misses after its first score,
+// each read by a general form rather than its own sentence:
+// git/create-blob.encoding, orgs/create-webhook.name,
+// orgs/create-invitation.email, GetExchangeRates.limit and
+// git/create-commit.author.
+func TestFreshSetMisses(t *testing.T) {
+	for _, c := range []struct{ desc, schema, kind, want string }{
+		{"The encoding used for `content`. Currently, `\"utf-8\"` and `\"base64\"` are supported.", `{"type":"string"}`, KindEnum, `{"enum":["utf-8","base64"]}`},
+		{"Only `gzip` is accepted.", `{"type":"string"}`, KindEnum, `{"enum":["gzip"]}`},
+		{"`small`, `medium` or `large` are the valid values.", `{"type":"string"}`, KindEnum, `{"enum":["small","medium","large"]}`},
+		{"Must be passed as \"web\".", `{"type":"string"}`, KindEnum, `{"enum":["web"]}`},
+		{"The kind; must be given as `hook`.", `{"type":"string"}`, KindEnum, `{"enum":["hook"]}`},
+		{"**Required unless you provide `invitee_id`**. Email address of the person you are inviting.", `{"type":"string"}`, KindFormat, `{"format":"email"}`},
+		{"Optional. The URL of the callback.", `{"type":"string"}`, KindFormat, `{"format":"uri"}`},
+		{"Limit can range between 1 and total number of supported payout currencies.", `{"type":"integer"}`, KindRange, `{"minimum":1}`},
+		{"Offset, between 0 and the length of the list.", `{"type":"integer"}`, KindRange, `{"minimum":0}`},
+	} {
+		got := changes(t, c.desc, c.schema, false)
+		if got[c.kind] != c.want || len(got) != 1 {
+			t.Errorf("%q: got %v, want %s %s", c.desc, got, c.kind, c.want)
+		}
+	}
+	for _, c := range []struct{ desc, schema string }{
+		{"It must be `true`.", `{"type":"string"}`},
+		{"Currently, `json` and `xml` are supported for exports.", `{"type":"string"}`},
+		{"`json` is supported, for example.", `{"type":"string"}`},
+		{"Index between 0 and 10 apples.", `{"type":"string"}`},
+	} {
+		if got := changes(t, c.desc, c.schema, false); len(got) != 0 {
+			t.Errorf("%q changed the schema: %v", c.desc, got)
+		}
+	}
+	// "By default, the `author` will be ..." holds for author only.
+	desc := "Information about the author of the commit. By default, the `author` will be the authenticated user and the current date."
+	for ptr, want := range map[string]int{"/properties/author": 1, "/properties/committer": 0} {
+		_, _, ds := enrichOne("tool", ptr, desc, mustSchema(t, `{"type":"object"}`), false)
+		n := 0
+		for _, d := range ds {
+			if d.Accepted && d.Kind == KindRuntimeDefault {
+				n++
+			}
+		}
+		if n != want {
+			t.Errorf("%s: %d runtime defaults, want %d", ptr, n, want)
+		}
+	}
+}

@@ -33,6 +33,10 @@ var boundIntros = []boundIntro{
 	{regexp.MustCompile(`(?i)\b(?:greater|larger|more|higher|longer) than\s+`), bExMin},
 }
 
+// relativeEndRe: an upper end that is a quantity named in words ("the
+// number of ...", "total number of ...", "the length of ...").
+var relativeEndRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:total\s+)?(?:number|count|length|size|amount)\s+of\b`)
+
 var (
 	betweenRe = regexp.MustCompile(`(?i)\b(between|from|range(?:s)? from|ranges? between)\s+`)
 	// dashRangeRe: "(1-10)", "be 3–12", "Values: 2000-10000".
@@ -177,6 +181,11 @@ func (c *ctx) rawBoundHits() []boundHit {
 		i += len(cm)
 		b, n2, ok := readNumber(d[i:])
 		if !ok {
+			// "between 1 and the number of items": the upper bound is
+			// relative (not a keyword), the lower one still holds.
+			if strings.Contains(word, "between") && relativeEndRe.MatchString(d[i:]) {
+				hits = append(hits, boundHit{bMin, a, span{m[0], m[1] + n1}, unitWords(d, m[1]+n1), RuleRange})
+			}
 			continue
 		}
 		i += n2

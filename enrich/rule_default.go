@@ -15,6 +15,9 @@ var defaultIntros = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bby default,?\s+(?:this value|the value|its value|it)\s+is\s+`), // "By default, this value is X"
 }
 
+// byDefaultSelfRe: "By default, the `x` is|will be ..." (the name is checked).
+var byDefaultSelfRe = regexp.MustCompile("(?i)\\bby default,?\\s+(?:the\\s+)?(`[^`]+`|[\\w-]+)\\s+(?:is|will be)\\s+")
+
 // "default 100", "(default false)", "Default `x`": a literal right after.
 var defaultLiteralRe = regexp.MustCompile(`(?i)\bdefault\s+`)
 
@@ -278,6 +281,13 @@ func (c *ctx) defaultRules() []Proposal {
 	for _, re := range defaultIntros {
 		for _, m := range re.FindAllStringIndex(d, -1) {
 			addPhrase(m, m[1])
+		}
+	}
+	// "By default, the `author` will be the authenticated user": the
+	// parameter's own name as the subject.
+	for _, m := range byDefaultSelfRe.FindAllStringSubmatchIndex(d, -1) {
+		if strings.Trim(d[m[2]:m[3]], "`") == c.name {
+			addPhrase(m[:2], m[1])
 		}
 	}
 	for _, m := range defaultLiteralRe.FindAllStringIndex(d, -1) {

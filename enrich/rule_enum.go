@@ -7,7 +7,7 @@ import (
 
 // enumIntroRe introduces a closed list of values.
 var enumIntroRe = regexp.MustCompile(`(?i)\b(?:` +
-	`(?:can|must|may|should|could|will)(?: only)? be(?: one of| either| set to)?(?: the following)?(?: values)?` +
+	`(?:can|must|may|should|could|will)(?: only)? be(?: one of| either| set to| (?:passed|given|sent|specified|provided|set) as)?(?: the following)?(?: values)?` +
 	`|(?:is |be )?one of(?: the following)?(?: values)?` +
 	`|(?:valid|acceptable|allowed|possible|supported|accepted|permitted|available) (?:values|options|choices|settings) (?:are|is)` +
 	`|the (?:options|choices|allowed values|valid values|values|possible values) are` +
@@ -224,6 +224,18 @@ func (c *ctx) enumRule() []Proposal {
 	for _, bc := range c.bareAlternatives() {
 		cands = append(cands, cand{bc.vals, bc.ev, RuleEnum})
 	}
+	for _, bc := range c.supportedLists() {
+		cands = append(cands, cand{bc.vals, bc.ev, RuleEnum})
+	}
+	// One flag word alone ("must be set to `true` ...") is a usage, not
+	// the closed list.
+	kept := cands[:0]
+	for _, cd := range cands {
+		if !(len(cd.vals) == 1 && allBoolWords(cd.vals)) {
+			kept = append(kept, cd)
+		}
+	}
+	cands = kept
 	// Two different lists for one parameter: the prose is scoped or
 	// inconsistent, so neither is the closed set.
 	for i := 1; i < len(cands); i++ {
@@ -501,6 +513,38 @@ func (c *ctx) bareAlternatives() []bareList {
 			}
 			out = append(out, bareList{itemVals(items), span{s.start + at, s.start + at + n}})
 		}
+	}
+	return out
+}
+
+// A list whose verb follows it: "Currently, `utf-8` and `base64` are
+// supported.", "Only `json` is accepted." The quoted values open the
+// sentence (after a fronted adverb) and the verb ends it.
+var (
+	frontAdverbRe  = regexp.MustCompile(`(?i)^(?:currently|at present|at the moment|today|only|right now)\s*,?\s*`)
+	supportedEndRe = regexp.MustCompile(`(?i)^\s+(?:is|are)\s+(?:the\s+)?(?:only\s+)?(?:currently\s+)?(?:supported|accepted|allowed|valid|permitted|possible)(?:\s+(?:values?|options?|choices?))?\s*\.?$`)
+)
+
+func (c *ctx) supportedLists() []bareList {
+	var out []bareList
+	for _, s := range c.sents {
+		sent := c.desc[s.start:s.end]
+		at := 0
+		if m := frontAdverbRe.FindStringIndex(sent); m != nil {
+			at = m[1]
+		}
+		items, n, _ := parseInline(sent[at:])
+		if len(items) == 0 {
+			continue
+		}
+		ok := true
+		for _, it := range items {
+			ok = ok && it.quoted
+		}
+		if !ok || !supportedEndRe.MatchString(sent[at+n:]) || c.openSentence(s.start, s.end, true) {
+			continue
+		}
+		out = append(out, bareList{itemVals(items), span{s.start + at, s.end}})
 	}
 	return out
 }

@@ -99,7 +99,13 @@ func (c *ctx) formatRule() []Proposal {
 		return try("date", m)
 	}
 	// Head noun: "The URL to ...", "Billing email address", "The UUID of ...".
-	if hm := headRe.FindStringSubmatchIndex(d); hm != nil {
+	hs := c.headStart()
+	if hm := headRe.FindStringSubmatchIndex(d[hs:]); hm != nil {
+		for i := range hm {
+			if hm[i] >= 0 {
+				hm[i] += hs
+			}
+		}
 		mods := strings.Fields(strings.ToLower(d[hm[2]:hm[3]]))
 		ok := true
 		for _, w := range mods {
@@ -197,4 +203,20 @@ func wholeToken(d string, start, end int) bool {
 	}
 	rest := strings.ToUpper(tok[len("YYYY-MM-DD"):])
 	return strings.Trim(rest, "THMS:.Z+-0123456789 ") == "" || rest == ""
+}
+
+// noteRe: a leading sentence that is a note about the parameter, not its
+// head ("**Required unless you provide `invitee_id`**.", "Optional.",
+// "Deprecated: ...").
+var noteRe = regexp.MustCompile(`(?i)^[\s(]*(?:required|optional|deprecated|note|important|warning|beta|preview)\b`)
+
+// headStart is where the description's head noun phrase starts: at the
+// first sentence that is not a leading note.
+func (c *ctx) headStart() int {
+	for _, s := range c.sents {
+		if !noteRe.MatchString(c.desc[s.start:s.end]) {
+			return s.start
+		}
+	}
+	return 0
 }
