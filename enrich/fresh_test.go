@@ -17,16 +17,29 @@ import (
 
 // freshLabels is the fourth set (enrich/testdata/fresh.jsonl): parameters
 // of corpus tools no other set touches, drawn at random with a fixed seed
-// (freshSeed) and labelled from their description and schema before the
-// rules were run on them.
+// and labelled from their description and schema before the rules were
+// run on them.
 var freshLabels = filepath.Join("testdata", "fresh.jsonl")
 
-const (
-	freshSeed = 15
-	freshSize = 120
-)
+// finalLabels is the fifth set (enrich/testdata/final.jsonl), drawn the
+// same way after the rules were tuned on the fresh set, from tools no
+// other set (the fresh one included) touches, and scored once.
+var finalLabels = filepath.Join("testdata", "final.jsonl")
 
-var writeSample = flag.String("write-sample", "", "write the fresh sample's records, unlabelled, to this file")
+const freshSize = 120
+
+// drawnSets are the sets drawn at random: where each is, its seed, and
+// the sets whose tools and descriptions it leaves out.
+var drawnSets = []struct {
+	path    string
+	seed    int64
+	exclude []string
+}{
+	{freshLabels, 15, []string{corpusLabels, heldApartLabels, unseenLabels}},
+	{finalLabels, 16, []string{corpusLabels, heldApartLabels, unseenLabels, freshLabels}},
+}
+
+var writeSample = flag.String("write-sample", "", "write each drawn set's records, unlabelled, into this folder")
 
 // freshCueRe picks descriptions that read like they might state a
 // constraint (the corpus index's "prose constraints" cues, widened); most
@@ -114,14 +127,15 @@ func corpusParams(t *testing.T, file string) []corpusParam {
 	return out
 }
 
-// freshSample draws the fresh set: parameters with a cue-bearing
-// description, of tools that no earlier set labels, one per distinct
-// description, shuffled with freshSeed; the first freshSize.
-func freshSample(t *testing.T) []corpusParam {
+// freshSample draws a set: parameters with a cue-bearing description, of
+// tools that none of the excluded sets labels, one per distinct
+// description (and none an excluded set holds), shuffled with seed; the
+// first freshSize.
+func freshSample(t *testing.T, seed int64, exclude []string) []corpusParam {
 	t.Helper()
 	usedTool := map[string]bool{}
 	usedDesc := map[string]bool{}
-	for _, path := range []string{corpusLabels, heldApartLabels, unseenLabels} {
+	for _, path := range exclude {
 		for _, r := range readLabels(t, path) {
 			usedTool[r.File+"#"+r.Tool] = true
 			usedDesc[r.Description] = true
@@ -139,7 +153,7 @@ func freshSample(t *testing.T) []corpusParam {
 		}
 	}
 	sort.Slice(pool, func(i, j int) bool { return pool[i].rec.ID < pool[j].rec.ID })
-	rng := rand.New(rand.NewSource(freshSeed))
+	rng := rand.New(rand.NewSource(seed))
 	rng.Shuffle(len(pool), func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
 	if len(pool) > freshSize {
 		pool = pool[:freshSize]
@@ -147,58 +161,74 @@ func freshSample(t *testing.T) []corpusParam {
 	return pool
 }
 
-// TestFreshSetIsTheSample checks that the fresh set holds exactly the
-// parameters the seeded draw picks, with their descriptions, schemas and
-// requiredness as the corpus has them: the set was not chosen by hand.
-// With -write-sample FILE it writes the draw, unlabelled, instead.
+// TestFreshSetIsTheSample checks that each drawn set holds exactly the
+// parameters its seeded draw picks, with their descriptions, schemas and
+// requiredness as the corpus has them: the sets were not chosen by hand.
+// With -write-sample DIR it writes the draws, unlabelled, instead.
 func TestFreshSetIsTheSample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("parses the whole corpus")
 	}
-	sample := freshSample(t)
-	if *writeSample != "" {
-		f, err := os.Create(*writeSample)
+	for _, set := range drawnSets {
+		sample := freshSample(t, set.seed, set.exclude)
+		if *writeSample != "" {
+			writeDraw(t, filepath.Join(*writeSample, filepath.Base(set.path)), sample)
+			continue
+		}
+		if _, err := os.Stat(set.path); err != nil {
+			t.Errorf("%s: %v", set.path, err)
+			continue
+		}
+		checkDraw(t, set.path, sample)
+	}
+}
+
+func writeDraw(t *testing.T, path string, sample []corpusParam) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, p := range sample {
+		b, err := json.Marshal(map[string]any{
+			"id": p.rec.ID, "file": p.rec.File, "tool": p.rec.Tool, "pointer": p.rec.Pointer, "in": p.in,
+			"description": p.rec.Description, "schema": p.rec.Schema, "required": p.rec.Required,
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer f.Close()
-		for _, p := range sample {
-			b, err := json.Marshal(map[string]any{
-				"id": p.rec.ID, "file": p.rec.File, "tool": p.rec.Tool, "pointer": p.rec.Pointer, "in": p.in,
-				"description": p.rec.Description, "schema": p.rec.Schema, "required": p.rec.Required,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.Write(append(b, '\n'))
-		}
-		return
+		f.Write(append(b, '\n'))
 	}
+}
+
+func checkDraw(t *testing.T, path string, sample []corpusParam) {
+	t.Helper()
 	got := map[string]labelRecord{}
-	for _, r := range readLabels(t, freshLabels) {
+	for _, r := range readLabels(t, path) {
 		if _, dup := got[r.ID]; dup {
-			t.Errorf("%s: labelled twice", r.ID)
+			t.Errorf("%s: %s labelled twice", path, r.ID)
 		}
 		got[r.ID] = r
 	}
 	if len(got) != len(sample) {
-		t.Errorf("fresh set has %d records, the draw %d", len(got), len(sample))
+		t.Errorf("%s has %d records, the draw %d", path, len(got), len(sample))
 	}
 	for _, p := range sample {
 		r, ok := got[p.rec.ID]
 		if !ok {
-			t.Errorf("%s: drawn but not labelled", p.rec.ID)
+			t.Errorf("%s: %s drawn but not labelled", path, p.rec.ID)
 			continue
 		}
 		if r.Description != p.rec.Description || r.Required != p.rec.Required || !equalJSON(normJSON(t, r.Schema), normJSON(t, p.rec.Schema)) {
-			t.Errorf("%s: the record differs from the corpus", p.rec.ID)
+			t.Errorf("%s: %s differs from the corpus", path, p.rec.ID)
 		}
 		if r.Expect == nil {
-			t.Errorf("%s: not labelled (no \"expect\")", p.rec.ID)
+			t.Errorf("%s: %s not labelled (no \"expect\")", path, p.rec.ID)
 		}
 		for _, e := range r.Expect {
 			if !strings.Contains(r.Description, e.Evidence) {
-				t.Errorf("%s: evidence %q is not in the description", r.ID, e.Evidence)
+				t.Errorf("%s: %s: evidence %q is not in the description", path, r.ID, e.Evidence)
 			}
 		}
 	}
