@@ -166,7 +166,7 @@ func TestFindEval(t *testing.T) {
 	// top-8 0.90, MRR 0.79; held: top-1 0.66, top-8 0.93, MRR 0.76), so a
 	// change that loses ground fails here.
 	for h, floor := range map[string]struct{ top1, top8, mrr float64 }{
-		"tune": {0.72, 0.88, 0.77},
+		"tune":  {0.72, 0.88, 0.77},
 		"held":  {0.63, 0.90, 0.73},
 		"fresh": {0.46, 0.72, 0.54},
 	} {
