@@ -163,8 +163,9 @@ func TestFindEval(t *testing.T) {
 	}
 	t.Logf("answer size: p50 %d tokens, p95 %d tokens, max %d", p50, p95, sizes[len(sizes)-1])
 	// Floors a little under what the ranking reaches (tune: top-1 0.74,
-	// top-8 0.90, MRR 0.79; held: top-1 0.66, top-8 0.93, MRR 0.76), so a
-	// change that loses ground fails here.
+	// top-8 0.90, MRR 0.80; held: top-1 0.67, top-8 0.93, MRR 0.77; fresh:
+	// top-1 0.50, top-8 0.77, MRR 0.58), so a change that loses ground fails
+	// here.
 	for h, floor := range map[string]struct{ top1, top8, mrr float64 }{
 		"tune":  {0.72, 0.88, 0.77},
 		"held":  {0.63, 0.90, 0.73},
