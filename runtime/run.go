@@ -61,6 +61,9 @@ type Result struct {
 	// RunID identifies this run in the audit log.
 	RunID    string
 	Duration time.Duration
+	// HandOut is how long the program waited for its worker (the pool's
+	// hand-out, all attempts).
+	HandOut time.Duration
 
 	usesAio bool // the program names api.aio: its stubs include the aio forms
 }
@@ -281,7 +284,9 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	// worker is reported, never silently run again.
 	for attempt := 0; ; attempt++ {
 		res.Attempts = attempt + 1
+		got := time.Now()
 		w, err = r.pool.Get(ctx)
+		res.HandOut += time.Since(got)
 		if err != nil {
 			return nil, r.auditAbort(session, res, fmt.Errorf("no sandbox worker available, nothing ran: %w", err))
 		}
