@@ -246,4 +246,3 @@ func BenchmarkPoolUnderLoad(b *testing.B) {
 		b.ReportMetric(p(0.99), "p99-ms@"+strconv.Itoa(c))
 	}
 }
-
