@@ -36,7 +36,7 @@ func (echoUpstream) Close() error { return nil }
 
 // goalRuntime opens a runtime over a pack of MCP tool-list files from the
 // corpus (everything first, its calls answered in process by echoUpstream).
-func goalRuntime(b *testing.B, lists []string, mutate func(*runtime.Config)) *runtime.Runtime {
+func goalRuntime(b testing.TB, lists []string, mutate func(*runtime.Config)) *runtime.Runtime {
 	b.Helper()
 	dir := b.TempDir()
 	yaml := "out: api\nservices:\n"
@@ -66,7 +66,7 @@ func goalRuntime(b *testing.B, lists []string, mutate func(*runtime.Config)) *ru
 }
 
 // allLists is every MCP tool list of the corpus, everything first.
-func allLists(b *testing.B) []string {
+func allLists(b testing.TB) []string {
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "corpus", "mcp", "*.json"))
 	out := []string{"everything"}
 	for _, f := range files {

@@ -158,6 +158,9 @@ type Runtime struct {
 	// warm says pool workers come configured with every service's stubs
 	// and pre-imported: a program only feeds.
 	warm bool
+	// warmSets keep workers warm for the service sets programs use, when
+	// the pool's workers wait unconfigured (see warmsets.go).
+	warmSets warmSets
 	// apiInputs binds api and run_tool in every program (built once).
 	apiInputs []monty.NamedValue
 
@@ -281,9 +284,13 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 
 // warmStubLimit is the size of all services' stubs up to which workers are
 // configured with all of them and warmed up in the pool, so a program pays
-// for neither; above it, each program configures its worker with the stubs
-// of the services it names, which keeps type checking fast on big packs.
-const warmStubLimit = 256 << 10
+// for neither; above it, each program is checked against the stubs of the
+// services it names (from a warm set's worker when one is ready, see
+// warmsets.go), which keeps type checking fast on big packs: every checked
+// feed costs time in proportion to the stubs' size (about 1 ms per 10 kB
+// here), so a program using one service of a large pack would otherwise
+// pay for all of them.
+const warmStubLimit = 32 << 10
 
 // poolConfig chooses how workers wait in the pool: warmed up with every
 // service's stubs when they are small, else unconfigured (configured per
@@ -304,6 +311,9 @@ func (r *Runtime) poolConfig() monty.PoolConfig {
 	pc.Unconfigured = false
 	pc.Config = r.workerConfig(stubs)
 	pc.Prepare = preImport
+	if stubs != "" {
+		pc.Prepare = warmUp
+	}
 	return pc
 }
 
@@ -344,6 +354,7 @@ func (r *Runtime) Close() error {
 	// Jobs still running are left as running in the store: their outcome
 	// is unknown to the next runtime, not a failure of this one's closing.
 	r.jobs.closed.Store(true)
+	r.closeWarmSets()
 	err := r.pool.Close()
 	for _, name := range sortedServices(r.cfg.Upstreams) {
 		if cerr := r.cfg.Upstreams[name].Close(); cerr != nil && err == nil {
