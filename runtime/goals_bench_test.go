@@ -81,6 +81,13 @@ func allLists(b testing.TB) []string {
 }
 
 func mustRun(b *testing.B, rt *runtime.Runtime, code, want string) time.Duration {
+	d, _ := mustRunHandOut(b, rt, code, want)
+	return d
+}
+
+// mustRunHandOut is mustRun, also returning the program's wait for its
+// worker.
+func mustRunHandOut(b *testing.B, rt *runtime.Runtime, code, want string) (time.Duration, time.Duration) {
 	b.Helper()
 	start := time.Now()
 	res, err := rt.Run(context.Background(), "b", code)
@@ -88,7 +95,7 @@ func mustRun(b *testing.B, rt *runtime.Runtime, code, want string) time.Duration
 	if err != nil || !res.OK() || res.Output != want {
 		b.Fatalf("%q: %v %s %q", code, err, res.Error, res.Output)
 	}
-	return d
+	return d, res.HandOut
 }
 
 // bareWorker is a Monty worker configured as the runtime's are, without
@@ -121,7 +128,7 @@ func bareFeed(b *testing.B, w *monty.Worker, code string) time.Duration {
 
 // refillPause lets the pool replace the worker the last program took
 // (untimed): the latency measured is the one an agent sees between turns.
-const refillPause = 80 * time.Millisecond
+const refillPause = 150 * time.Millisecond
 
 // BenchmarkRunCodeFloor is a warm trivial run_code (print(1)) without the
 // type check beside a bare Monty feed of the same program (notc-x-feed,
@@ -138,14 +145,15 @@ func BenchmarkRunCodeFloor(b *testing.B) {
 		mustRun(b, rt, oneService, "Echo: x\n")
 	}
 	bareFeed(b, bare, "print(1)\n")
-	var feed, runNoTC, runTC, useSmall, useLarge time.Duration
+	var feed, runNoTC, runTC, useSmall, useLarge, handOut time.Duration
 	for b.Loop() {
 		b.StopTimer()
 		time.Sleep(refillPause)
 		b.StartTimer()
 		feed += bareFeed(b, bare, "print(1)\n")
 		runNoTC += mustRun(b, notc, "print(1)\n", "1\n")
-		runTC += mustRun(b, small, "print(1)\n", "1\n")
+		d, h := mustRunHandOut(b, small, "print(1)\n", "1\n")
+		runTC, handOut = runTC+d, handOut+h
 		useSmall += mustRun(b, small, oneService, "Echo: x\n")
 		useLarge += mustRun(b, large, oneService, "Echo: x\n")
 	}
@@ -154,6 +162,7 @@ func BenchmarkRunCodeFloor(b *testing.B) {
 	b.ReportMetric(float64(runNoTC)/n/1e6, "notc-ms")
 	b.ReportMetric(float64(runNoTC)/float64(feed), "notc-x-feed")
 	b.ReportMetric(float64(runTC)/n/1e6, "tc-ms")
+	b.ReportMetric(float64(handOut)/n/1e6, "tc-handout-ms")
 	b.ReportMetric(float64(useSmall)/n/1e6, "tc-small-ms")
 	b.ReportMetric(float64(useLarge)/n/1e6, "tc-large-ms")
 	b.ReportMetric(float64(useLarge)/float64(useSmall), "tc-large/small")
