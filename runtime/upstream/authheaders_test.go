@@ -172,3 +172,38 @@ func TestOAuthTypeOnOpenAPIRefused(t *testing.T) {
 		t.Fatalf("mcp: err = %v", err)
 	}
 }
+
+// TestAuthHeadersOnOpenAPI: auth.headers work on an OpenAPI service too,
+// beside its type, and are not sent along a redirect to another origin.
+func TestAuthHeadersOnOpenAPI(t *testing.T) {
+	rec := newRecorder(t)
+	t.Setenv("CODEMODE_T_OKEY", "key-oapi-5e61")
+	t.Setenv("CODEMODE_T_OTOK", "tok-oapi-17c2")
+	a := &Auth{Type: "bearer", TokenEnv: "CODEMODE_T_OTOK", Headers: map[string]string{"X-Api-Key": "$CODEMODE_T_OKEY", "X-Org": "acme"}}
+	h, err := NewHTTP(HTTPConfig{BaseURL: rec.srv.URL, Auth: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call(t, h, ctxT(t, 10*time.Second), httpTool("GET", "/a", "", false), nil)
+	if g := rec.last.Header; g.Get("X-Api-Key") != "key-oapi-5e61" || g.Get("X-Org") != "acme" || g.Get("Authorization") != "Bearer tok-oapi-17c2" {
+		t.Fatalf("headers: %v", g)
+	}
+
+	api, _, _, foreignHits := redirectPair(t)
+	h, err = NewHTTP(HTTPConfig{BaseURL: api.URL, Auth: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call(t, h, ctxT(t, 10*time.Second), httpTool("GET", "/away", "", false), nil)
+	got, ok := foreignHits.at("/landing")
+	if !ok {
+		t.Fatal("the redirect was not followed")
+	}
+	for k, vs := range got.Header {
+		for _, v := range vs {
+			if k == "X-Api-Key" || k == "X-Org" || k == "Authorization" || strings.Contains(v, "oapi-") {
+				t.Errorf("the other origin got %s: %s", k, v)
+			}
+		}
+	}
+}
