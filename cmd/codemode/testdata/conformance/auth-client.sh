@@ -37,8 +37,17 @@ if (ctx.private_key_pem) {
   require("fs").writeFileSync("client-key.pem", ctx.private_key_pem, { mode: 0o600 });
   auth.client_key_file = "client-key.pem";
 }
-const pack = { out: "api", services: [{ name: "conf", mcp_url: url, auth }] };
-console.log(JSON.stringify(pack, null, 2));
+// A loopback port free now for the redirect, so that runs side by side
+// do not collide.
+const probe = require("net").createServer();
+probe.listen(0, "127.0.0.1", () => {
+  const port = probe.address().port;
+  probe.close(() => {
+    if (!auth.grant) auth.redirect_url = "http://127.0.0.1:" + port + "/callback";
+    const pack = { out: "api", services: [{ name: "conf", mcp_url: url, auth }] };
+    console.log(JSON.stringify(pack, null, 2));
+  });
+});
 ' "$url" > codemode.yaml
 codemode gen
 printf 'print(api.conf.test_tool())\n' > p.py
