@@ -214,7 +214,8 @@ func newOAuth(name, resource string, a *Auth, file string, mode LoginMode, red *
 	}
 	// Metadata, registration and token requests go to the authorization
 	// server: a plain client, none of the MCP server's credentials.
-	o.client = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+	// Their replies are capped (authServerReplyCap).
+	o.client = &http.Client{Timeout: 30 * time.Second, Transport: cappedTransport{http.DefaultTransport}, CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 5 {
 			return fmt.Errorf("stopped after 5 redirects")
 		}
@@ -348,9 +349,29 @@ func (o *oauthState) Authorize(ctx context.Context, req *http.Request, resp *htt
 		return ErrLoginNeeded
 	}
 	if err != nil {
-		return o.red.Error(err)
+		return o.red.Error(errors.New(oneLine(err.Error())))
 	}
 	return nil
+}
+
+// authServerReplyCap bounds one reply of an authorization server or an
+// identity provider (metadata, a registration, a token).
+const authServerReplyCap = 1 << 20
+
+// cappedTransport fails a reply body past authServerReplyCap.
+type cappedTransport struct{ base http.RoundTripper }
+
+func (c cappedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.base.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	b := &bodyCap{rc: resp.Body, max: authServerReplyCap, trip: func() {}}
+	if resp.ContentLength > b.max {
+		b.over = true
+	}
+	resp.Body = b
+	return resp, nil
 }
 
 // callerCtx keys the context of the request that needed authorization,

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -341,4 +342,30 @@ func TestOAuthTokenFileModeTightened(t *testing.T) {
 	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 || !strings.Contains(log.String(), "could be read by others (mode 0644); it is 0600 again") {
 		t.Fatalf("mode %v, log %q", fi.Mode().Perm(), log.String())
 	}
+}
+
+// TestOAuthHugeMetadataRefused: an authorization server's reply past
+// 1 MiB is refused, not read whole.
+func TestOAuthHugeMetadataRefused(t *testing.T) {
+	big := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/mcp":
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/prm"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"resource": "`+strings.Repeat("x", 2<<20)+`"}`)
+		}
+	}))
+	t.Cleanup(big.Close)
+	u, err := NewMCP(MCPConfig{Name: "big", URL: big.URL + "/mcp", Auth: &Auth{Type: "oauth", OAuth: OAuth{Headless: true, RedirectURL: testoauth.FreeRedirect(t)}}, Log: io.Discard, StartTimeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { u.Close() })
+	_, err = u.Call(ctxT(t, 20*time.Second), tool("whoami", readOnly), nil)
+	if err == nil || strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), "xxxx") {
+		t.Fatalf("err = %.300v", err)
+	}
+	t.Logf("err: %.300v", err)
 }
