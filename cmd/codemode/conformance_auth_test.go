@@ -92,7 +92,13 @@ func TestConformanceAuthClient(t *testing.T) {
 // failedChecks summarises why a scenario failed: its failed checks from
 // the checks.json the suite saved, else the client's last line.
 func failedChecks(dir string, log []byte) string {
-	files, _ := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	var files []string
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "checks.json" {
+			files = append(files, path)
+		}
+		return nil
+	})
 	var why []string
 	for _, f := range files {
 		b, _ := os.ReadFile(f)
