@@ -39,7 +39,7 @@ func (r *Runtime) Call(ctx context.Context, session, name string, args map[strin
 	defer h.mu.Unlock()
 	e, err := r.lookupTool(name)
 	if err != nil {
-		if aerr := h.stopped(name, args, StatusRefused, err.Error()); aerr != nil {
+		if aerr := h.stopped(name, args, StatusRefused, ReasonGrant, err.Error()); aerr != nil {
 			return &CallResult{Call: name, Status: StatusError, Message: aerr.Error()}, nil
 		}
 		return &CallResult{Call: name, Status: StatusRefused, Message: err.Error()}, nil

@@ -177,6 +177,13 @@ type Runtime struct {
 // Queued is the number of programs waiting for room in the memory budget.
 func (r *Runtime) Queued() int { return int(r.queued.Load()) }
 
+// IdleWorkers is the number of sandbox workers ready to be handed out.
+func (r *Runtime) IdleWorkers() int { return r.pool.Idle() }
+
+// Ready says whether the runtime can run programs: its worker pool is open
+// and its workers start.
+func (r *Runtime) Ready() error { return r.pool.Health() }
+
 // toolKey is a program's address of a tool (api.<service>.<py>), which
 // calls are resolved by; the tool's identity elsewhere is its ir.ToolID.
 type toolKey struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/metrics"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime"
 )
@@ -34,6 +35,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	tokenFile := fs.String("token-file", "", "with --http, accept the bearer tokens in `FILE` (one per line; read again when it changes)")
 	noAuth := fs.Bool("insecure-no-auth", false, "with --http on a loopback address, serve without authentication")
 	idleTTL := fs.Duration("idle-ttl", 0, "with --http, close a session after `DURATION` without a request (default 30m, or serve.idle_ttl)")
+	drainTimeout := fs.Duration("drain-timeout", gateway.DefaultDrainTimeout, "on SIGTERM, let programs in flight run for up to `DURATION`, then cut them")
+	metricsAddr := fs.String("metrics-addr", "", "serve /metrics, /healthz and /readyz without a token on `ADDR` (host:port), for the platform only; else /metrics is behind --http's bearer token")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -42,6 +45,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if *addr == "" && (*tokenEnv != "" || *tokenFile != "" || *noAuth || *idleTTL != 0) {
 		return usageErr("codemode serve: --token-env, --token-file, --insecure-no-auth and --idle-ttl are for --http")
+	}
+	if *drainTimeout <= 0 {
+		return usageErr("codemode serve: --drain-timeout %s: want a positive duration like 10s", *drainTimeout)
 	}
 	p, err := loadPack(*config, nil, "")
 	if err != nil {
@@ -64,6 +70,19 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		}
 		defer ln.Close()
 	}
+	var metricsLn net.Listener
+	if *metricsAddr != "" {
+		if metricsLn, err = net.Listen("tcp", *metricsAddr); err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		defer metricsLn.Close()
+	}
+	var names []string
+	for _, s := range p.Services {
+		names = append(names, s.Name)
+	}
+	// Calls are counted from the audit events, also with no audit log.
+	m := metrics.New(names)
 
 	if *shapesPath == "" {
 		*shapesPath = p.Path(filepath.Join(".codemode", "shapes.json"))
@@ -79,6 +98,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer log.Close()
 		auditor = log
 	}
+	auditor = m.Auditor(auditor)
 	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
 		c.Hooks = append(c.Hooks, shapes)
 		c.Audit = auditor
@@ -111,14 +131,33 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	srv, err := gateway.New(gateway.Config{
 		Runtime: rt, FileDir: p.Out, Direct: *direct, Shapes: shapes, Audit: auditor, Persistent: *state != "",
-		Version: version(),
+		Version: version(), Metrics: m,
 	})
 	if err != nil {
 		return err
 	}
+	if metricsLn != nil {
+		ms := &http.Server{Handler: srv.OpsHandler(m.Handler()), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = ms.Serve(metricsLn) }()
+		defer ms.Close()
+		logf("serving /metrics, /healthz and /readyz without a token on %s", metricsLn.Addr())
+	} else {
+		hopts.Metrics = m.Handler()
+	}
 	if *addr == "" {
-		err := srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
-		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		// stdin's end stops at once; SIGTERM drains first.
+		rctx, stop := context.WithCancel(context.Background())
+		defer stop()
+		go func() {
+			select {
+			case <-ctx.Done():
+				drain(srv, *drainTimeout, logf)
+				stop()
+			case <-rctx.Done():
+			}
+		}()
+		err := srv.MCP().Run(rctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+		if err != nil && rctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 		return nil
@@ -140,6 +179,10 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	case err := <-done:
 		return err
 	case <-ctx.Done():
+		// Programs in flight finish (or are cut) while the listener still
+		// answers, so their replies reach their agents and /readyz says
+		// draining.
+		drain(srv, *drainTimeout, logf)
 		// Requests under way get a moment; an open event stream never
 		// ends by itself, so what is left is then closed.
 		sctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
@@ -149,6 +192,17 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		} else {
 			return err
 		}
+	}
+}
+
+// drain refuses new programs, lets those in flight finish within timeout
+// and cuts the rest, saying so on stderr.
+func drain(srv *gateway.Server, timeout time.Duration, logf func(string, ...any)) {
+	if n := srv.InFlight(); n > 0 {
+		logf("draining: %d program%s in flight, waiting up to %s", n, plural(n), timeout)
+	}
+	if cut := srv.Shutdown(timeout); cut > 0 {
+		logf("drain timeout (%s) passed: cut %d program%s", timeout, cut, plural(cut))
 	}
 }
 
@@ -192,4 +246,11 @@ func (nopWriteCloser) Close() error { return nil }
 
 func mkdirFor(path string) error {
 	return os.MkdirAll(filepath.Dir(path), 0o700)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
