@@ -119,6 +119,17 @@ func New(services []string) *Metrics {
 	return m
 }
 
+// Services adds the pack's services: a call's service label is one of
+// them, else ServiceOther. Call it before the gateway serves.
+func (m *Metrics) Services(names []string) {
+	for _, s := range names {
+		m.services[s] = true
+		for _, st := range statuses {
+			m.calls.WithLabelValues(s, string(st))
+		}
+	}
+}
+
 // Gauge adds a gauge read when the metrics are scraped (the gateway's
 // idle workers, programs in flight, draining).
 func (m *Metrics) Gauge(name, help string, f func() float64) {
