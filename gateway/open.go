@@ -52,7 +52,9 @@ type Options struct {
 	// (shapes.json) and the jobs (jobs/). "" keeps no audit log, and the
 	// shapes and jobs in memory.
 	Dir string
-	// AuditLog is the audit log file; "" is Dir/audit.jsonl, "off" none.
+	// AuditLog is the audit log file; "" is Dir/audit.jsonl, "off" none;
+	// a postgres:// URL (or "$VAR" holding one) appends to that
+	// database's one chain, shared by every replica on it.
 	// AuditKey, when set, makes every line's hash an HMAC (audit.KeyFromEnv).
 	AuditLog string
 	AuditKey []byte
@@ -104,7 +106,13 @@ type Gateway struct {
 	srv       *Server
 	ln        net.Listener
 	metricsLn net.Listener
-	audit     *audit.Log
+	audit     auditLog
+}
+
+// auditLog is a file or a database audit log.
+type auditLog interface {
+	runtime.Auditor
+	Close() error
 }
 
 // Open opens a gateway the way `codemode serve` does: it takes the HTTP
@@ -153,13 +161,14 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	if err != nil {
 		return g, err
 	}
-	if g.audit, err = openAuditLog(o); err != nil {
+	if g.audit, err = openAuditLog(ctx, o); err != nil {
 		return g, err
 	}
 	var auditor runtime.Auditor
 	if g.audit != nil {
 		auditor = g.audit
 	}
+	ready, _ := g.audit.(interface{ Ready(context.Context) error })
 	// Calls are counted from the audit events, also with no audit log.
 	auditor = o.Metrics.Auditor(auditor)
 	g.rt, err = open(ctx, func(c *runtime.Config) {
@@ -204,15 +213,29 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics,
 	})
 	g.opts = o
+	if err == nil && ready != nil {
+		g.srv.AddReadyCheck("audit", ready.Ready)
+	}
 	return g, err
 }
 
 // openAuditLog opens Options.AuditLog (default Dir/audit.jsonl), or none.
 // A chain found broken is logged (and recorded); the log goes on.
-func openAuditLog(o Options) (*audit.Log, error) {
-	path := o.AuditLog
+func openAuditLog(ctx context.Context, o Options) (auditLog, error) {
+	path, err := audit.ExpandLocation(o.AuditLog)
+	if err != nil {
+		return nil, err
+	}
 	if path == "off" || (path == "" && o.Dir == "") {
 		return nil, nil
+	}
+	opts := audit.Options{Key: o.AuditKey, Warn: func(msg string) { o.Logf("AUDIT: %s", msg) }}
+	if audit.IsPostgres(path) {
+		l, err := audit.OpenPostgres(ctx, path, opts)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
 	}
 	if path == "" {
 		path = filepath.Join(o.Dir, "audit.jsonl")
@@ -220,10 +243,11 @@ func openAuditLog(o Options) (*audit.Log, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	return audit.OpenWith(path, audit.Options{
-		Key:  o.AuditKey,
-		Warn: func(msg string) { o.Logf("AUDIT: %s", msg) },
-	})
+	l, err := audit.OpenWith(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // Server is the gateway's MCP server.

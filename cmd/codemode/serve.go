@@ -20,7 +20,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	config := fs.String("c", "codemode.yaml", "pack `FILE`")
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
 	direct := fs.Bool("direct", false, "offer every granted tool as an MCP tool instead of find_tool/run_code")
-	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none)")
+	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none), or to a postgres:// URL (or $VAR holding one) shared by every replica")
 	shapesPath := fs.String("shapes", "", "keep the result-shape cache in `FILE` (default .codemode/shapes.json beside the pack)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	state := fs.String("state", "", "keep each session's variables across programs, saved in `DIR` (persistent mode)")
