@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -400,4 +401,60 @@ func textOf(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// TestSIGTERMStdioSlowProgramCompletes: over stdio too, a program in flight
+// at SIGTERM finishes and its reply is written before the gateway exits;
+// the metrics listener (--metrics-addr) serves a stdio gateway as well.
+func TestSIGTERMStdioSlowProgramCompletes(t *testing.T) {
+	bin := buildCodemode(t)
+	cmd := exec.Command(bin, "serve", "-c", opsPack(t, "  read_gate: off\n"), "--audit", "off", "--no-pins", "--metrics-addr", "127.0.0.1:0", "--drain-timeout", "60s")
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(pipe)
+	s := &serveProc{cmd: cmd, done: make(chan struct{})}
+	for s.base == "" && sc.Scan() {
+		if m := regexp.MustCompile(`without a token on (\S+)$`).FindStringSubmatch(sc.Text()); m != nil {
+			s.base = "http://" + m[1]
+		}
+	}
+	go func() {
+		defer close(s.done)
+		for sc.Scan() {
+			if !strings.HasPrefix(sc.Text(), "mcp everything stderr: ") {
+				s.mu.Lock()
+				s.err.WriteString(sc.Text() + "\n")
+				s.mu.Unlock()
+			}
+		}
+	}()
+	result := make(chan string, 1)
+	go func() {
+		res, err := cs.CallTool(context.Background(), mcpCall("run_code", map[string]any{"code": "api.everything.trigger_long_running_operation(duration=2, steps=1)\nprint('finished')\n"}))
+		if err != nil {
+			result <- "error: " + err.Error()
+			return
+		}
+		result <- textOf(res)
+	}()
+	inFlight(t, s, 1)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-result; got != "finished\n[1 tool call]\n" {
+		t.Fatalf("the slow program: %q", got)
+	}
+	<-s.done
+	if err := cs.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	if got := s.stderr(); got != "codemode serve: draining: 1 program in flight, waiting up to 1m0s\n" {
+		t.Fatalf("stderr: %q", got)
+	}
 }
