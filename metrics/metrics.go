@@ -224,7 +224,7 @@ func (m *Metrics) Run(outcome string, res *runtime.Result, took time.Duration) {
 		m.limits.WithLabelValues(res.Limit).Inc()
 	}
 	if res.Attempts > 0 {
-		m.handout.Observe(res.WorkerWait.Seconds())
+		m.handout.Observe(res.HandOut.Seconds())
 	}
 }
 

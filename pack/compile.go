@@ -51,6 +51,9 @@ type Tree struct {
 // Options changes how a pack compiles.
 type Options struct {
 	NoEnrich bool // skip the enrichment pass (the --no-enrich flag)
+	// Observed are result schemas inferred from real results, by tool: a
+	// tool with no output schema gets its return type from them.
+	Observed map[ir.ToolID]ir.Schema
 }
 
 // Manifest and log file names inside the output directory.
@@ -111,6 +114,11 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 				return nil, fmt.Errorf("%s: enrich: %w", src.Describe(), err)
 			}
 			markEnriched(svc, decisions)
+		}
+		for _, t := range svc.Tools {
+			if s := opts.Observed[ir.ToolID{Service: svc.Name, Wire: t.Wire}]; t.Output == nil && s != nil {
+				t.Observed = s
+			}
 		}
 		ir.Resolve(svc)
 		file := string(svc.Name) + ".py"
