@@ -118,7 +118,7 @@ type ctx struct {
 
 // source is the place of the schema at ptr, a pointer into c.root.
 func (c *ctx) source(ptr string) string {
-	if src, ok := c.origin.Source(ptr); ok {
+	if src, ok := c.origin.DocPointer(ptr); ok {
 		return src
 	}
 	return c.anon + ptr

@@ -51,7 +51,7 @@ func (p *Pack) Upstreams(m *manifest.Manifest) (map[ir.ServiceName]upstream.Upst
 	}
 	ups := map[ir.ServiceName]upstream.Upstream{}
 	for _, pr := range pairs {
-		src, ms := pr.Source, pr.Manifest
+		src, ms := pr.Service, pr.Manifest
 		var up upstream.Upstream
 		switch {
 		case len(src.MCPCommand) > 0, src.MCPURL != "":
@@ -77,7 +77,7 @@ func (p *Pack) Upstreams(m *manifest.Manifest) (map[ir.ServiceName]upstream.Upst
 
 // Pair is one service of the pack with its entry in the manifest.
 type Pair struct {
-	Source   Source
+	Service  Service
 	Manifest *manifest.Service
 }
 
@@ -119,7 +119,7 @@ func (p *Pack) Join(m *manifest.Manifest) ([]Pair, error) {
 			return nil, stale("service %s is listed twice in the pack", ms.Name)
 		}
 		used[ms.Name] = true
-		pairs = append(pairs, Pair{Source: src, Manifest: ms})
+		pairs = append(pairs, Pair{Service: src, Manifest: ms})
 	}
 	for _, s := range m.Services {
 		if !used[s.Name] {
@@ -133,7 +133,7 @@ func (p *Pack) Join(m *manifest.Manifest) ([]Pair, error) {
 // and the mcp file, mcp_command, mcp_url or openapi file. The manifest
 // records the same (ir.Source, without the digest), so a pack whose
 // services were swapped, renamed or pointed elsewhere is caught.
-func (s Source) Identity() ir.Source {
+func (s Service) Identity() ir.Source {
 	switch {
 	case s.MCP != "":
 		return ir.Source{Kind: ir.SourceMCP, File: filepath.ToSlash(s.MCP)}
@@ -237,9 +237,9 @@ func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstrea
 	cfg.WaitMeta = map[ir.ServiceName]string{}
 	for _, pr := range pairs {
 		name := pr.Manifest.Name
-		cfg.Grants[name] = grantList(pr.Source, pr.Manifest)
-		cfg.NotesMeta[name] = pr.Source.Notes
-		cfg.WaitMeta[name] = pr.Source.Wait
+		cfg.Grants[name] = grantList(pr.Service, pr.Manifest)
+		cfg.NotesMeta[name] = pr.Service.Notes
+		cfg.WaitMeta[name] = pr.Service.Wait
 	}
 	return cfg, nil
 }
@@ -269,7 +269,7 @@ func (p *Pack) OpenRuntime(ctx context.Context, mutate func(*runtime.Config)) (*
 // grantList is the runtime grant of one service: the pack's grant as
 // written (wire names; [] grants nothing), or every tool when the pack has
 // no grant: key.
-func grantList(src Source, ms *manifest.Service) []string {
+func grantList(src Service, ms *manifest.Service) []string {
 	if src.Grant != nil {
 		return src.Grant
 	}
