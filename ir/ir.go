@@ -53,7 +53,7 @@ type Service struct {
 	Objects     []*ObjectType    // named object types, filled by Resolve
 	Diagnostics []Diagnostic     // what could not be represented
 	// Order is the source order of the keys of the document's
-	// "properties" objects, so shapes print fields as the source wrote them.
+	// "properties" objects, so object types print fields as the source wrote them.
 	Order Order
 	Extra map[string]string // free-form facts for the module docstring, sorted on output
 }
