@@ -196,3 +196,30 @@ func TestFakeInterpreterDiedMidProgram(t *testing.T) {
 		t.Fatalf("died %v, %d attempts, %d interpreters, %d upstream calls", res.WorkerDied, res.Attempts, f.handed, len(up.calls))
 	}
 }
+
+// BenchmarkCallInProgramFake is BenchmarkCallInProgram on the fake
+// interpreter with an in-process upstream: the host's own share of a call
+// (binding, validation, hooks, audit bookkeeping), without the sandbox
+// round trip or an MCP server. Compare as a ratio to
+// BenchmarkCallInProgram.
+func BenchmarkCallInProgramFake(b *testing.B) {
+	code := "for i in range(100):\n    api.everything.echo(message='x')\n"
+	rt, _ := fakeRuntime(b, map[string]fakeProgram{
+		code: func(p *fakeProc) *monty.Outcome {
+			for range 100 {
+				if _, exc := p.call("everything.echo", "message", "x"); exc != nil {
+					return &monty.Outcome{Exception: exc}
+				}
+			}
+			return nil
+		},
+	}, &echoUpstream{}, func(c *runtime.Config) { c.Limits.Calls = 2000 })
+	b.ResetTimer()
+	for range b.N {
+		res, err := rt.Run(b.Context(), "b", code)
+		if err != nil || !res.OK() {
+			b.Fatal(err, res.Error)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/call")
+}
