@@ -231,15 +231,19 @@ func (p *printer) function(t *ir.Tool) {
 	if p.stub {
 		params = append([]string{"self"}, params...)
 	}
+	mark := "" // a return type from observed results says so
+	if t.ResultObserved && !p.stub {
+		mark = "  # observed"
+	}
 	one := "def " + name + "(" + strings.Join(params, ", ") + ") -> " + ret + ":"
 	if len(one) <= lineWidth {
-		w.ln(in, one)
+		w.ln(in, one+mark)
 	} else {
 		w.ln(in, "def "+name+"(")
 		for _, s := range params {
 			w.ln(in+1, s+",")
 		}
-		w.ln(in, ") -> "+ret+":")
+		w.ln(in, ") -> "+ret+":"+mark)
 	}
 	if !p.stub {
 		p.docstring(in+1, p.toolDoc(t, SignatureOrder(t)))
@@ -320,6 +324,10 @@ func (p *printer) toolDoc(t *ir.Tool, params []*ir.Param) []string {
 	}
 	if t.Result != nil {
 		lines = append(lines, "", "Returns:")
+		if t.ResultObserved {
+			lines = append(lines, "    Observed in real results (the tool declares no output schema):",
+				"    any key may be missing; `codemode gen` refreshes it.")
+		}
 		d := t.Result.Description
 		if d == "" {
 			d = p.typ(t.Result)

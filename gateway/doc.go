@@ -19,8 +19,10 @@
 // program's call.
 //
 // One policy hook belongs here: [Shapes] records a compact inferred shape
-// of each tool's results in a JSON cache file (find_tool shows it for tools
-// without an output schema). Pins are the runtime's own check, on every
+// of each tool's results, and the schema of all of them merged
+// ([ObservedSchema]), in a JSON cache file: find_tool shows the shape for
+// tools without an output schema, and gen types their stubs' returns from
+// the schemas ([Shapes.Observed]). Pins are the runtime's own check, on every
 // path (see runtime.Config.NoPins).
 //
 // Over streamable HTTP ([Server.NewHTTPHandler]) the server is an OAuth

@@ -322,8 +322,9 @@ func OptionalArgs(t *manifest.Tool, matches func(string) bool) string {
 	return strings.Join(all, ", ")
 }
 
-// Returns describes what a tool returns: its output schema, else the shape
-// the runtime last saw, else says it is unknown.
+// Returns describes what a tool returns: its output schema, else the
+// return type gen pinned from observed results, else the shape the runtime
+// last saw, else says it is unknown.
 func (f *Finder) Returns(service ir.ServiceName, t *manifest.Tool) string {
 	if t.Output != nil {
 		var defs map[string]any
@@ -343,6 +344,14 @@ func (f *Finder) Returns(service ir.ServiceName, t *manifest.Tool) string {
 			return ret + " " + shape
 		}
 		return shape
+	}
+	if t.Observed != nil {
+		// gen typed the stub's return from results seen ("-> PageResult").
+		shape := SchemaShape(t.Observed)
+		if ret := returnType(t.Signature); ret != "" && ret != "Any" {
+			shape = ret + " " + shape
+		}
+		return shape + "  (observed in real results, keys optional; no output schema)"
 	}
 	if f.shapes != nil {
 		if s, ok := f.shapes.Get(service, t.Wire); ok {

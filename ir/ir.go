@@ -141,7 +141,14 @@ type Tool struct {
 	// document; nil when they were not read from one.
 	InputOrigin, OutputOrigin Origin
 
-	Result *Type // filled by Resolve from Output; nil means Any
+	// Observed is the schema of the results the runtime has seen, for a
+	// tool with no Output (inferred from real values: every key optional);
+	// nil when none was seen. Resolve types Result from it, marked
+	// ResultObserved. It is not part of the tool's pin.
+	Observed Schema
+
+	Result         *Type // filled by Resolve from Output (else Observed); nil means Any
+	ResultObserved bool  // Result comes from Observed
 
 	Annotations Annotations
 	HTTP        *HTTPOp // set for OpenAPI operations

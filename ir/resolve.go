@@ -49,7 +49,12 @@ func Resolve(svc *Service) {
 				p.Description = p.Type.Description
 			}
 		}
-		t.Result = nil
+		t.Result, t.ResultObserved = nil, false
+		if t.Output == nil && t.Observed != nil {
+			c := &ctx{root: t.Observed, anon: unplaced(i, "observed"), busy: map[string]bool{}, where: t.Pointer + "/observed"}
+			t.Result = r.typeOf(c, t.Observed, c.source(""), Pascal(string(t.Py))+"Result")
+			t.ResultObserved = true
+		}
 		if t.Output != nil {
 			ptr := t.Pointer + "/outputSchema"
 			if svc.Source.Kind == SourceOpenAPI {

@@ -51,6 +51,9 @@ type Tree struct {
 // Options changes how a pack compiles.
 type Options struct {
 	NoEnrich bool // skip the enrichment pass (the --no-enrich flag)
+	// Observed are result schemas inferred from real results, by tool: a
+	// tool with no output schema gets its return type from them.
+	Observed map[ir.ToolID]ir.Schema
 }
 
 // Manifest and log file names inside the output directory.
@@ -112,6 +115,11 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 			}
 			markEnriched(svc, decisions)
 		}
+		for _, t := range svc.Tools {
+			if s := opts.Observed[ir.ToolID{Service: svc.Name, Wire: t.Wire}]; t.Output == nil && s != nil {
+				t.Observed = s
+			}
+		}
 		ir.Resolve(svc)
 		file := string(svc.Name) + ".py"
 		py, spans := emit.Python(svc)
@@ -124,6 +132,9 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 			if err := runtime.CheckGrant(&ms, src.Grant); err != nil {
 				return nil, fmt.Errorf("%s: %w", src.Describe(), err)
 			}
+		}
+		if _, err := policyRules(src, &ms); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Describe(), err)
 		}
 		out.Manifest.Services = append(out.Manifest.Services, ms)
 		out.Services = append(out.Services, svc)

@@ -21,6 +21,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("o", "", "generated `DIR` to compare (default: the pack's out:)")
 	noEnrich := fs.Bool("no-enrich", false, "compare with files generated with --no-enrich (default: as the files on disk were generated)")
 	asJSON := fs.Bool("json", false, "print JSON: every directory and stale file")
+	shapes, noObserved := observedFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -36,13 +37,20 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !*noEnrich && pack.GeneratedWithoutEnrichment(p.Path(p.Out)) {
 		*noEnrich = true
 	}
-	res, err := pack.Compile(ctx, p, pack.Options{NoEnrich: *noEnrich})
+	observed, err := observedReturns(p, *shapes, *noObserved)
+	if err != nil {
+		return err
+	}
+	res, err := pack.Compile(ctx, p, pack.Options{NoEnrich: *noEnrich, Observed: observed})
 	if err != nil {
 		return err
 	}
 	fix := "run codemode gen -c " + *config
 	if *noEnrich && !p.Enrich.Disabled {
 		fix += " --no-enrich"
+	}
+	if *noObserved {
+		fix += " --no-observed"
 	}
 	var stale []string
 	n := 0
