@@ -1,12 +1,15 @@
 package runtime_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/monty"
 )
@@ -222,4 +225,22 @@ func BenchmarkCallInProgramFake(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/call")
+}
+
+// TestFakeRunnerThatCannotStart: a runner that cannot start is the error
+// of New, naming the runner rather than Monty.
+func TestFakeRunnerThatCannotStart(t *testing.T) {
+	s, err := manifest.LoadSurface(os.DirFS("testdata/fake"), "manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runtime.New(context.Background(), runtime.Config{
+		Manifest: s.Manifest, Files: s.Files, NoPins: true,
+		Runner: func(context.Context, runtime.RunnerConfig) (runtime.Runner, error) {
+			return nil, errors.New("no cgo build here")
+		},
+	})
+	if want := "runtime: no interpreter of Config.Runner could start, so nothing can run: no cgo build here"; err == nil || err.Error() != want {
+		t.Fatalf("New = %v, want %q", err, want)
+	}
 }
