@@ -168,7 +168,7 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 // checkGenerated refuses a generated file (or type-check stub) that breaks
 // the invariants manifest.CheckPython checks. The emitter guarantees them for
 // any input, so this is a compiler bug, stopped before anything is written.
-func checkGenerated(src Source, file string, py []byte, stub string) error {
+func checkGenerated(src Service, file string, py []byte, stub string) error {
 	if err := manifest.CheckPython(py); err != nil {
 		return fmt.Errorf("%s: codemode bug: generated %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
 	}
@@ -251,7 +251,7 @@ func (o *Output) Write() error {
 func WriteFiles(dir string, files map[string][]byte) error { return filetree.WriteFiles(dir, files) }
 
 // parse reads one source into a service, named by the pack when it says so.
-func (p *Pack) parse(ctx context.Context, src Source) (*ir.Service, error) {
+func (p *Pack) parse(ctx context.Context, src Service) (*ir.Service, error) {
 	opts := parse.Options{Service: src.Name}
 	switch {
 	case src.MCP != "":
@@ -266,7 +266,7 @@ func (p *Pack) parse(ctx context.Context, src Source) (*ir.Service, error) {
 // CommandArgv is src's MCP command with a pack-relative program path
 // ("./server", "../bin/server") resolved against the pack's directory; bare
 // names are looked up on PATH as usual.
-func (p *Pack) CommandArgv(src Source) []string {
+func (p *Pack) CommandArgv(src Service) []string {
 	argv := append([]string(nil), src.MCPCommand...)
 	if strings.HasPrefix(argv[0], "./") || strings.HasPrefix(argv[0], "../") {
 		argv[0] = p.Path(argv[0])
