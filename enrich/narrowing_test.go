@@ -129,6 +129,7 @@ func TestBareAlternativesGrammar(t *testing.T) {
 		"Use `string` if the item type is unknown or mixed.",
 		"Colour of the label, red or blue, for example.",
 		"Colour of the label, red and blue.",
+		"Name of the branch, main or master.",
 		"Colour of the label, red or blue or any other colour.",
 	} {
 		if got := changes(t, desc, `{"type":"string"}`, false); len(got) != 0 {
@@ -136,7 +137,7 @@ func TestBareAlternativesGrammar(t *testing.T) {
 		}
 	}
 	// A list holding the parameter's own name lists parameters.
-	if _, _, ds := enrichOne("tool", "/properties/filename", "Where the manifest comes from, manifest or filename.", mustSchema(t, `{"type":"string"}`), false); len(ds) != 0 {
+	if _, _, ds := enrichOne("tool", "/properties/filename", "Source type of the manifest, manifest or filename.", mustSchema(t, `{"type":"string"}`), false); len(ds) != 0 {
 		t.Errorf("own name: %+v", ds)
 	}
 }
