@@ -255,3 +255,15 @@ func TestOmissionPhrasings(t *testing.T) {
 		}
 	}
 }
+
+// TestOmittedServiceActsIsNoDefault pins a wrong narrowing: "If no value
+// is passed, Stripe will dynamically show relevant payment methods from
+// your payment method settings" (PostPaymentLinks.payment_method_types)
+// says what the service does when the parameter is left out, a choice of
+// its own, not a value it takes.
+func TestOmittedServiceActsIsNoDefault(t *testing.T) {
+	desc := "The list of payment method types that customers can use. If no value is passed, Stripe will dynamically show relevant payment methods from your payment method settings (20+ payment methods supported)."
+	if got := changes(t, desc, `{"type":"array","items":{"type":"string"}}`, false); len(got) != 0 {
+		t.Errorf("got %v", got)
+	}
+}

@@ -55,7 +55,10 @@ var (
 	// behaviourRe: what happens when the parameter is left out, not which
 	// value it takes ("the current value is returned and nothing is
 	// changed", "all items are listed").
-	behaviourRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b`)
+	behaviourRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b` +
+		// an active verb of what the service then does ("Stripe will
+		// dynamically show relevant payment methods")
+		`|\b(?:will|would)\s+(?:\w+ly\s+)?(?:show|display|return|list|present|offer|skip|ignore|keep|leave|include|exclude)\b`)
 	// insteadRe: leaving the parameter out selects another mechanism,
 	// not a value for it ("If omitted, the federated token is used
 	// directly", "the password is used instead").
