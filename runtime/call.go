@@ -377,7 +377,7 @@ func (h *handler) do(ctx context.Context, e *toolEntry, args map[string]any) (ou
 	}
 	ev := Event{Kind: "call", Call: tr.n, Tool: e.call(), Status: out.status, Message: out.message, Result: tr.result, Duration: tr.took}
 	if !tr.sent {
-		ev.Args = ValuePayload(args)
+		ev.Args = h.payload(args)
 	}
 	switch {
 	case err == nil:
@@ -477,7 +477,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 	if !ok {
 		return failed(StatusError, "RuntimeError", fmt.Sprintf("%s: service %s has no upstream configured in this runtime", call, e.svc.Name)), nil
 	}
-	if err := h.write(Event{Kind: "intent", Call: tr.n, Tool: call, Args: ValuePayload(args), Status: StatusIntent}, call+" was not called"); err != nil {
+	if err := h.write(Event{Kind: "intent", Call: tr.n, Tool: call, Args: h.payload(args), Status: StatusIntent}, call+" was not called"); err != nil {
 		tr.auditFailed = true
 		return outcome{}, err
 	}
@@ -495,7 +495,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 		}
 		return failed(StatusError, "RuntimeError", fmt.Sprintf("%s failed: the upstream could not be reached: %v", call, err)), nil
 	}
-	tr.result = ValuePayload(res.Value)
+	tr.result = h.payload(res.Value)
 	h.takeMeta(e, res)
 	for _, p := range h.r.cfg.Hooks {
 		v := p.After(ctx, info, res)
@@ -582,6 +582,15 @@ func (h *handler) record(tool string, status Status, msg string, d time.Duration
 
 // write records one event of this run. A failure stops the program where
 // it cannot catch it, saying what was not done, and is returned.
+// payload is v for the audit log; nil, and not encoded, when there is no
+// audit log (a call's arguments and result are then never written).
+func (h *handler) payload(v any) *Payload {
+	if h.r.cfg.Audit == nil {
+		return nil
+	}
+	return ValuePayload(v)
+}
+
 func (h *handler) write(ev Event, what string) error {
 	if h.r.cfg.Audit == nil {
 		return nil

@@ -64,6 +64,12 @@ type Result struct {
 	// RunID identifies this run in the audit log.
 	RunID    string
 	Duration time.Duration
+	// HandOut is how long the program waited for its worker (the pool's
+	// hand-out, all attempts).
+	HandOut time.Duration
+	// Warmed says the worker came from a warm set: configured and warmed
+	// up for the services the program names (see warmsets.go).
+	Warmed bool
 
 	usesAio bool // the program names api.aio: its stubs include the aio forms
 }
@@ -284,14 +290,24 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	// worker is reported, never silently run again.
 	for attempt := 0; ; attempt++ {
 		res.Attempts = attempt + 1
-		w, err = r.runner.Get(ctx)
+		got := time.Now()
+		var warmed bool
+		w, warmed = r.warmWorker(used, res.usesAio)
+		if !warmed {
+			w, err = r.runner.Get(ctx)
+		}
+		res.Warmed = warmed
+		res.HandOut += time.Since(got)
 		if err != nil {
 			return nil, r.auditAbort(session, res, fmt.Errorf("no sandbox worker available, nothing ran: %w", err))
 		}
 		// The worker serves no other program; tearing it down is not the
 		// caller's wait.
 		defer func(w Interp) { go w.Close() }(w)
-		if err = r.prepare(ctx, w, session, used, res); err != nil {
+		if !warmed {
+			err = r.prepare(ctx, w, session, used, res)
+		}
+		if err != nil {
 			if errors.Is(err, monty.ErrDead) && attempt < 2 && ctx.Err() == nil {
 				continue
 			}

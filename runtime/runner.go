@@ -27,6 +27,9 @@ type Runner interface {
 	// given to another, and the caller closes it. Get fails (it never
 	// waits forever) when no interpreter can be started.
 	Get(ctx context.Context) (Interp, error)
+	// TryGet is Get without waiting: a ready interpreter, or false when
+	// none is ready now.
+	TryGet() (Interp, bool)
 	// Close stops the interpreters not handed out.
 	Close() error
 }
@@ -95,6 +98,14 @@ func (m montyRunner) Get(ctx context.Context) (Interp, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+func (m montyRunner) TryGet() (Interp, bool) {
+	w, ok := m.pool.TryGet()
+	if !ok {
+		return nil, false
+	}
+	return w, true
 }
 
 func (m montyRunner) Close() error { return m.pool.Close() }
