@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -506,11 +505,11 @@ func exampleValue(s map[string]any, name string) string {
 	}
 	if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
 		if j, err := json.Marshal(ex[0]); err == nil && len(j) <= 60 {
-			return pyValue(ex[0])
+			return pyLiteral(ex[0])
 		}
 	}
 	if d, ok := s["default"]; ok {
-		return pyValue(d)
+		return pyLiteral(d)
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if alts, ok := s[k].([]any); ok && len(alts) > 0 {
@@ -555,30 +554,6 @@ func exampleValue(s map[string]any, name string) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return "..."
-}
-
-// pyValue renders a JSON value as a Python literal.
-func pyValue(v any) string {
-	switch x := v.(type) {
-	case []any:
-		var parts []string
-		for _, e := range x {
-			parts = append(parts, pyValue(e))
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var parts []string
-		for _, k := range keys {
-			parts = append(parts, pyLiteral(k)+": "+pyValue(x[k]))
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return pyLiteral(v)
 }
 
 // grantedCount says how many tools are granted, in a sentence.

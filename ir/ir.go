@@ -50,7 +50,7 @@ type Service struct {
 	Servers     []string         // OpenAPI server URLs, variables substituted with defaults
 	Security    []SecurityScheme // OpenAPI security schemes the operations use
 	Tools       []*Tool          // in source order
-	Shapes      []*Shape         // named object shapes, filled by Resolve
+	Objects     []*ObjectType    // named object types, filled by Resolve
 	Diagnostics []Diagnostic     // what could not be represented
 	// Order is the source order of the keys of the document's
 	// "properties" objects, so shapes print fields as the source wrote them.
@@ -234,7 +234,7 @@ func (d Diagnostic) String() string {
 	return "warning: " + d.File + "#" + d.Pointer + ": " + d.Message + " [" + string(d.Code) + "]"
 }
 
-// Kind is the shape of a Type.
+// Kind says what a Type is.
 type Kind int
 
 const (
@@ -248,7 +248,7 @@ const (
 	KindList    // Items
 	KindTuple   // Elems (prefixItems)
 	KindMap     // dict[str, Values]
-	KindObject  // Shape
+	KindObject  // Object
 	KindLiteral // Literals
 	KindUnion   // Variants
 )
@@ -259,7 +259,7 @@ type Type struct {
 	Items    *Type
 	Elems    []*Type
 	Values   *Type
-	Shape    *Shape
+	Object   *ObjectType
 	Literals []any // JSON scalars: string, json.Number, bool, nil
 	Variants []*Type
 	Nullable bool // prints as "X | None"
@@ -287,8 +287,8 @@ type EnumDoc struct {
 	Doc   string
 }
 
-// Shape is a named object type (a TypedDict in the stubs).
-type Shape struct {
+// ObjectType is a named object type (a TypedDict in the stubs).
+type ObjectType struct {
 	Name        PyIdent
 	Description string
 	Fields      []*Field
@@ -296,7 +296,7 @@ type Shape struct {
 	Pointer     string
 }
 
-// Field is one property of a Shape; Wire is the dict key.
+// Field is one property of an ObjectType; Wire is the dict key.
 type Field struct {
 	Wire        string
 	Required    bool

@@ -19,7 +19,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("check", stderr)
 	config := fs.String("c", "codemode.yaml", "pack `FILE`")
 	out := fs.String("o", "", "generated `DIR` to compare (default: the pack's out:)")
-	noEnrich := fs.Bool("no-enrich", false, "the files were generated with --no-enrich")
+	noEnrich := fs.Bool("no-enrich", false, "compare with files generated with --no-enrich (default: as the files on disk were generated)")
 	asJSON := fs.Bool("json", false, "print JSON: every directory and stale file")
 	shapes, noObserved := observedFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -32,6 +32,11 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// Files generated with --no-enrich say so (they have no enrich.jsonl):
+	// they are compared as gen --no-enrich would write them now.
+	if !*noEnrich && pack.GeneratedWithoutEnrichment(p.Path(p.Out)) {
+		*noEnrich = true
+	}
 	observed, err := observedReturns(p, *shapes, *noObserved)
 	if err != nil {
 		return err
@@ -41,7 +46,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	fix := "run codemode gen -c " + *config
-	if *noEnrich {
+	if *noEnrich && !p.Enrich.Disabled {
 		fix += " --no-enrich"
 	}
 	if *noObserved {
