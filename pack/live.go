@@ -66,6 +66,12 @@ func (p *Pack) mcpConfig(src Source, name string) (upstream.MCPConfig, error) {
 		cfg.Command = p.CommandArgv(src)
 	} else {
 		cfg.URL = src.MCPURL
+		cfg.TokenFile = p.TokenFile(src)
+		if src.Auth != nil && src.Auth.ClientKeyFile != "" {
+			a := *src.Auth
+			a.ClientKeyFile = p.Path(a.ClientKeyFile)
+			cfg.Auth = &a
+		}
 	}
 	var err error
 	if cfg.StartTimeout, err = src.startTimeout(); err != nil {

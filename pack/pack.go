@@ -348,11 +348,22 @@ func (p *Pack) check() error {
 		if s.Auth != nil {
 			switch s.Auth.Type {
 			case "bearer", "basic", "apiKey":
+			case "oauth":
+				if s.MCPURL == "" {
+					return fmt.Errorf("services[%d].auth.type: oauth is for an mcp_url service (an OpenAPI service takes bearer, basic or apiKey)", i)
+				}
+			case "":
+				if len(s.Auth.Headers) == 0 {
+					return fmt.Errorf("services[%d].auth.type: missing; want bearer, basic, apiKey or oauth (or headers: alone)", i)
+				}
 			default:
-				return fmt.Errorf("services[%d].auth.type: %q is not bearer, basic or apiKey", i, s.Auth.Type)
+				return fmt.Errorf("services[%d].auth.type: %q is not bearer, basic, apiKey or oauth", i, s.Auth.Type)
 			}
 			if s.OpenAPI == "" && s.MCPURL == "" {
 				return fmt.Errorf("services[%d].auth: only an openapi or mcp_url service takes auth: (a stdio server gets its secrets through env:)", i)
+			}
+			if err := s.Auth.Check(); err != nil {
+				return fmt.Errorf("services[%d].auth: %v", i, err)
 			}
 		}
 		if s.StartTimeout != "" {

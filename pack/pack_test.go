@@ -252,7 +252,7 @@ func TestBadPackFiles(t *testing.T) {
 		{"out: [\n", "bad pack file: line 1: did not find expected node content"},
 		{"services: []\n", "pack has no services"},
 		{"services:\n  - mcp: a.json\n    openapi: b.json\n", "services[0]: set exactly one of mcp, mcp_command, mcp_url, openapi"},
-		{"services:\n  - mcp: a.json\n    auth: {type: oauth}\n", `services[0].auth.type: "oauth" is not bearer, basic or apiKey`},
+		{"services:\n  - mcp: a.json\n    auth: {type: oauth}\n", "services[0].auth.type: oauth is for an mcp_url service (an OpenAPI service takes bearer, basic or apiKey)"},
 		{"services:\n  - mcp: a.json\nruntime:\n  read_gate: sometimes\n", `runtime.read_gate: "sometimes" is not file, tool or off`},
 		{"services:\n  - mcp: a.json\nruntime:\n  sandbox: off\n", `runtime.sandbox: "off" is not on or none`},
 		{"services:\n  - mcp_command: \"a 'b\"\n", `unterminated quote in command "a 'b"`},

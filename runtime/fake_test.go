@@ -27,6 +27,7 @@ import (
 type fakeProgram func(p *fakeProc) *monty.Outcome
 
 type fakeRunner struct {
+	started  bool
 	programs map[string]fakeProgram
 	// notStarted makes the first Feeds of so many interpreters fail as a
 	// worker that died before it had the program.
@@ -42,8 +43,26 @@ func (f *fakeRunner) new(_ context.Context, c runtime.RunnerConfig) (runtime.Run
 	if c.Config != nil {
 		f.configs = append(f.configs, *c.Config)
 	}
+	if f.started {
+		// A warm set's runner (warmsets.go): it never has an interpreter
+		// ready, so programs take the main runner's.
+		return idleRunner{}, nil
+	}
+	f.started = true
 	return f, nil
 }
+
+// TryGet never has an interpreter waiting: every program goes through Get.
+func (f *fakeRunner) TryGet() (runtime.Interp, bool) { return nil, false }
+
+type idleRunner struct{}
+
+func (idleRunner) Get(ctx context.Context) (runtime.Interp, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+func (idleRunner) TryGet() (runtime.Interp, bool) { return nil, false }
+func (idleRunner) Close() error                   { return nil }
 
 func (f *fakeRunner) Get(context.Context) (runtime.Interp, error) {
 	f.mu.Lock()
@@ -203,20 +222,20 @@ func (p *fakeProc) wait() *monty.Outcome {
 	panic(fakeAbort{p.ctx.Err()})
 }
 
-// echoUpstream answers every call with its arguments, counting calls.
-type echoUpstream struct {
+// argsUpstream answers every call with its arguments, counting calls.
+type argsUpstream struct {
 	mu    sync.Mutex
 	calls []string
 }
 
-func (u *echoUpstream) Call(_ context.Context, t *manifest.Tool, args map[string]any) (*upstream.Result, error) {
+func (u *argsUpstream) Call(_ context.Context, t *manifest.Tool, args map[string]any) (*upstream.Result, error) {
 	u.mu.Lock()
 	u.calls = append(u.calls, string(t.Wire))
 	u.mu.Unlock()
 	return &upstream.Result{Value: map[string]any{"tool": string(t.Wire), "args": args}}, nil
 }
 
-func (*echoUpstream) Close() error { return nil }
+func (*argsUpstream) Close() error { return nil }
 
 // fakeRuntime opens a runtime over the everything golden surface with the
 // fake runner and up as the everything service.

@@ -64,6 +64,12 @@ type Result struct {
 	// RunID identifies this run in the audit log.
 	RunID    string
 	Duration time.Duration
+	// HandOut is how long the program waited for its worker (the pool's
+	// hand-out, all attempts).
+	HandOut time.Duration
+	// Warmed says the worker came from a warm set: configured and warmed
+	// up for the services the program names (see warmsets.go).
+	Warmed bool
 
 	usesAio bool // the program names api.aio: its stubs include the aio forms
 }
@@ -91,12 +97,15 @@ func (r *Result) setLimit(limit, message string) {
 
 // completedCalls tells the agent, after a worker death, which calls had
 // completed (their effects happened), so it does not blindly repeat them.
-func completedCalls(calls []CallRecord) string {
+func completedCalls(calls []CallRecord) string { return completedBefore(calls, "the worker died") }
+
+// completedBefore is completedCalls for a program stopped by event.
+func completedBefore(calls []CallRecord, event string) string {
 	if len(calls) == 0 {
-		return "No tool call was made before the worker died, so nothing outside the sandbox changed."
+		return "No tool call was made before " + event + ", so nothing outside the sandbox changed."
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d call%s completed before the worker died: ", len(calls), plural(len(calls)))
+	fmt.Fprintf(&b, "%d call%s completed before %s: ", len(calls), plural(len(calls)), event)
 	for i, c := range calls {
 		if i > 0 {
 			b.WriteString(", ")
@@ -284,14 +293,24 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	// worker is reported, never silently run again.
 	for attempt := 0; ; attempt++ {
 		res.Attempts = attempt + 1
-		w, err = r.runner.Get(ctx)
+		got := time.Now()
+		var warmed bool
+		w, warmed = r.warmWorker(used, res.usesAio)
+		if !warmed {
+			w, err = r.runner.Get(ctx)
+		}
+		res.Warmed = warmed
+		res.HandOut += time.Since(got)
 		if err != nil {
 			return nil, r.auditAbort(session, res, fmt.Errorf("no sandbox worker available, nothing ran: %w", err))
 		}
 		// The worker serves no other program; tearing it down is not the
 		// caller's wait.
 		defer func(w Interp) { go w.Close() }(w)
-		if err = r.prepare(ctx, w, session, used, res); err != nil {
+		if !warmed {
+			err = r.prepare(ctx, w, session, used, res)
+		}
+		if err != nil {
 			if errors.Is(err, monty.ErrDead) && attempt < 2 && ctx.Err() == nil {
 				continue
 			}
@@ -323,6 +342,8 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Err = h.abort
 		res.Error = h.abort.Error()
 		res.Limit = h.abortLimit
+	case err != nil && ctx.Err() != nil && context.Cause(ctx) != nil && !errors.Is(context.Cause(ctx), context.Canceled):
+		res.Error = "cut: " + context.Cause(ctx).Error() + "; the program was stopped. " + completedBefore(res.Calls, "it was stopped")
 	case err != nil && ctx.Err() != nil:
 		res.Error = "cancelled: the run was cancelled; the program made no more calls"
 	case err != nil && rctx.Err() != nil:

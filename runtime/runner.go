@@ -27,6 +27,9 @@ type Runner interface {
 	// given to another, and the caller closes it. Get fails (it never
 	// waits forever) when no interpreter can be started.
 	Get(ctx context.Context) (Interp, error)
+	// TryGet is Get without waiting: a ready interpreter, or false when
+	// none is ready now.
+	TryGet() (Interp, bool)
 	// Close stops the interpreters not handed out.
 	Close() error
 }
@@ -97,4 +100,18 @@ func (m montyRunner) Get(ctx context.Context) (Interp, error) {
 	return w, nil
 }
 
+func (m montyRunner) TryGet() (Interp, bool) {
+	w, ok := m.pool.TryGet()
+	if !ok {
+		return nil, false
+	}
+	return w, true
+}
+
 func (m montyRunner) Close() error { return m.pool.Close() }
+
+// Idle is the number of workers ready to be handed out.
+func (m montyRunner) Idle() int { return m.pool.Idle() }
+
+// Health is the pool's: nil while it hands out workers.
+func (m montyRunner) Health() error { return m.pool.Health() }

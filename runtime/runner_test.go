@@ -28,7 +28,7 @@ func printEcho(m any) fakeProgram {
 // are audited; a call the schema refuses raises in the program and never
 // reaches the upstream.
 func TestFakeCallPath(t *testing.T) {
-	up := &echoUpstream{}
+	up := &argsUpstream{}
 	a := &memAudit{}
 	rt, _ := fakeRuntime(t, map[string]fakeProgram{
 		`print(api.everything.echo(message="hi"))`: printEcho("hi"),
@@ -50,7 +50,7 @@ func TestFakeCallPath(t *testing.T) {
 // TestFakeCallLimit: the call over Limits.Calls stops the program where it
 // cannot catch it, and is not made.
 func TestFakeCallLimit(t *testing.T) {
-	up := &echoUpstream{}
+	up := &argsUpstream{}
 	rt, _ := fakeRuntime(t, map[string]fakeProgram{
 		"for i in range(3): api.everything.echo(message='x')": func(p *fakeProc) *monty.Outcome {
 			for range 3 {
@@ -74,7 +74,7 @@ func TestFakeCallLimit(t *testing.T) {
 func TestFakeTimeLimit(t *testing.T) {
 	rt, _ := fakeRuntime(t, map[string]fakeProgram{
 		"while True: pass": func(p *fakeProc) *monty.Outcome { return p.wait() },
-	}, &echoUpstream{}, func(c *runtime.Config) { c.Limits.Time = 50 * time.Millisecond })
+	}, &argsUpstream{}, func(c *runtime.Config) { c.Limits.Time = 50 * time.Millisecond })
 	res := fakeRun(t, rt, "s", "while True: pass")
 	wantText(t, res, "[0 tool calls]\n\nLimitError: time limit (50ms) exceeded; the program was stopped. Make fewer or smaller calls, or filter less data per program.\n"+
 		"Hint: a program cannot wait: start the long call with jobs.submit(\"name\", api.<service>.<tool>, arg=value) and end the turn with jobs.wait(\"name\", wake_after=seconds); a later turn reads jobs.get(\"name\").\n")
@@ -90,7 +90,7 @@ func TestFakeMemoryLimit(t *testing.T) {
 		"x = 'a' * 10**10": func(*fakeProc) *monty.Outcome {
 			return &monty.Outcome{Limit: monty.LimitMemory, Exception: &monty.Exception{Type: "MemoryError", Message: "memory limit exceeded", HasMessage: true}}
 		},
-	}, &echoUpstream{}, nil)
+	}, &argsUpstream{}, nil)
 	res := fakeRun(t, rt, "s", "x = 'a' * 10**10")
 	wantText(t, res, "[0 tool calls]\n\nLimitError: memory limit (256 MiB) exceeded; the program was stopped. Keep less data in variables.\n")
 }
@@ -98,7 +98,7 @@ func TestFakeMemoryLimit(t *testing.T) {
 // TestFakeParallelCalls: aio calls run at the same time (three meet at a
 // barrier of three in the upstream) and gather returns them in order.
 func TestFakeParallelCalls(t *testing.T) {
-	b := newBarrier(&echoUpstream{}, 3)
+	b := newBarrier(&argsUpstream{}, 3)
 	rt, _ := fakeRuntime(t, map[string]fakeProgram{
 		"print(await asyncio.gather(*[api.aio.everything.echo(message=str(i)) for i in range(3)]))": func(p *fakeProc) *monty.Outcome {
 			var ids []uint32
@@ -142,7 +142,7 @@ func TestFakeWaitHoldsSession(t *testing.T) {
 func TestFakeDeadInterpreterReplaced(t *testing.T) {
 	rt, f := fakeRuntime(t, map[string]fakeProgram{
 		`print(api.everything.echo(message="hi"))`: printEcho("hi"),
-	}, &echoUpstream{}, nil)
+	}, &argsUpstream{}, nil)
 	f.notStarted = 2
 	res := fakeRun(t, rt, "s", `print(api.everything.echo(message="hi"))`)
 	wantText(t, res, "{'args': {'message': 'hi'}, 'tool': 'echo'}\n[1 tool call]\n")
@@ -154,7 +154,7 @@ func TestFakeDeadInterpreterReplaced(t *testing.T) {
 // TestFakeHookDenies: a policy hook's refusal raises PermissionError in
 // the program, which can catch it; the upstream is never called.
 func TestFakeHookDenies(t *testing.T) {
-	up := &echoUpstream{}
+	up := &argsUpstream{}
 	rt, _ := fakeRuntime(t, map[string]fakeProgram{
 		`print(api.everything.echo(message="hi"))`: printEcho("hi"),
 	}, up, func(c *runtime.Config) { c.Hooks = []runtime.Policy{denyAll{}} })
@@ -169,7 +169,7 @@ func TestFakeHookDenies(t *testing.T) {
 // interpreters configured with every service's stubs and the runtime's
 // limits, ready before a program arrives.
 func TestFakeRunnerWarmConfig(t *testing.T) {
-	_, f := fakeRuntime(t, nil, &echoUpstream{}, func(c *runtime.Config) { c.Limits.Time = 7 * time.Second })
+	_, f := fakeRuntime(t, nil, &argsUpstream{}, func(c *runtime.Config) { c.Limits.Time = 7 * time.Second })
 	if len(f.configs) != 1 {
 		t.Fatalf("%d configurations", len(f.configs))
 	}
@@ -182,7 +182,7 @@ func TestFakeRunnerWarmConfig(t *testing.T) {
 // TestFakeInterpreterDiedMidProgram: an interpreter that dies with the
 // program is reported, never run again, naming the calls that completed.
 func TestFakeInterpreterDiedMidProgram(t *testing.T) {
-	up := &echoUpstream{}
+	up := &argsUpstream{}
 	rt, f := fakeRuntime(t, map[string]fakeProgram{
 		`api.everything.echo(message="a"); crash()`: func(p *fakeProc) *monty.Outcome {
 			p.call("everything.echo", "message", "a")

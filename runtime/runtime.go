@@ -152,6 +152,7 @@ type Runtime struct {
 	cfg       Config
 	limits    Limits
 	runner    Runner
+	newRunner NewRunner // starts the runner and each warm set's (warmsets.go)
 	validator *validate.Validator
 	gate      *readgate.Gate
 	tools     map[toolKey]*toolEntry
@@ -164,6 +165,9 @@ type Runtime struct {
 	// warm says pool workers come configured with every service's stubs
 	// and pre-imported: a program only feeds.
 	warm bool
+	// warmSets keep workers warm for the service sets programs use, when
+	// the pool's workers wait unconfigured (see warmsets.go).
+	warmSets warmSets
 	// apiInputs binds api and run_tool in every program (built once).
 	apiInputs []monty.NamedValue
 
@@ -182,6 +186,23 @@ type Runtime struct {
 
 // Queued is the number of programs waiting for room in the memory budget.
 func (r *Runtime) Queued() int { return int(r.queued.Load()) }
+
+// IdleWorkers is the number of sandbox workers ready to be handed out.
+func (r *Runtime) IdleWorkers() int {
+	if p, ok := r.runner.(interface{ Idle() int }); ok {
+		return p.Idle()
+	}
+	return 0
+}
+
+// Ready says whether the runtime can run programs: its worker pool (a
+// Runner with a Health method) is open and its workers start.
+func (r *Runtime) Ready() error {
+	if p, ok := r.runner.(interface{ Health() error }); ok {
+		return p.Health()
+	}
+	return nil
+}
 
 // toolKey is a program's address of a tool (api.<service>.<py>), which
 // calls are resolved by; the tool's identity elsewhere is its ir.ToolID.
@@ -281,6 +302,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		r.sweepStates()
 	}
 	r.initJobs()
+	r.newRunner = newRunner
 	runner, err := newRunner(ctx, r.runnerConfig())
 	if err != nil {
 		return nil, fmt.Errorf("runtime: no Monty worker could start, so nothing can run: %w", err)
@@ -291,9 +313,13 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 
 // warmStubLimit is the size of all services' stubs up to which workers are
 // configured with all of them and warmed up in the pool, so a program pays
-// for neither; above it, each program configures its worker with the stubs
-// of the services it names, which keeps type checking fast on big packs.
-const warmStubLimit = 256 << 10
+// for neither; above it, each program is checked against the stubs of the
+// services it names (from a warm set's worker when one is ready, see
+// warmsets.go), which keeps type checking fast on big packs: every checked
+// feed costs time in proportion to the stubs' size (about 1 ms per 10 kB
+// here), so a program using one service of a large pack would otherwise
+// pay for all of them.
+const warmStubLimit = 32 << 10
 
 // runnerConfig chooses how workers wait in the pool: warmed up with every
 // service's stubs when they are small, else unconfigured (configured per
@@ -314,6 +340,9 @@ func (r *Runtime) runnerConfig() RunnerConfig {
 	wc := r.workerConfig(stubs)
 	rc.Config = &wc
 	rc.Prepare = preImport
+	if stubs != "" {
+		rc.Prepare = warmUp
+	}
 	return rc
 }
 
@@ -354,6 +383,7 @@ func (r *Runtime) Close() error {
 	// Jobs still running are left as running in the store: their outcome
 	// is unknown to the next runtime, not a failure of this one's closing.
 	r.jobs.closed.Store(true)
+	r.closeWarmSets()
 	err := r.runner.Close()
 	for _, name := range sortedServices(r.cfg.Upstreams) {
 		if cerr := r.cfg.Upstreams[name].Close(); cerr != nil && err == nil {
