@@ -73,6 +73,32 @@ func GeneratedWithoutEnrichment(dir string) bool {
 	return merr == nil && errors.Is(lerr, fs.ErrNotExist)
 }
 
+// ObservedIn is the observed result schemas the manifest generated in dir
+// records (Options.Observed, as the files there were generated); nil when
+// there is none or it cannot be read.
+func ObservedIn(dir string) map[ir.ToolID]ir.Schema {
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil
+	}
+	m, err := manifest.Read(data)
+	if err != nil {
+		return nil
+	}
+	var out map[ir.ToolID]ir.Schema
+	for _, s := range m.Services {
+		for _, t := range s.Tools {
+			if t.Observed != nil {
+				if out == nil {
+					out = map[ir.ToolID]ir.Schema{}
+				}
+				out[ir.ToolID{Service: s.Name, Wire: t.Wire}] = t.Observed
+			}
+		}
+	}
+	return out
+}
+
 // Compile parses every source of p, enriches, resolves and emits. Nothing
 // is written to disk.
 func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {

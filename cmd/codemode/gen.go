@@ -168,14 +168,18 @@ func observedFlags(fs *flag.FlagSet) (shapes *string, off *bool) {
 }
 
 // observedReturns reads the result schemas serve recorded (the shape cache
-// at path, default .codemode/shapes.json beside the pack; none when it does
-// not exist or off is set).
+// at path, default .codemode/shapes.json beside the pack). Without a cache
+// (a fresh clone, CI) the generated manifest's own observed schemas are
+// kept, so gen and check agree everywhere; none when off is set.
 func observedReturns(p *pack.Pack, path string, off bool) (map[ir.ToolID]ir.Schema, error) {
 	if off {
 		return nil, nil
 	}
 	if path == "" {
 		path = p.Path(filepath.Join(".codemode", "shapes.json"))
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return pack.ObservedIn(p.Path(p.Out)), nil
 	}
 	s, err := gateway.OpenShapes(path)
 	if err != nil {
