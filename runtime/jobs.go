@@ -347,6 +347,8 @@ type jobState struct {
 	// (its upstream closed under it) records nothing.
 	closed atomic.Bool
 	ttl    time.Duration // ended jobs are dropped after it
+	// changed is the OnJobsChange hook, called after each saved change.
+	changed atomic.Pointer[func(session string)]
 }
 
 func (r *Runtime) initJobs() {
@@ -423,7 +425,13 @@ func (js *jobState) load(session string) (*SessionJobs, error) {
 	return sj, nil
 }
 
-func (js *jobState) update(session string, f func(sj *SessionJobs) error) error {
+func (js *jobState) update(session string, f func(sj *SessionJobs) error) (err error) {
+	// Runs last, after the locks below are released.
+	defer func() {
+		if err == nil {
+			js.notifyChanged(session)
+		}
+	}()
 	js.mu.Lock()
 	defer js.mu.Unlock()
 	if l, ok := js.store.(interface {
