@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os/exec"
 	"regexp"
 	"strings"
@@ -316,4 +317,87 @@ func TestApprovalWakesNoOne(t *testing.T) {
 	h.expect(t, "denied",
 		"message: [info codemode] the wait w-ID for api.everything.get_sum (a=99 needs a human's approval) was DENIED by an approver at DEADLINE (not today); its calls were not made and will not be approved",
 		"updated: codemode://session/jobs change-9")
+}
+
+// connectHTTPHarness is a harness client over streamable HTTP with token.
+func connectHTTPHarness(t *testing.T, url, token, version string) (*mcp.ClientSession, heard) {
+	t.Helper()
+	c, h := listenTo()
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, h
+}
+
+// TestJobsResourceOfOtherTokenRefused: over authenticated HTTP a session
+// name is scoped by the bearer token, and so is the jobs resource: two
+// tokens naming the same session "deploy" are two sessions; the
+// subscriber with the other token hears nothing of this one's job and
+// reads none of its jobs, while this one's subscriber is told (over the
+// standalone event stream) and the notification names its scoped session.
+func TestJobsResourceOfOtherTokenRefused(t *testing.T) {
+	hold := &holdEcho{release: make(chan struct{})}
+	t.Cleanup(func() {
+		select {
+		case <-hold.release:
+		default:
+			close(hold.release)
+		}
+	})
+	f := newFixture(t, false, func(c *runtime.Config) {
+		c.ReadGate = readgate.Off
+		if c.Upstreams != nil {
+			hold.Upstream = c.Upstreams["everything"]
+			c.Upstreams["everything"] = hold
+		}
+	})
+	hs := serveHTTP(t, f, gateway.HTTPOptions{Tokens: tokensFile(t, writeTokens(t, tokenA, tokenB))})
+	a, ah := connectHTTPHarness(t, hs.URL, tokenA, legacyProtocol)
+	b, bh := connectHTTPHarness(t, hs.URL, tokenB, legacyProtocol)
+	subscribeJobs(t, a, "deploy")
+	subscribeJobs(t, b, "deploy")
+	if text, _, _ := runCodeNamed(t, a, "deploy", `jobs.submit("roll", api.everything.echo, message="v2")
+jobs.wait("roll", wake_after=600)
+`); !strings.Contains(text, "NOTE: WAIT: this session waits for job roll") {
+		t.Fatalf("token A, turn 1: %q", text)
+	}
+	if got := readJobs(t, b, "deploy"); got != "{\n  \"jobs\": [],\n  \"wait\": null\n}\n" {
+		t.Fatalf("token B reads deploy: %s", got)
+	}
+	if got := readJobs(t, a, "deploy"); !strings.Contains(got, `"name": "roll"`) || !strings.Contains(got, `"what": "job roll"`) {
+		t.Fatalf("token A reads deploy: %s", got)
+	}
+	close(hold.release)
+	ah.expect(t, "token A",
+		`message: [info codemode] job "roll" (api.everything.echo) ended: done; jobs.get("roll") returns its state and result`,
+		"message: [info codemode] the wait w-ID for job roll is over: the job ended; run_code in this session runs again")
+	if got := ah.next(t); !regexp.MustCompile(`^updated: codemode://session/jobs "[^"]+"/deploy$`).MatchString(got) {
+		t.Fatalf("token A, updated: %q", got)
+	}
+	// B's next notification is of its own job, not A's.
+	runCodeNamed(t, b, "deploy", `jobs.submit("mine", api.everything.echo, message="b")`)
+	bh.expect(t, "token B", `message: [info codemode] job "mine" (api.everything.echo) ended: done; jobs.get("mine") returns its state and result`)
+	if got := bh.next(t); !regexp.MustCompile(`^updated: codemode://session/jobs "[^"]+"/deploy$`).MatchString(got) || strings.Contains(got, tokenA) || strings.Contains(got, tokenB) {
+		t.Fatalf("token B, updated: %q", got)
+	}
+}
+
+// TestJobsSubscriptionNewProtocol: a client on protocol 2026-07-28, whose
+// Subscribe is a subscriptions/listen stream, is told the same, for its
+// connection's own session.
+func TestJobsSubscriptionNewProtocol(t *testing.T) {
+	f := newFixture(t, false, func(c *runtime.Config) { c.ReadGate = readgate.Off })
+	cs, h := f.connectHarness(t, "")
+	if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+		t.Fatalf("protocol %s", v)
+	}
+	subscribeJobs(t, cs, "")
+	runCodeSC(t, cs, `jobs.submit("q", api.everything.echo, message="y")`)
+	h.expect(t, "new protocol", `message: [info codemode] job "q" (api.everything.echo) ended: done; jobs.get("q") returns its state and result`)
+	if got := h.next(t); !regexp.MustCompile(`^updated: codemode://session/jobs stdio-[a-z0-9]{16}$`).MatchString(got) {
+		t.Fatalf("updated: %q", got)
+	}
 }
