@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,6 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/internal/testpack"
+	"github.com/codemode-dev/codemode/internal/testpeer"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
 )
@@ -399,5 +402,41 @@ func TestJobsSubscriptionNewProtocol(t *testing.T) {
 	h.expect(t, "new protocol", `message: [info codemode] job "q" (api.everything.echo) ended: done; jobs.get("q") returns its state and result`)
 	if got := h.next(t); !regexp.MustCompile(`^updated: codemode://session/jobs stdio-[a-z0-9]{16}$`).MatchString(got) {
 		t.Fatalf("updated: %q", got)
+	}
+}
+
+// TestServeStdioJobEndWakesNoOne: over `codemode serve` on stdio, with a
+// real upstream tool that takes seconds, a harness subscribed to its named
+// session's jobs is told when the job ends and the wait is over; the next
+// turn reads the result.
+func TestServeStdioJobEndWakesNoOne(t *testing.T) {
+	bin := buildCodemode(t)
+	everything, err := testpeer.NodeBin("mcp-server-everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	testpack.Build(t, dir, fmt.Sprintf("out: api\nservices:\n  - name: everything\n    mcp_command: [%q, stdio]\n    grant: [echo, trigger-long-running-operation]\nruntime:\n  read_gate: off\n", everything))
+	c, h := listenTo()
+	cmd := exec.Command(bin, "serve", "-c", filepath.Join(dir, "codemode.yaml"), "--state", t.TempDir(), "--audit", "off")
+	cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: legacyProtocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	subscribeJobs(t, cs, "build-3")
+	text, _, _ := runCodeNamed(t, cs, "build-3", `jobs.submit("op", api.everything.trigger_long_running_operation, duration=2, steps=1)
+jobs.wait("op", wake_after=600)
+`)
+	if !strings.HasPrefix(text, "NOTE: WAIT: this session waits for job op until it ends or until ") {
+		t.Fatalf("turn 1: %q", text)
+	}
+	h.expect(t, "job ended",
+		`message: [info codemode] job "op" (api.everything.trigger_long_running_operation) ended: done; jobs.get("op") returns its state and result`,
+		"message: [info codemode] the wait w-ID for job op is over: the job ended; run_code in this session runs again",
+		"updated: codemode://session/jobs build-3")
+	text, _, isErr := runCodeNamed(t, cs, "build-3", `print(jobs.get("op")["state"])`)
+	if isErr || text != "NOTE: the wait for job op is over: the job ended; jobs.get() returns its state and result\n\ndone\n[0 tool calls]\n" {
+		t.Fatalf("turn 2: %q", text)
 	}
 }

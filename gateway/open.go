@@ -92,6 +92,10 @@ type Options struct {
 	// (the runtime's own choice in persistent mode or without a Dir).
 	// Further stores (sessions) and a Metrics sink are to be added here.
 	Jobs runtime.JobStore
+	// JobsPoll is how often the jobs of sessions subscribed to JobsURI
+	// are read for changes made elsewhere (an approver, another replica, a
+	// deadline); 0 is DefaultJobsPoll.
+	JobsPoll time.Duration
 
 	// Logf receives the gateway's log lines (pin refusals, the address it
 	// serves); nil discards them.
@@ -212,6 +216,7 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	g.srv, err = New(Config{
 		Runtime: g.rt, FileDir: o.FileDir, Direct: o.Direct, Shapes: shapes, Audit: auditor,
 		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics,
+		JobsPoll: o.JobsPoll,
 	})
 	g.opts = o
 	if err == nil && ready != nil {
