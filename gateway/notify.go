@@ -196,8 +196,17 @@ func (n *notifier) add(ss *mcp.ServerSession, session string) {
 
 func (n *notifier) drop(ss *mcp.ServerSession) {
 	n.subMu.Lock()
+	names := n.subs[ss]
 	delete(n.subs, ss)
 	n.subMu.Unlock()
+	// What the session's subscribers were told goes with the last of them.
+	n.checkMu.Lock()
+	defer n.checkMu.Unlock()
+	for name := range names {
+		if len(n.subscribers(name)) == 0 {
+			delete(n.seen, name)
+		}
+	}
 }
 
 // subscribers are the MCP sessions subscribed for session.
