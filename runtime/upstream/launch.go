@@ -138,7 +138,17 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 		}
 		hc.Transport = &mcpHTTP{base: base, home: origin(u), creds: creds, header: cfg.Header.Clone(), m: m}
 		m.launch = func() (*launched, error) {
-			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxEventSize: -1, OAuthHandler: oauth}}, nil
+			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxEventSize: -1}}, nil
+		}
+		if oauth != nil {
+			plain := m.launch
+			m.launch = func() (*launched, error) {
+				l, err := plain()
+				if st, ok := l.t.(*mcp.StreamableClientTransport); ok && err == nil {
+					st.OAuthHandler = oauth
+				}
+				return l, err
+			}
 		}
 	default:
 		return nil, errors.New("mcp: no command and no URL")
