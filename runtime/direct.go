@@ -54,7 +54,7 @@ func (r *Runtime) call(ctx context.Context, session, name string, args map[strin
 		pw, over := r.pendingWait(session)
 		if pw != nil {
 			msg := strings.NewReplacer("run_code refused", "the call was refused", "call run_code again", "call again").Replace(waitRefusal(pw))
-			if aerr := h.stopped(name, args, StatusRefused, msg); aerr != nil {
+			if aerr := h.stopped(name, args, StatusRefused, ReasonWait, msg); aerr != nil {
 				return &CallResult{Call: name, Status: StatusError, Message: aerr.Error()}, nil
 			}
 			return &CallResult{Call: name, Status: StatusRefused, Message: msg, Wait: true}, nil
@@ -65,7 +65,7 @@ func (r *Runtime) call(ctx context.Context, session, name string, args map[strin
 	}
 	e, err := r.lookupTool(name)
 	if err != nil {
-		if aerr := h.stopped(name, args, StatusRefused, err.Error()); aerr != nil {
+		if aerr := h.stopped(name, args, StatusRefused, ReasonGrant, err.Error()); aerr != nil {
 			return &CallResult{Call: name, Status: StatusError, Message: aerr.Error()}, nil
 		}
 		return &CallResult{Call: name, Status: StatusRefused, Message: err.Error()}, nil

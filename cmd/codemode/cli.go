@@ -28,7 +28,7 @@ Usage:
   codemode serve -c codemode.yaml [--http ADDR --token-file FILE]
   codemode tools -c codemode.yaml [--all] [--json]
   codemode enrich -c codemode.yaml --explain TOOL
-  codemode audit verify [--head HASH] FILE
+  codemode audit verify [--head HASH] FILE | [--store] postgres://URL
   codemode jobs list|get|wait [--state DIR] --session ID [JOB]
   codemode auth login|logout|status [-c codemode.yaml] [SERVICE]
   codemode version
