@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -121,7 +120,7 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 			}
 			m.red.Add(creds.secrets...)
 		}
-		var oauth auth.OAuthHandler
+		var oauth *oauthState
 		if cfg.Auth != nil && cfg.Auth.Type == "oauth" {
 			name := cfg.Name
 			if name == "" {
@@ -143,6 +142,7 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 		if oauth != nil {
 			plain := m.launch
 			m.launch = func() (*launched, error) {
+				oauth.newConnection()
 				l, err := plain()
 				if st, ok := l.t.(*mcp.StreamableClientTransport); ok && err == nil {
 					st.OAuthHandler = oauth
