@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codemode-dev/codemode/internal/tail"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -296,7 +298,7 @@ func (m *MCP) startProcess(argv, env []string) (*launched, error) {
 		return nil, err
 	}
 	p := &process{cmd: cmd, exited: make(chan struct{}), pipes: []io.Closer{inW, outR}, errEOF: make(chan struct{}),
-		stderr: &stderrLog{max: 4096, maxLines: 200, log: m.cfg.Log, prefix: "mcp " + m.name + " stderr: ", red: m.red}}
+		stderr: &stderrLog{tail: tail.Buffer{Max: 4096}, maxLines: 200, log: m.cfg.Log, prefix: "mcp " + m.name + " stderr: ", red: m.red}}
 	go func() {
 		io.Copy(p.stderr, errR)
 		errR.Close()
@@ -464,12 +466,11 @@ func (b *bodyCap) Close() error { return b.rc.Close() }
 // kept for StderrTail. Everything is redacted first.
 type stderrLog struct {
 	mu       sync.Mutex
-	max      int
 	maxLines int
 	log      io.Writer
 	prefix   string
 	red      *Redactor
-	tail     []byte
+	tail     tail.Buffer
 	partial  []byte
 	lines    int
 }
@@ -477,10 +478,7 @@ type stderrLog struct {
 func (s *stderrLog) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.tail = append(s.tail, p...)
-	if len(s.tail) > s.max {
-		s.tail = append([]byte(nil), s.tail[len(s.tail)-s.max:]...)
-	}
+	s.tail.Write(p)
 	s.partial = append(s.partial, p...)
 	for {
 		i := bytes.IndexByte(s.partial, '\n')
@@ -530,7 +528,7 @@ func (s *stderrLog) count() int {
 func (s *stderrLog) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.red.String(string(s.tail))
+	return s.red.String(s.tail.String())
 }
 
 // startErr words a failed start on one line.
