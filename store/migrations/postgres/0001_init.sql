@@ -1,0 +1,39 @@
+-- codemode store, version 1 (PostgreSQL).
+-- Times are microseconds since the Unix epoch (UTC); JSON is text.
+CREATE TABLE codemode_session (
+    id         TEXT PRIMARY KEY,
+    wait       TEXT,                         -- the pending wait (JSON), NULL when none
+    resolved   TEXT    NOT NULL DEFAULT '',  -- how the last wait was resolved, told to the next program
+    state      BYTEA,                         -- the Monty session dump, NULL when none
+    names      TEXT    NOT NULL DEFAULT '[]',-- names the saved programs defined (JSON list)
+    state_at   BIGINT NOT NULL DEFAULT 0    -- when state was saved
+);
+CREATE TABLE codemode_job (
+    session     TEXT    NOT NULL,
+    name        TEXT    NOT NULL,
+    kind        TEXT    NOT NULL,
+    tool        TEXT    NOT NULL DEFAULT '',
+    body        TEXT    NOT NULL,            -- the job as JSON (args, spec, result, error, ...)
+    state       TEXT    NOT NULL,
+    owner       TEXT    NOT NULL DEFAULT '', -- the replica running it; '' while queued
+    queue_id    BIGINT NOT NULL DEFAULT 0,  -- its river_job id
+    started_at  BIGINT NOT NULL,
+    ended_at    BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (session, name)
+);
+CREATE INDEX codemode_job_running ON codemode_job (owner) WHERE state = 'running';
+CREATE TABLE codemode_read (
+    session TEXT    NOT NULL,
+    file    TEXT    NOT NULL,
+    lo      BIGINT NOT NULL,
+    hi      BIGINT NOT NULL,
+    at      BIGINT NOT NULL,
+    PRIMARY KEY (session, file, lo, hi)
+);
+CREATE TABLE codemode_replica (
+    id         TEXT PRIMARY KEY,
+    host       TEXT    NOT NULL,
+    pid        BIGINT NOT NULL,
+    started_at BIGINT NOT NULL,
+    seen_at    BIGINT NOT NULL
+);
