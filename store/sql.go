@@ -75,7 +75,7 @@ type sqlStore struct {
 	newQueue func() queue
 	qmu      sync.Mutex
 	closed   atomic.Bool
-	closers []func() error
+	closers  []func() error
 }
 
 func (s *sqlStore) q(query string) string { return s.d.rebind(query) }

@@ -151,8 +151,8 @@ func TestNewerSchemaRefused(t *testing.T) {
 // repeated.
 func TestStoreLocationsRefused(t *testing.T) {
 	for loc, want := range map[string]string{
-		"":                           "store: no location (a SQLite file's path or a postgres:// URL)",
-		"mysql://u:secret@h/db":      `store: "mysql://u:xxxxx@h/db": want a SQLite file's path or a postgres:// URL`,
+		"":                      "store: no location (a SQLite file's path or a postgres:// URL)",
+		"mysql://u:secret@h/db": `store: "mysql://u:xxxxx@h/db": want a SQLite file's path or a postgres:// URL`,
 		"postgres://u:secret@127.0.0.1:1/db?connect_timeout=2": "store: PostgreSQL postgres://u:xxxxx@127.0.0.1:1/db?connect_timeout=2 is unreachable: ",
 	} {
 		_, err := store.Open(context.Background(), loc, store.Options{})
