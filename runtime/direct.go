@@ -30,11 +30,18 @@ type CallResult struct {
 // or a Python name. The error is for a cancelled context only; every other
 // failure is a CallResult whose Status says what happened.
 func (r *Runtime) Call(ctx context.Context, session, name string, args map[string]any) (*CallResult, error) {
+	return r.call(ctx, session, newRunID(), "", 0, name, args)
+}
+
+// call is Call audited under runID, and as the call of job when job is
+// not "" (a job's call is audited under the run that submitted it, as its
+// call number seq+1).
+func (r *Runtime) call(ctx context.Context, session, runID, job string, seq int, name string, args map[string]any) (*CallResult, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	res := &Result{RunID: newRunID()}
-	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID, direct: true}
+	res := &Result{RunID: runID}
+	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID, direct: true, job: job, seq: seq}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	e, err := r.lookupTool(name)

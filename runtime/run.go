@@ -233,7 +233,13 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		unlock := r.lockSession(session)
 		defer unlock()
 	}
-	pw, over := r.pendingWait(session)
+	pw, over, err := r.pendingWait(session)
+	if err != nil {
+		// Fail closed: without the session's record, a wait it holds
+		// cannot be honoured.
+		res.Error = "run_code refused: the session's record could not be read, so nothing ran: " + firstLine(err.Error())
+		return res, nil
+	}
 	if pw != nil {
 		res.Error = waitRefusal(pw)
 		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline, res.WaitID = true, "waiting for job "+strings.Join(pw.Jobs, ", "), pw.Jobs, pw.Deadline, pw.ID

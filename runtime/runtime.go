@@ -18,6 +18,7 @@ import (
 	"github.com/codemode-dev/codemode/runtime/monty"
 	"github.com/codemode-dev/codemode/runtime/sandbox"
 	"github.com/codemode-dev/codemode/runtime/upstream"
+	"github.com/codemode-dev/codemode/store"
 	"github.com/codemode-dev/codemode/validate"
 	"golang.org/x/sync/semaphore"
 )
@@ -92,9 +93,11 @@ type Config struct {
 	// default DefaultMaxParallel.
 	MaxParallel int
 
-	// Jobs keeps the sessions' jobs and waits; nil keeps them in
-	// StateDir/jobs, or in memory without a StateDir.
-	Jobs JobStore
+	// Store keeps the sessions' jobs, waits, persistent state and reads,
+	// and runs the jobs (package store); the caller closes it. Nil opens
+	// the SQLite store StateDir/state.db, or a temporary one without a
+	// StateDir, which the runtime closes.
+	Store store.Store
 
 	// Audit receives one event per run and per call; nil records nothing.
 	Audit Auditor
@@ -270,9 +273,12 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if cfg.Persistent {
 		r.sweepStates()
 	}
-	r.initJobs()
+	if err := r.initJobs(ctx); err != nil {
+		return nil, err
+	}
 	pool, err := monty.NewPool(ctx, r.poolConfig())
 	if err != nil {
+		r.closeStore()
 		return nil, fmt.Errorf("runtime: no Monty worker could start, so nothing can run: %w", err)
 	}
 	r.pool = pool
@@ -345,12 +351,23 @@ func (r *Runtime) Close() error {
 	// is unknown to the next runtime, not a failure of this one's closing.
 	r.jobs.closed.Store(true)
 	err := r.pool.Close()
+	if cerr := r.closeStore(); err == nil {
+		err = cerr
+	}
 	for _, name := range sortedServices(r.cfg.Upstreams) {
 		if cerr := r.cfg.Upstreams[name].Close(); cerr != nil && err == nil {
 			err = cerr
 		}
 	}
 	return err
+}
+
+// closeStore closes the store if the runtime opened it.
+func (r *Runtime) closeStore() error {
+	if r.jobs.own {
+		return r.jobs.st.Close()
+	}
+	return nil
 }
 
 func sortedServices(m map[ir.ServiceName]upstream.Upstream) []ir.ServiceName {

@@ -107,7 +107,9 @@ func (q *riverQueue[TTx]) stop(ctx context.Context) error {
 	if q.c == nil {
 		return nil
 	}
-	err := q.c.Stop(ctx)
+	// Jobs still running are cancelled: their outcome is for the next
+	// replica that reads them to settle (the store's replica row goes).
+	err := q.c.StopAndCancel(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		return nil // jobs still running are left to the next replica's verdict
 	}

@@ -51,8 +51,13 @@ type Job struct {
 	// Owner is the replica that runs it ("" while it is queued); a running
 	// job whose owner is gone has an unknown outcome.
 	Owner string `json:"owner"`
-	// RunID is the run that submitted it: its call is audited under it.
+	// RunID is the run that submitted it, and Call the number of the job's
+	// call in that run: its call is audited under both.
 	RunID string `json:"run,omitempty"`
+	Call  int    `json:"call,omitempty"`
+	// Token names this run of the job in the queue: a queued run whose
+	// token is not the job's (an earlier one) does nothing.
+	Token string `json:"token,omitempty"`
 	// Retry says the job may run again after its owner died (its tool is
 	// read-only or idempotent); Attempt counts its runs.
 	Retry   bool `json:"retry,omitempty"`
@@ -111,8 +116,8 @@ type Read struct {
 type JobRef struct {
 	Session string `json:"session"`
 	Name    string `json:"name"`
-	// Started tells this job from an earlier one of the same name.
-	Started time.Time `json:"started"`
+	// Token is the job's Token when it was queued.
+	Token string `json:"token"`
 }
 
 // Worker runs one queued job; the store calls it from River's workers.

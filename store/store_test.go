@@ -106,7 +106,7 @@ func exercise(t *testing.T, st store.Store) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.Enqueue(ctx, store.JobRef{Session: "s1", Name: "build", Started: started}, store.EnqueueOptions{MaxAttempts: 1, Timeout: time.Minute}); err != nil {
+	if _, err := st.Enqueue(ctx, store.JobRef{Session: "s1", Name: "build", Token: "t1"}, store.EnqueueOptions{MaxAttempts: 1, Timeout: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	select {
