@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -515,33 +514,13 @@ func (r *Runtime) inputs() []monty.NamedValue {
 	return in
 }
 
-func (r *Runtime) saveState(w *monty.Worker, session, code string) error {
-	state, err := w.Dump()
-	if err != nil {
-		return err
-	}
-	tmp := r.statePath(session) + ".tmp"
-	if err := os.WriteFile(tmp, state, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, r.statePath(session)); err != nil {
-		return err
-	}
-	return r.saveNames(session, code)
-}
-
 // ResetSession forgets a persistent session's state and its reads.
 func (r *Runtime) ResetSession(session string) error {
 	r.gate.Forget(session)
 	if !r.cfg.Persistent {
 		return nil
 	}
-	_ = os.Remove(r.namesPath(session))
-	err := os.Remove(r.statePath(session))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
+	return r.removeState(session)
 }
 
 func limitMessage(out *monty.Outcome, l Limits) string {

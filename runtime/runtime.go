@@ -270,12 +270,11 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	if cfg.Persistent {
-		r.sweepStates()
-	}
 	if err := r.initJobs(ctx); err != nil {
 		return nil, err
 	}
+	r.gate.SetStore(r.jobs.st)
+	r.sweepStates()
 	pool, err := monty.NewPool(ctx, r.poolConfig())
 	if err != nil {
 		r.closeStore()

@@ -346,6 +346,12 @@ func (s *sqlStore) DeleteState(ctx context.Context, session string) error {
 	return s.wrap("deleting the session's state", err)
 }
 
+// QuarantineState implements Store.
+func (s *sqlStore) QuarantineState(ctx context.Context, session string) error {
+	_, err := s.db.ExecContext(ctx, s.q("UPDATE codemode_session SET corrupt = state, corrupt_at = ?, state = NULL, names = '[]', state_at = 0 WHERE id = ? AND state IS NOT NULL"), micros(time.Now()), session)
+	return s.wrap("moving the session's state aside", err)
+}
+
 // AddRead implements Store.
 func (s *sqlStore) AddRead(ctx context.Context, session string, r Read) error {
 	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO codemode_read (session, file, lo, hi, at) VALUES (?, ?, ?, ?, ?)

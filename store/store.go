@@ -145,6 +145,9 @@ type Store interface {
 	State(ctx context.Context, session string) (*State, error)
 	SaveState(ctx context.Context, session string, st *State) error
 	DeleteState(ctx context.Context, session string) error
+	// QuarantineState moves a state that cannot be restored aside (kept
+	// for inspection, never overwritten by the session's next state).
+	QuarantineState(ctx context.Context, session string) error
 
 	AddRead(ctx context.Context, session string, r Read) error
 	Reads(ctx context.Context, session string) ([]Read, error)

@@ -17,6 +17,7 @@ import (
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // cmdServe runs the MCP server: find_tool, run_code and read_api (or every
@@ -30,6 +31,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	shapesPath := fs.String("shapes", "", "keep the result-shape cache in `FILE` (default .codemode/shapes.json beside the pack)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	state := fs.String("state", "", "keep each session's variables across programs, saved in `DIR` (persistent mode)")
+	storeFlag := fs.String("store", "", "keep sessions, jobs and waits in `STORE`: a SQLite file, or a postgres:// URL shared by several gateways (default the pack's store:, else .codemode/state.db beside the pack, or state.db in --state)")
 	tokenEnv := fs.String("token-env", "", "with --http, accept the bearer tokens in environment variable `VAR` (one per line)")
 	tokenFile := fs.String("token-file", "", "with --http, accept the bearer tokens in `FILE` (one per line; read again when it changes)")
 	noAuth := fs.Bool("insecure-no-auth", false, "with --http on a loopback address, serve without authentication")
@@ -79,14 +81,19 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		defer log.Close()
 		auditor = log
 	}
+	// Jobs, waits and sessions outlive the gateway: beside the pack, or in
+	// a database several gateways share.
+	st, err := openStore(ctx, storeLocation(p, *storeFlag, *state, defaultStore(p)), store.Options{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
 	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
 		c.Hooks = append(c.Hooks, shapes)
 		c.Audit = auditor
+		c.Store = st
 		if *state != "" {
 			c.Persistent, c.StateDir = true, *state
-		} else {
-			// Jobs outlive the gateway, beside the pack.
-			c.Jobs = runtime.FileJobStore{Dir: p.Path(filepath.Join(".codemode", "jobs"))}
 		}
 		// The runtime checks live MCP tool definitions against the pins
 		// before calls; here every check's refusals are also logged.

@@ -6,7 +6,9 @@ CREATE TABLE codemode_session (
     resolved   TEXT    NOT NULL DEFAULT '',  -- how the last wait was resolved, told to the next program
     state      BLOB,                         -- the Monty session dump, NULL when none
     names      TEXT    NOT NULL DEFAULT '[]',-- names the saved programs defined (JSON list)
-    state_at   INTEGER NOT NULL DEFAULT 0    -- when state was saved
+    state_at   INTEGER NOT NULL DEFAULT 0,    -- when state was saved
+    corrupt    BLOB,                         -- a state that could not be restored, kept for inspection
+    corrupt_at INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE codemode_job (
     session     TEXT    NOT NULL,
