@@ -1,0 +1,319 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/internal/testpg"
+	"github.com/codemode-dev/codemode/runtime/monty"
+)
+
+// slowPack writes and compiles a pack whose one service is testmcp slow,
+// logging each call's start to the returned file.
+func slowPack(t *testing.T) (dir, log string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	montyBin, err := monty.FindBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CODEMODE_MONTY", montyBin)
+	dir = t.TempDir()
+	stub := filepath.Join(dir, "testmcp")
+	if err := os.Symlink(exe, stub); err != nil {
+		t.Fatal(err)
+	}
+	log = filepath.Join(dir, "calls.log")
+	yaml := fmt.Sprintf("out: api\nservices:\n  - name: slow\n    mcp_command: [%q, slow]\n    env:\n      SLOW_LOG: %q\n", stub, log)
+	if err := os.WriteFile(filepath.Join(dir, "codemode.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	gen := &exec.Cmd{Path: exe, Args: []string{"codemode", "gen", "-c", "codemode.yaml"}, Dir: dir, Stdout: &out, Stderr: &out}
+	if err := gen.Run(); err != nil {
+		t.Fatalf("gen: %v\n%s", err, out.String())
+	}
+	return dir, log
+}
+
+// replica is one codemode serve --http process.
+type replica struct {
+	cmd    *exec.Cmd
+	cs     *mcp.ClientSession
+	stderr *strings.Builder
+}
+
+var servingAt = regexp.MustCompile(`serving MCP over streamable HTTP at (http://\S+)`)
+
+// startReplica starts codemode serve --http on the pack in dir with args
+// (--store, --state) and connects a client to it.
+func startReplica(t *testing.T, dir string, args ...string) *replica {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &replica{stderr: &strings.Builder{}}
+	r.cmd = &exec.Cmd{Path: exe, Dir: dir, Args: append([]string{"codemode", "serve", "-c", "codemode.yaml", "--audit", "off", "--http", "127.0.0.1:0", "--insecure-no-auth"}, args...)}
+	pipe, err := r.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.kill() })
+	sc := bufio.NewScanner(pipe)
+	url := ""
+	for url == "" && sc.Scan() {
+		r.stderr.WriteString(sc.Text() + "\n")
+		if m := servingAt.FindStringSubmatch(sc.Text()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		t.Fatalf("serve did not start:\n%s", r.stderr)
+	}
+	go io.Copy(io.Discard, pipe)
+	r.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r *replica) kill() {
+	if r.cs != nil {
+		r.cs.Close()
+		r.cs = nil
+	}
+	if r.cmd.ProcessState == nil {
+		r.cmd.Process.Signal(syscall.SIGKILL)
+		r.cmd.Wait()
+	}
+}
+
+// stop stops the replica as a SIGTERM does.
+func (r *replica) stop(t *testing.T) {
+	t.Helper()
+	r.cs.Close()
+	r.cs = nil
+	r.cmd.Process.Signal(syscall.SIGTERM)
+	if err := r.cmd.Wait(); err != nil {
+		t.Fatalf("serve exited with %v:\n%s", err, r.stderr)
+	}
+}
+
+// call calls an MCP tool in a named session and returns its text.
+func (r *replica) call(t *testing.T, session, tool string, args map[string]any) string {
+	t.Helper()
+	res, err := r.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args, Meta: mcp.Meta{gateway.SessionMeta: session}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func (r *replica) run(t *testing.T, session, code string) string {
+	t.Helper()
+	return r.call(t, session, "run_code", map[string]any{"code": code})
+}
+
+// untilRuns runs code in session until the session no longer waits.
+func (r *replica) untilRuns(t *testing.T, session, code string) string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		got := r.run(t, session, code)
+		if !strings.Contains(got, "run_code refused: this session is waiting") {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting: %s", got)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// calls are the lines of the upstream's call log: one per call started.
+func calls(t *testing.T, log string) []string {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] == "" {
+		return nil
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// untilCalled waits until the upstream has started the calls want.
+func untilCalled(t *testing.T, log string, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got := calls(t, log)
+		missing := slices.DeleteFunc(slices.Clone(want), func(w string) bool { return slices.Contains(got, w) })
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("calls %q were not started (log %q)", missing, got)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+const lostJobText = "the gateway that ran this job stopped before the job ended: its outcome is unknown, and it was not run again; check its effects before submitting it again"
+
+// killMidJobs submits a write job and a read-only job on r, waits until
+// the upstream started both, and SIGKILLs r.
+func killMidJobs(t *testing.T, r *replica, log, session string) {
+	t.Helper()
+	if got := r.call(t, session, "read_api", map[string]any{"service": "slow", "lines": ""}); !strings.Contains(got, "def write(") {
+		t.Fatalf("read_api: %q", got)
+	}
+	got := r.run(t, session, `jobs.submit("w", api.slow.write, seconds=60, tag="w")
+jobs.submit("r", api.slow.read, seconds=2, tag="r")
+jobs.wait(wake_after=600)
+`)
+	if !strings.HasPrefix(got, "NOTE: WAIT: this session waits for job r, w until it ends or until ") {
+		t.Fatalf("submit: %q", got)
+	}
+	untilCalled(t, log, "write w", "read r")
+	r.kill()
+}
+
+// collectAfterKill reads, on r, the jobs killMidJobs left: the write is
+// reported unknown and was never run again; the read-only one ran again
+// (it may) and its result is collected.
+func collectAfterKill(t *testing.T, r *replica, log, session string) {
+	t.Helper()
+	got := r.untilRuns(t, session, "for n in ['r', 'w']:\n    j = jobs.get(n)\n    print(n, j['state'], j.get('result'), j.get('error'))\n")
+	want := "NOTE: the wait for job r, w is over: the job ended; jobs.get() returns its state and result\n\nr done read r done None\nw unknown None " + lostJobText + "\n[0 tool calls]\n"
+	if got != want {
+		t.Fatalf("after the kill:\n%s\nwant\n%s", got, want)
+	}
+	got = ""
+	for _, c := range calls(t, log) {
+		if c == "read r" || c == "write w" {
+			got += c + "; "
+		}
+	}
+	if got != "read r; read r; write w; " {
+		t.Fatalf("upstream calls %q: the write must have run once, the read twice", got)
+	}
+}
+
+// TestServeKilledMidJobRerun: a gateway SIGKILLed while its jobs run
+// leaves them in its store (SQLite beside the pack); the next gateway
+// reports the write as unknown and never runs it again, and runs the
+// read-only one again and collects its result.
+func TestServeKilledMidJobRerun(t *testing.T) {
+	dir, log := slowPack(t)
+	a := startReplica(t, dir)
+	killMidJobs(t, a, log, "s")
+	b := startReplica(t, dir)
+	collectAfterKill(t, b, log, "s")
+	if _, err := os.Stat(filepath.Join(dir, ".codemode", "state.db")); err != nil {
+		t.Fatalf("the store is not beside the pack: %v", err)
+	}
+}
+
+// TestReplicasSharePostgres: two gateways on one PostgreSQL serve one
+// session between them: a read made on A lets a call through on B, state
+// made on A is seen on B, a job submitted on A is collected on B, jobs
+// left by a SIGKILLed replica are settled truthfully by the other (the
+// write never runs again), and many jobs over two replicas each run once.
+func TestReplicasSharePostgres(t *testing.T) {
+	url := testpg.Start(t)
+	dir, log := slowPack(t)
+	// Each replica has a state directory of its own: what they share is
+	// in the database.
+	a := startReplica(t, dir, "--store", url, "--state", t.TempDir())
+	b := startReplica(t, dir, "--store", url, "--state", t.TempDir())
+	const call = "print(api.slow.read(seconds=0, tag='gate'))\n"
+	if got := b.run(t, "s", call); !strings.Contains(got, "PermissionError: api.slow.read was refused: read api/slow.py") {
+		t.Fatalf("a call before any read: %q", got)
+	}
+	if got := a.call(t, "s", "find_tool", map[string]any{"query": "slow.read"}); !strings.Contains(got, "def read(") {
+		t.Fatalf("find_tool on A: %q", got)
+	}
+	if got := b.run(t, "s", call); got != "read gate done\n[1 tool call]\n" {
+		t.Fatalf("the call on B after the read on A: %q", got)
+	}
+	if got := b.run(t, "other", call); !strings.Contains(got, "was refused: read api/slow.py") {
+		t.Fatalf("another session got s's read: %q", got)
+	}
+	if got := a.run(t, "s", "x = 41\n"); got != "[0 tool calls]\n" {
+		t.Fatalf("state on A: %q", got)
+	}
+	if got := b.run(t, "s", "print(x + 1)\n"); got != "42\n[0 tool calls]\n" {
+		t.Fatalf("state on B: %q", got)
+	}
+	got := a.run(t, "s", "jobs.submit('q', api.slow.read, seconds=0.2, tag='q')\njobs.wait('q', wake_after=600)\n")
+	if !strings.HasPrefix(got, "NOTE: WAIT: this session waits for job q") {
+		t.Fatalf("submit on A: %q", got)
+	}
+	if got := b.untilRuns(t, "s", "print(jobs.get('q')['result'])\n"); got != "NOTE: the wait for job q is over: the job ended; jobs.get() returns its state and result\n\nread q done\n[0 tool calls]\n" {
+		t.Fatalf("collected on B: %q", got)
+	}
+
+	// A dies mid-job (B is stopped first, so that A runs the jobs); B,
+	// started again, settles what A left.
+	b.stop(t)
+	killMidJobs(t, a, log, "k")
+	b = startReplica(t, dir, "--store", url, "--state", t.TempDir())
+	collectAfterKill(t, b, log, "k")
+
+	// Sixteen jobs over two replicas: each runs exactly once.
+	a2 := startReplica(t, dir, "--store", url, "--state", t.TempDir())
+	var code strings.Builder
+	for i := range 16 {
+		fmt.Fprintf(&code, "jobs.submit('m%02d', api.slow.write, seconds=0.3, tag='m%02d')\n", i, i)
+	}
+	code.WriteString("jobs.wait(wake_after=600)\n")
+	a2.call(t, "many", "read_api", map[string]any{"service": "slow", "lines": ""})
+	if got := a2.run(t, "many", code.String()); !strings.HasPrefix(got, "NOTE: WAIT: this session waits for job m00, ") {
+		t.Fatalf("sixteen jobs: %q", got)
+	}
+	got = b.untilRuns(t, "many", "print(sorted(set(j['state'] for j in jobs.list())), len(jobs.list()))\n")
+	if !strings.HasSuffix(got, "['done'] 16\n[0 tool calls]\n") {
+		t.Fatalf("sixteen jobs: %q", got)
+	}
+	var ms []string
+	for _, c := range calls(t, log) {
+		if strings.HasPrefix(c, "write m") {
+			ms = append(ms, c)
+		}
+	}
+	if len(ms) != 16 || len(slices.Compact(slices.Clone(ms))) != 16 {
+		t.Fatalf("sixteen jobs made %d calls: %q", len(ms), ms)
+	}
+}
