@@ -16,10 +16,15 @@ import (
 type held struct {
 	upstream.Upstream
 	release chan struct{}
+	started chan struct{} // a call of echo started (when nobody is waiting, nothing is told)
 }
 
 func (h *held) Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*upstream.Result, error) {
 	if tool.Wire == "echo" {
+		select {
+		case h.started <- struct{}{}:
+		default:
+		}
 		select {
 		case <-h.release:
 		case <-ctx.Done():
@@ -48,7 +53,7 @@ func heldRuntimeWith(t *testing.T, state string, mutate func(*runtime.Config)) (
 		if mutate != nil {
 			mutate(c)
 		}
-		hu = &held{Upstream: c.Upstreams["everything"], release: make(chan struct{})}
+		hu = &held{Upstream: c.Upstreams["everything"], release: make(chan struct{}), started: make(chan struct{})}
 		c.Upstreams["everything"] = hu
 		c.StateDir = state
 		c.Limits.Output = 2000

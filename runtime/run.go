@@ -231,6 +231,14 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	if r.cfg.Persistent {
 		unlock := r.lockSession(session)
 		defer unlock()
+		// Replicas sharing the store run one program of a session at a
+		// time too: its state is read before and saved after.
+		release, err := r.leaseSession(session)
+		if err != nil {
+			res.Error = err.Error()
+			return res, nil
+		}
+		defer release()
 	}
 	pw, over, err := r.pendingWait(session)
 	if err != nil {

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -61,6 +62,26 @@ func (r *Runtime) sessionTTL() time.Duration {
 		return r.cfg.SessionTTL
 	}
 	return DefaultSessionTTL
+}
+
+// leaseSession takes a persistent session for this replica for one
+// program (its time limit twice over, and a minute to restore and save
+// its state), or says why it cannot.
+func (r *Runtime) leaseSession(session string) (release func(), err error) {
+	ctx, cancel := stateCtx()
+	defer cancel()
+	err = r.jobs.st.Lease(ctx, session, 2*r.limits.Time+time.Minute)
+	if errors.Is(err, store.ErrLeased) {
+		return nil, errors.New("run_code refused: this session is running a program on another gateway replica now, and its state is that program's until it ends; nothing ran. Run this program again when that one has ended.")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("run_code refused: the session's record could not be read, so nothing ran: %s", firstLine(err.Error()))
+	}
+	return func() {
+		ctx, cancel := stateCtx()
+		defer cancel()
+		_ = r.jobs.st.Release(ctx, session)
+	}, nil
 }
 
 // stateCtx bounds one read or write of a session's state in the store.

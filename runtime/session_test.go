@@ -156,3 +156,40 @@ func TestWorkerDeathSaysNothingSurvived(t *testing.T) {
 		t.Fatalf("after the limit: %s", res.Text())
 	}
 }
+
+// TestSessionRacedAcrossReplicas pins the defect: two gateways sharing a
+// store could run programs of one persistent session at once, each from
+// the same saved state, and the later save lost the other's changes. A
+// program of a session running on one replica now refuses the session's
+// programs on the other, clearly, until it ends; then the other sees its
+// state.
+func TestSessionRacedAcrossReplicas(t *testing.T) {
+	state := t.TempDir()
+	persistentHeld := func(c *runtime.Config) { c.Persistent = true }
+	a, ha := heldRuntimeWith(t, state, persistentHeld)
+	b, _ := heldRuntimeWith(t, state, persistentHeld)
+	done := make(chan *runtime.Result)
+	go func() {
+		res, _ := a.Run(context.Background(), "s", "x = api.everything.echo(message='from a')\n")
+		done <- res
+	}()
+	select {
+	case <-ha.started:
+	case res := <-done:
+		t.Fatalf("A: %s", res.Text())
+	}
+	res := runIn(t, b, "s", "y = 1\n")
+	if res.Error != "run_code refused: this session is running a program on another gateway replica now, and its state is that program's until it ends; nothing ran. Run this program again when that one has ended." {
+		t.Fatalf("B while A runs: %s", res.Text())
+	}
+	close(ha.release)
+	if res := <-done; !res.OK() {
+		t.Fatalf("A: %s", res.Text())
+	}
+	if res := runIn(t, b, "s", "print(x)\n"); !res.OK() || res.Output != "Echo: from a\n" {
+		t.Fatalf("B after A: %s", res.Text())
+	}
+	if res := runIn(t, b, "other", "print(1)\n"); !res.OK() {
+		t.Fatalf("another session: %s", res.Text())
+	}
+}

@@ -352,6 +352,31 @@ func (s *sqlStore) QuarantineState(ctx context.Context, session string) error {
 	return s.wrap("moving the session's state aside", err)
 }
 
+// Lease implements Store.
+func (s *sqlStore) Lease(ctx context.Context, session string, d time.Duration) error {
+	now := time.Now()
+	if _, err := s.db.ExecContext(ctx, s.q("INSERT INTO codemode_session (id) VALUES (?) ON CONFLICT DO NOTHING"), session); err != nil {
+		return s.wrap("leasing the session", err)
+	}
+	res, err := s.db.ExecContext(ctx, s.q("UPDATE codemode_session SET lease = ?, lease_til = ? WHERE id = ? AND (lease = '' OR lease = ? OR lease_til < ?)"),
+		s.self, micros(now.Add(d)), session, s.self, micros(now))
+	if err != nil {
+		return s.wrap("leasing the session", err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return s.wrap("leasing the session", err)
+	} else if n == 0 {
+		return ErrLeased
+	}
+	return nil
+}
+
+// Release implements Store.
+func (s *sqlStore) Release(ctx context.Context, session string) error {
+	_, err := s.db.ExecContext(ctx, s.q("UPDATE codemode_session SET lease = '', lease_til = 0 WHERE id = ? AND lease = ?"), session, s.self)
+	return s.wrap("releasing the session", err)
+}
+
 // AddRead implements Store.
 func (s *sqlStore) AddRead(ctx context.Context, session string, r Read) error {
 	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO codemode_read (session, file, lo, hi, at) VALUES (?, ?, ?, ?, ?)

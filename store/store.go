@@ -149,6 +149,12 @@ type Store interface {
 	// for inspection, never overwritten by the session's next state).
 	QuarantineState(ctx context.Context, session string) error
 
+	// Lease takes the session for this replica for d (one program): it
+	// fails with ErrLeased while another replica holds it. Release gives
+	// it back.
+	Lease(ctx context.Context, session string, d time.Duration) error
+	Release(ctx context.Context, session string) error
+
 	AddRead(ctx context.Context, session string, r Read) error
 	Reads(ctx context.Context, session string) ([]Read, error)
 	ForgetReads(ctx context.Context, session string) error
@@ -175,6 +181,10 @@ type Store interface {
 // ErrNewerSchema is wrapped by Open's error for a database migrated by a
 // newer codemode.
 var ErrNewerSchema = errors.New("the store's schema is newer than this codemode knows")
+
+// ErrLeased is Lease's error while another replica runs a program of the
+// session.
+var ErrLeased = errors.New("the session is running a program on another replica")
 
 // IsPostgres says whether a store location names PostgreSQL.
 func IsPostgres(loc string) bool {

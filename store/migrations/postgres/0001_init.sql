@@ -8,7 +8,9 @@ CREATE TABLE codemode_session (
     names      TEXT    NOT NULL DEFAULT '[]',-- names the saved programs defined (JSON list)
     state_at   BIGINT NOT NULL DEFAULT 0,    -- when state was saved
     corrupt    BYTEA,                         -- a state that could not be restored, kept for inspection
-    corrupt_at BIGINT NOT NULL DEFAULT 0
+    corrupt_at BIGINT NOT NULL DEFAULT 0,
+    lease      TEXT    NOT NULL DEFAULT '', -- the replica running one of its programs now
+    lease_til  BIGINT NOT NULL DEFAULT 0     -- until when that lease holds
 );
 CREATE TABLE codemode_job (
     session     TEXT    NOT NULL,
