@@ -2,6 +2,8 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +247,38 @@ func TestJobsUnbounded(t *testing.T) {
 	}
 	if res := runIn(t, rt, "s", "print(len(jobs.list()))\njobs.cancel('j0')\njobs.submit('again', api.everything.echo, message='x')\n"); !res.OK() || res.Output != "16\n" {
 		t.Fatalf("after a cancel: %s", res.Text())
+	}
+}
+
+// TestJobCallNotAudited pins that a job's call goes through the audit like
+// a program's: its intent and outcome are recorded under the run that
+// submitted it, with the job's name, and a call number of that run no
+// other call has.
+func TestJobCallNotAudited(t *testing.T) {
+	a := &memAudit{}
+	rt, hu := heldRuntimeWith(t, t.TempDir(), func(c *runtime.Config) { c.Audit = a })
+	close(hu.release)
+	res := runIn(t, rt, "s", "api.everything.echo(message='before')\njobs.submit('e', api.everything.echo, message='hi')\njobs.wait('e', wake_after=600)\n")
+	if !res.Wait {
+		t.Fatalf("submit and wait: %s", res.Text())
+	}
+	untilNotWaiting(t, rt, "s", "print(1)\n")
+	var got []string
+	for _, ev := range a.events() {
+		if ev.RunID == res.RunID {
+			got = append(got, fmt.Sprintf("%s %s %s #%d job=%q", ev.Kind, ev.Status, ev.Tool, ev.Call, ev.Job))
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		`call ok api.everything.echo #1 job=""`,
+		`call ok api.everything.echo #2 job="e"`,
+		`intent intent api.everything.echo #1 job=""`,
+		`intent intent api.everything.echo #2 job="e"`,
+		`run started  #0 job=""`,
+		`run_end ok  #0 job=""`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events of the run:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
