@@ -48,13 +48,12 @@ func (rw *riverWorker) Timeout(job *river.Job[jobArgs]) time.Duration {
 }
 
 type riverQueue[TTx any] struct {
-	drv      riverdriver.Driver[TTx]
-	pollOnly bool
-	c        *river.Client[TTx]
+	drv riverdriver.Driver[TTx]
+	c   *river.Client[TTx]
 }
 
-func newRiverQueue[TTx any](drv riverdriver.Driver[TTx], pollOnly bool) queue {
-	return &riverQueue[TTx]{drv: drv, pollOnly: pollOnly}
+func newRiverQueue[TTx any](drv riverdriver.Driver[TTx]) queue {
+	return &riverQueue[TTx]{drv: drv}
 }
 
 // rescueAfter is when River takes a running job as stuck: past the longest
@@ -73,9 +72,12 @@ func (q *riverQueue[TTx]) start(ctx context.Context, w Worker) error {
 		Workers:              workers,
 		JobTimeout:           -1,
 		RescueStuckJobsAfter: rescueAfter,
-		PollOnly:             q.pollOnly,
-		FetchPollInterval:    time.Second,
-		Logger:               slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		// Inserts wake the replicas at once (PostgreSQL's LISTEN/NOTIFY;
+		// on SQLite River's outbox table, polled every 50 ms); the poll
+		// is the fallback.
+		FetchPollInterval: time.Second,
+		FetchCooldown:     10 * time.Millisecond,
+		Logger:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	if err != nil {
 		return fmt.Errorf("the job queue (River): %v", err)
