@@ -6,12 +6,16 @@
 // tool, each field length-normalised on its own, so a word in a tool's name
 // counts more than the same word deep in its description:
 //
-//	name (wire and Python)  3.0
-//	title                   2.0
-//	service                 1.5
-//	parameter names         1.0
-//	description             1.0
-//	parameter descriptions  0.5
+//	name (wire and Python)    3.0
+//	title                     2.0
+//	service                   1.5
+//	parameter names           1.0
+//	description               1.0
+//	its first sentence again  2.0
+//	parameter descriptions    0.5
+//
+// (the first sentence says what the tool does; the rest, often much
+// longer, how).
 //
 // Analysis: text is split on anything but letters and digits and at
 // camelCase boundaries ("listIssues", "list_issues", "list-issues",

@@ -129,6 +129,9 @@ func New(cfg Config) (*Server, error) {
 		// HTTP session ids are agent session ids (reads, audit, saved
 		// state): 130 random bits, so one cannot be guessed.
 		GetSessionID: rand.Text,
+		// completion/complete is answered (and the capability declared)
+		// so clients that ask get an answer, not "method not found".
+		CompletionHandler: complete,
 	})
 	if cfg.Direct {
 		s.addDirect(m)
@@ -138,6 +141,13 @@ func New(cfg Config) (*Server, error) {
 	s.addResources(m)
 	s.srv.AddReceivingMiddleware(s.refuseOthers)
 	return s, nil
+}
+
+// complete answers completion/complete. The gateway has no prompts or
+// resource templates with arguments to complete, so every answer is an
+// empty list.
+func complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 }
 
 // MCP is the underlying go-sdk server.
@@ -258,6 +268,12 @@ func runCodeResult(res *runtime.Result) *mcp.CallToolResult {
 		} else if res.WaitID != "" {
 			out.Wait.Resume = "end the turn; run_code in this session is refused until an approver resolves this wait (codemode jobs approve --session SESSION " + res.WaitID + ") or the deadline passes"
 		}
+		for _, c := range res.WaitCalls {
+			out.Wait.Approval = append(out.Wait.Approval, c.String())
+		}
+		if len(res.WaitCalls) > 0 {
+			out.Wait.Resume += "; once approved, make the held calls again with the same arguments and each goes through once"
+		}
 	}
 	if res.Error != "" {
 		out.Error = &res.Error
@@ -296,6 +312,8 @@ type runCodeWait struct {
 	Jobs     []string `json:"jobs,omitempty"`
 	Deadline *string  `json:"deadline,omitempty"`
 	Resume   string   `json:"resume,omitempty"`
+	// Approval lists the calls held for approval, as a program writes them.
+	Approval []string `json:"approval,omitempty"`
 }
 
 type runCodeCall struct {

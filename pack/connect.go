@@ -2,6 +2,7 @@ package pack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -240,6 +241,16 @@ func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstrea
 		cfg.Grants[name] = grantList(pr.Source, pr.Manifest)
 		cfg.NotesMeta[name] = pr.Source.Notes
 		cfg.WaitMeta[name] = pr.Source.Wait
+		rules, err := policyRules(pr.Source, pr.Manifest)
+		if err != nil {
+			return cfg, fmt.Errorf("%s: %w", pr.Source.Describe(), err)
+		}
+		for id, rl := range rules {
+			if cfg.Rules == nil {
+				cfg.Rules = map[ir.ToolID]runtime.Rule{}
+			}
+			cfg.Rules[id] = rl
+		}
 	}
 	return cfg, nil
 }
@@ -278,4 +289,33 @@ func grantList(src Source, ms *manifest.Service) []string {
 		all = append(all, string(t.Wire))
 	}
 	return all
+}
+
+// policyRules turns a service's policy: entries into runtime rules, checking
+// that each names a tool by its wire name and only arguments it has.
+func policyRules(src Source, ms *manifest.Service) (map[ir.ToolID]runtime.Rule, error) {
+	rules := map[ir.ToolID]runtime.Rule{}
+	names := make([]string, 0, len(src.Policy))
+	for n := range src.Policy {
+		names = append(names, n)
+	}
+	if err := runtime.CheckGrant(ms, names); err != nil {
+		return nil, errors.New(strings.Replace(err.Error(), "grant of service", "policy of service", 1))
+	}
+	for i := range ms.Tools {
+		t := &ms.Tools[i]
+		tp, ok := src.Policy[string(t.Wire)]
+		if !ok {
+			continue
+		}
+		allow, err := runtime.CheckRule(t, tp.Allow)
+		if err != nil {
+			return nil, err
+		}
+		if tp.Deny == "" && len(allow) == 0 && !tp.Approve {
+			return nil, fmt.Errorf("policy of %s: the entry says nothing (give deny, allow or approve)", t.Wire)
+		}
+		rules[ir.ToolID{Service: ms.Name, Wire: t.Wire}] = runtime.Rule{Deny: tp.Deny, Allow: allow, Approve: tp.Approve}
+	}
+	return rules, nil
 }

@@ -78,10 +78,25 @@ type Source struct {
 	// grant: key grants every tool, "grant: []" grants none. A name that is
 	// no tool's wire name is an error.
 	Grant []string `yaml:"grant"`
+	// Policy is the launch policy of this service's tools, by wire name
+	// (as grant): deny a tool, allow only listed values of an argument,
+	// or hold every call for an approver (see runtime.Rule).
+	Policy map[string]ToolPolicy `yaml:"policy"`
 	// Notes names the MCP result _meta key whose value is a note for the
 	// agent; Wait names the _meta key that marks a result as a wait.
 	Notes string `yaml:"notes_meta"`
 	Wait  string `yaml:"wait_meta"`
+}
+
+// ToolPolicy is one tool's entry under services[].policy.
+type ToolPolicy struct {
+	// Deny refuses every call of the tool, with this reason.
+	Deny string `yaml:"deny"`
+	// Allow maps an argument (its Python or wire name) to the only values
+	// it may take; a call that does not give it is refused.
+	Allow map[string][]any `yaml:"allow"`
+	// Approve holds every call for an approver (codemode jobs approve).
+	Approve bool `yaml:"approve"`
 }
 
 // Auth says how the runtime authenticates HTTP calls (see upstream.Auth).

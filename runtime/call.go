@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,11 @@ type handler struct {
 	waited   bool
 	wait     string
 	waitTool string
+	// pending are the calls held for approval (the pack's approve rule),
+	// one batch per program; batch says the program's wait is that batch,
+	// so later approval-held calls join it rather than being refused.
+	pending []PendingCall
+	batch   bool
 
 	// helped are the tools whose definitions help() printed in full: read
 	// once the program's output reaches the agent, not before.
@@ -372,7 +378,7 @@ func (h *handler) do(ctx context.Context, e *toolEntry, args map[string]any) (ou
 	}
 	ev := Event{Kind: "call", Call: tr.n, Tool: e.call(), Status: out.status, Message: out.message, Result: tr.result, Duration: tr.took}
 	if !tr.sent {
-		ev.Args = ValuePayload(args)
+		ev.Args = h.payload(args)
 	}
 	switch {
 	case err == nil:
@@ -409,7 +415,8 @@ type trace struct {
 // validation, hooks, the intent, upstream, notes and waits.
 func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, tr *trace) (out outcome, err error) {
 	call := e.call()
-	if h.waited {
+	rule, ruled := h.r.cfg.Rules[ir.ToolID{Service: e.svc.Name, Wire: e.tool.Wire}]
+	if h.waited && !(h.batch && ruled && rule.Approve) {
 		return failed(StatusRefused, "RuntimeError", fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)), nil
 	}
 	if len(h.res.Calls)+h.inflight >= h.r.limits.Calls {
@@ -435,6 +442,28 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 		return failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused: %s", call, why)), nil
 	}
 	info := &CallInfo{Session: h.session, RunID: h.runID, Service: e.svc.Name, Tool: e.tool, Args: args}
+	if ruled {
+		if rule.Deny != "" {
+			return failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused by the pack's policy: %s", call, rule.Deny)), nil
+		}
+		if why := rule.allowed(call, e.tool, args); why != "" {
+			return failed(StatusRefused, "PermissionError", why), nil
+		}
+		if rule.Approve {
+			digest := callDigest(ir.ToolID{Service: e.svc.Name, Wire: e.tool.Wire}, args)
+			ok := ctx.Value(approvedKey{}) == digest
+			if !ok && !h.batch {
+				var err error
+				if ok, err = h.r.takeApproval(h.session, digest); err != nil {
+					return failed(StatusError, "RuntimeError", fmt.Sprintf("%s was not called: its approval could not be checked: %v", call, err)), nil
+				}
+			}
+			if !ok {
+				return h.holdForApproval(e, args, digest), nil
+			}
+			info.Approved = true
+		}
+	}
 	for _, p := range h.r.cfg.Hooks {
 		v := p.Before(ctx, info)
 		h.notes = append(h.notes, v.Notes...)
@@ -449,7 +478,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 	if !ok {
 		return failed(StatusError, "RuntimeError", fmt.Sprintf("%s: service %s has no upstream configured in this runtime", call, e.svc.Name)), nil
 	}
-	if err := h.write(Event{Kind: "intent", Call: tr.n, Tool: call, Args: ValuePayload(args), Status: StatusIntent}, call+" was not called"); err != nil {
+	if err := h.write(Event{Kind: "intent", Call: tr.n, Tool: call, Args: h.payload(args), Status: StatusIntent}, call+" was not called"); err != nil {
 		tr.auditFailed = true
 		return outcome{}, err
 	}
@@ -467,7 +496,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 		}
 		return failed(StatusError, "RuntimeError", fmt.Sprintf("%s failed: the upstream could not be reached: %v", call, err)), nil
 	}
-	tr.result = ValuePayload(res.Value)
+	tr.result = h.payload(res.Value)
 	h.takeMeta(e, res)
 	for _, p := range h.r.cfg.Hooks {
 		v := p.After(ctx, info, res)
@@ -497,6 +526,20 @@ func (h *handler) startWait(e *toolEntry, reason string) outcome {
 	h.waitTool = e.call()
 	h.notes = append(h.notes, fmt.Sprintf("WAIT: %s is waiting: %s. End your turn now.", e.call(), reason))
 	return outcome{status: StatusWait, message: reason, value: map[string]any{"status": "waiting", "reason": reason}}
+}
+
+// holdForApproval holds a call for an approver: it is not made, and the
+// program goes on; its later approval-held calls join the same batch and
+// every other call is refused, as after any wait.
+func (h *handler) holdForApproval(e *toolEntry, args map[string]any, digest string) outcome {
+	h.pending = append(h.pending, PendingCall{Tool: e.call(), Args: args, Digest: digest})
+	n := len(h.pending)
+	if !h.waited {
+		h.waited, h.batch = true, true
+		h.waitTool = e.call()
+	}
+	h.wait = fmt.Sprintf("%d call%s held for approval", n, plural(n))
+	return outcome{status: StatusWait, message: "held for approval", value: map[string]any{"status": "waiting", "reason": "held for approval by the pack's policy", "approval": json.Number(strconv.Itoa(n))}}
 }
 
 // takeMeta moves the upstream's notes (the _meta key the pack names) to the
@@ -540,6 +583,15 @@ func (h *handler) record(tool string, status Status, msg string, d time.Duration
 
 // write records one event of this run. A failure stops the program where
 // it cannot catch it, saying what was not done, and is returned.
+// payload is v for the audit log; nil, and not encoded, when there is no
+// audit log (a call's arguments and result are then never written).
+func (h *handler) payload(v any) *Payload {
+	if h.r.cfg.Audit == nil {
+		return nil
+	}
+	return ValuePayload(v)
+}
+
 func (h *handler) write(ev Event, what string) error {
 	if h.r.cfg.Audit == nil {
 		return nil

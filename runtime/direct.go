@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"strings"
 )
 
 // CallResult is the outcome of one direct call (Runtime.Call).
@@ -29,13 +30,19 @@ type CallResult struct {
 // audit event. name is what run_tool accepts: "service.tool", a wire name
 // or a Python name. The error is for a cancelled context only; every other
 // failure is a CallResult whose Status says what happened.
+//
+// A direct call holds the session as a program's does: while the session
+// has a pending wait the call is refused naming it, and a call that comes
+// back as a wait (a policy hook's, an upstream's, the pack's approve rule)
+// becomes the session's pending wait.
 func (r *Runtime) Call(ctx context.Context, session, name string, args map[string]any) (*CallResult, error) {
 	return r.call(ctx, session, newRunID(), "", 0, name, args)
 }
 
-// call is Call audited under runID, and as the call of job when job is
-// not "" (a job's call is audited under the run that submitted it, as its
-// call number seq+1).
+// call is Call audited under runID; a job's own call passes the job's
+// name, is audited under the run that submitted it (as its call number
+// seq+1), and is neither refused by the session's wait (it may be what
+// the session awaits) nor recorded as one.
 func (r *Runtime) call(ctx context.Context, session, runID, job string, seq int, name string, args map[string]any) (*CallResult, error) {
 	if args == nil {
 		args = map[string]any{}
@@ -44,6 +51,23 @@ func (r *Runtime) call(ctx context.Context, session, runID, job string, seq int,
 	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID, direct: true, job: job, seq: seq}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if job == "" {
+		pw, over, err := r.pendingWait(session)
+		if err != nil {
+			msg := "the call was refused: the session's record could not be read, so nothing was called: " + firstLine(err.Error())
+			return &CallResult{Call: name, Status: StatusError, Message: msg}, nil
+		}
+		if pw != nil {
+			msg := strings.NewReplacer("run_code refused", "the call was refused", "call run_code again", "call again").Replace(waitRefusal(pw))
+			if aerr := h.stopped(name, args, StatusRefused, msg); aerr != nil {
+				return &CallResult{Call: name, Status: StatusError, Message: aerr.Error()}, nil
+			}
+			return &CallResult{Call: name, Status: StatusRefused, Message: msg, Wait: true}, nil
+		}
+		if over != "" {
+			h.notes = append(h.notes, over)
+		}
+	}
 	e, err := r.lookupTool(name)
 	if err != nil {
 		if aerr := h.stopped(name, args, StatusRefused, err.Error()); aerr != nil {
@@ -57,6 +81,13 @@ func (r *Runtime) call(ctx context.Context, session, runID, job string, seq int,
 			return nil, ctx.Err()
 		}
 		return &CallResult{Call: e.call(), Status: StatusError, Message: err.Error()}, nil
+	}
+	if job == "" && h.waited {
+		if w, err := r.recordWait(session, h.waitTool, h.wait, h.pending); err != nil {
+			h.notes = append(h.notes, "the session's wait could not be recorded: "+err.Error())
+		} else {
+			h.notes = append(h.notes, strings.Replace(waitNote(w), "run_code is refused", "calls are refused", 1))
+		}
 	}
 	return &CallResult{
 		Call: e.call(), Status: out.status, Message: out.message, Value: out.value,

@@ -9,6 +9,12 @@
 // (enriched schema, then the original), policy hooks and the upstream, and
 // the full result comes back to the program as Python values.
 //
+// Programs run through a [Runner] (Config.Runner): Monty's worker pool
+// ([MontyRunner]) unless another interpreter is named. The runtime owns the
+// call path and speaks to the interpreter only through [Runner] and
+// [Interp], in package monty's vocabulary (values, calls, replies,
+// outcomes); the unit tests run it on a fake interpreter.
+//
 // Tool calls are synchronous: a program calls a tool like a function and
 // gets its result; there is no await.
 //

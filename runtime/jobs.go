@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -44,13 +45,98 @@ const (
 	JobUnknown   = store.JobUnknown
 )
 
-// Job is one background job of a session; JobWait is a session's pending
-// wait; SessionJobs is what the store keeps of a session's jobs.
-type (
-	Job         = store.Job
-	JobWait     = store.Wait
-	SessionJobs = store.Session
-)
+// Job is one background job of a session (the store keeps it).
+type Job = store.Job
+
+// JobWait is a session's pending wait: on jobs (jobs.wait), or on a call
+// (a policy hook's wait, an upstream's wait_meta result) that an approver
+// resolves. ID names it for codemode jobs approve.
+type JobWait struct {
+	ID     string   `json:"id,omitempty"`
+	Jobs   []string `json:"jobs,omitempty"`
+	Tool   string   `json:"tool,omitempty"`   // a call wait: the call that waits
+	Reason string   `json:"reason,omitempty"` // a call wait: why
+	// Calls are the calls held for approval (the pack's approve rule), the
+	// batch an approver approves or denies as one.
+	Calls    []PendingCall `json:"calls,omitempty"`
+	Since    time.Time     `json:"since,omitzero"`
+	Deadline time.Time     `json:"deadline"`
+}
+
+// What says what the wait awaits, for messages.
+func (w *JobWait) What() string {
+	if len(w.Jobs) > 0 {
+		return "job " + strings.Join(w.Jobs, ", ")
+	}
+	if len(w.Calls) > 0 {
+		return fmt.Sprintf("approval of %d call%s (%s)", len(w.Calls), plural(len(w.Calls)), w.Calls[0].String()+map[bool]string{true: ", …", false: ""}[len(w.Calls) > 1])
+	}
+	return fmt.Sprintf("%s (%s)", w.Tool, w.Reason)
+}
+
+// SessionJobs is what the store keeps for one session: its jobs, and the
+// session's record (its wait, how the last one was resolved, approvals),
+// which the store keeps as JSON it does not read.
+type SessionJobs struct {
+	Jobs map[string]*Job `json:"jobs"`
+	Wait *JobWait        `json:"wait,omitempty"`
+	// Resolved is how the last wait was resolved by an approver, told to
+	// the session's next program.
+	Resolved string `json:"resolved,omitempty"`
+	// Approved are the approved calls not yet made: each lets the same
+	// call (tool and arguments) through once, until it expires.
+	Approved []Approval `json:"approved,omitempty"`
+}
+
+// sessionRecord is SessionJobs without its jobs: the record the store keeps.
+type sessionRecord struct {
+	Wait     *JobWait   `json:"wait,omitempty"`
+	Resolved string     `json:"resolved,omitempty"`
+	Approved []Approval `json:"approved,omitempty"`
+}
+
+func fromStore(ss *store.Session) (*SessionJobs, error) {
+	var rec sessionRecord
+	if len(ss.Record) > 0 {
+		if err := json.Unmarshal(ss.Record, &rec); err != nil {
+			return nil, fmt.Errorf("the session's record in the store is corrupt: %v", err)
+		}
+	}
+	return &SessionJobs{Jobs: ss.Jobs, Wait: rec.Wait, Resolved: rec.Resolved, Approved: rec.Approved}, nil
+}
+
+func toStore(sj *SessionJobs, ss *store.Session) error {
+	b, err := json.Marshal(sessionRecord{Wait: sj.Wait, Resolved: sj.Resolved, Approved: sj.Approved})
+	if err != nil {
+		return err
+	}
+	ss.Jobs, ss.Record = sj.Jobs, b
+	return nil
+}
+
+// LoadSession reads a session's jobs and record from st.
+func LoadSession(ctx context.Context, st store.Store, session string) (*SessionJobs, error) {
+	ss, err := st.Session(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	return fromStore(ss)
+}
+
+// UpdateSession changes a session's jobs and record in st under the
+// session's lock (as codemode jobs approve does from outside a gateway).
+func UpdateSession(ctx context.Context, st store.Store, session string, f func(*SessionJobs) error) error {
+	return st.Update(ctx, session, func(ss *store.Session) error {
+		sj, err := fromStore(ss)
+		if err != nil {
+			return err
+		}
+		if err := f(sj); err != nil {
+			return err
+		}
+		return toStore(sj, ss)
+	})
+}
 
 // DefaultWaitTimeout is how long a call wait (a policy hook's, an
 // upstream's) holds the session when the pack sets no runtime.wait_timeout.
@@ -70,7 +156,41 @@ func ApproveWait(sj *SessionJobs, id string) (*JobWait, error) {
 		return nil, fmt.Errorf("the pending wait is %s (%s), not %s", w.ID, w.What(), id)
 	}
 	sj.Wait = nil
-	sj.Resolved = fmt.Sprintf("the wait %s for %s was approved by an approver at %s; the session runs again", w.ID, w.What(), time.Now().UTC().Format(time.RFC3339))
+	now := time.Now().UTC()
+	sj.Resolved = fmt.Sprintf("the wait %s for %s was approved by an approver at %s; the session runs again", w.ID, w.What(), now.Format(time.RFC3339))
+	if len(w.Calls) > 0 {
+		// An approval lasts as long as the wait did: the agent's next turn
+		// has that long to make the calls again.
+		until := now.Add(max(w.Deadline.Sub(w.Since), time.Minute))
+		lines := make([]string, len(w.Calls))
+		for i, c := range w.Calls {
+			sj.Approved = append(sj.Approved, Approval{Digest: c.Digest, Tool: c.Tool, Until: until})
+			lines[i] = c.String()
+		}
+		sj.Resolved = fmt.Sprintf("the wait %s was approved by an approver at %s: make these calls again, with the same arguments, and each goes through once (until %s): %s", w.ID, now.Format(time.RFC3339), until.Format(time.RFC3339), strings.Join(lines, "; "))
+	}
+	return w, nil
+}
+
+// DenyWait resolves sj's pending wait (the one named id, or any when id is
+// "") as denied: the session runs again, told its held calls were denied
+// and why; nothing is approved.
+func DenyWait(sj *SessionJobs, id, reason string) (*JobWait, error) {
+	w := sj.Wait
+	if w == nil || (len(w.Jobs) == 0 && time.Now().After(w.Deadline)) {
+		return nil, ErrNoWait
+	}
+	if id != "" && id != w.ID {
+		return nil, fmt.Errorf("the pending wait is %s (%s), not %s", w.ID, w.What(), id)
+	}
+	if len(w.Jobs) > 0 {
+		return nil, fmt.Errorf("the pending wait %s is on job %s, which ends by itself; cancel the job instead", w.ID, strings.Join(w.Jobs, ", "))
+	}
+	sj.Wait = nil
+	if reason == "" {
+		reason = "no reason given"
+	}
+	sj.Resolved = fmt.Sprintf("the wait %s for %s was DENIED by an approver at %s (%s); its calls were not made and will not be approved", w.ID, w.What(), time.Now().UTC().Format(time.RFC3339), reason)
 	return w, nil
 }
 
@@ -98,8 +218,9 @@ func (r *Runtime) PendingWait(session string) *JobWait {
 }
 
 // recordWait makes a call's wait the session's pending wait.
-func (r *Runtime) recordWait(session, tool, reason string) (*JobWait, error) {
-	w := &JobWait{ID: "w-" + newRunID()[:8], Tool: tool, Reason: reason, Deadline: time.Now().UTC().Add(r.waitTimeout()).Truncate(time.Second)}
+func (r *Runtime) recordWait(session, tool, reason string, calls []PendingCall) (*JobWait, error) {
+	now := time.Now().UTC().Truncate(time.Second)
+	w := &JobWait{ID: "w-" + newRunID()[:8], Tool: tool, Reason: reason, Calls: calls, Since: now, Deadline: now.Add(r.waitTimeout())}
 	err := r.jobs.update(session, func(sj *SessionJobs) error {
 		sj.Wait, sj.Resolved = w, ""
 		return nil
@@ -234,7 +355,7 @@ func (js *jobState) update(session string, f func(sj *SessionJobs) error) error 
 	var cancel []int64
 	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
 	defer stop()
-	err := js.st.Update(ctx, session, func(sj *SessionJobs) error {
+	err := UpdateSession(ctx, js.st, session, func(sj *SessionJobs) error {
 		requeue, cancel = nil, nil
 		for n, j := range sj.Jobs {
 			// Ended jobs are kept for the session TTL.
@@ -390,6 +511,9 @@ func (r *Runtime) work(ctx context.Context, ref store.JobRef) error {
 // callJob runs a "call" job: one tool call through every check a
 // program's call passes, audited under the run that submitted it.
 func callJob(ctx context.Context, r *Runtime, session string, j *Job) (any, error) {
+	if d, ok := j.Spec["approved"].(string); ok && d != "" {
+		ctx = context.WithValue(ctx, approvedKey{}, d)
+	}
 	res, err := r.call(ctx, session, j.RunID, j.Name, max(j.Call-1, 0), j.Tool, j.Args)
 	switch {
 	case err != nil:
@@ -582,6 +706,37 @@ func (h *handler) submit(c *monty.Call) (monty.Reply, error) {
 	if err := r.gate.Check(h.session, e.svc.Name, e.tool.Wire); err != nil {
 		return monty.Raise("PermissionError", fmt.Sprintf("%s was refused: %v", e.call(), err)), nil
 	}
+	// The pack's policy is applied when the job is submitted, so that a
+	// call held for approval holds this program and its session, not a
+	// job in the background.
+	approved := ""
+	id := ir.ToolID{Service: e.svc.Name, Wire: e.tool.Wire}
+	if rule, ok := r.cfg.Rules[id]; ok {
+		if h.waited && !(h.batch && rule.Approve) {
+			return monty.Raise("RuntimeError", fmt.Sprintf("jobs.submit(%q) was not started: an earlier call in this program is waiting (%s). End your turn now.", name, h.wait)), nil
+		}
+		if rule.Deny != "" {
+			return monty.Raise("PermissionError", fmt.Sprintf("%s was refused by the pack's policy: %s", e.call(), rule.Deny)), nil
+		}
+		if why := rule.allowed(e.call(), e.tool, args); why != "" {
+			return monty.Raise("PermissionError", why), nil
+		}
+		if rule.Approve {
+			digest := callDigest(id, args)
+			ok := false
+			if !h.batch {
+				if ok, err = r.takeApproval(h.session, digest); err != nil {
+					return monty.Raise("RuntimeError", fmt.Sprintf("jobs.submit(%q) was not started: its approval could not be checked: %v", name, err)), nil
+				}
+			}
+			if !ok {
+				out := h.holdForApproval(e, args, digest)
+				v, _ := monty.FromJSON(out.value)
+				return monty.Return(v), nil
+			}
+			approved = digest
+		}
+	}
 	// The job's call is audited as a call of this run: it takes its number
 	// now.
 	h.seq++
@@ -590,6 +745,11 @@ func (h *handler) submit(c *monty.Call) (monty.Reply, error) {
 	j := &Job{
 		Name: name, Kind: "call", Tool: e.call(), Args: args, State: JobRunning, Started: time.Now().UTC(), MaxRuntime: maxRuntime.Seconds(),
 		Owner: r.jobs.st.Replica(), RunID: h.runID, Call: h.seq, Token: newRunID(), Retry: retry,
+	}
+	if approved != "" {
+		// The job's call goes through the approve rule on the approval its
+		// submit consumed, on whichever replica runs it.
+		j.Spec = map[string]any{"approved": approved}
 	}
 	err = r.jobs.update(h.session, func(sj *SessionJobs) error {
 		if old, ok := sj.Jobs[name]; ok && old.State == JobRunning {

@@ -25,6 +25,9 @@ type CallInfo struct {
 	Service ir.ServiceName
 	Tool    *manifest.Tool
 	Args    map[string]any // bound and validated, keyed by Arg
+	// Approved says an approver approved this very call (the pack's
+	// approve rule): it is being made once, on that approval.
+	Approved bool
 }
 
 // Verdict is a hook's answer. The zero Verdict allows the call.

@@ -54,12 +54,21 @@ type Result struct {
 	WaitDeadline time.Time
 	// WaitID names the session's pending wait (codemode jobs approve).
 	WaitID string
+	// WaitCalls are the calls held for approval, when the wait is the
+	// pack's approve rule's.
+	WaitCalls []PendingCall
 	// Attempts is how many workers the program was given: more than one
 	// only when a worker died before it had the program.
 	Attempts int
 	// RunID identifies this run in the audit log.
 	RunID    string
 	Duration time.Duration
+	// HandOut is how long the program waited for its worker (the pool's
+	// hand-out, all attempts).
+	HandOut time.Duration
+	// Warmed says the worker came from a warm set: configured and warmed
+	// up for the services the program names (see warmsets.go).
+	Warmed bool
 
 	usesAio bool // the program names api.aio: its stubs include the aio forms
 }
@@ -251,7 +260,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Error = waitRefusal(pw)
 		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline, res.WaitID = true, "waiting for job "+strings.Join(pw.Jobs, ", "), pw.Jobs, pw.Deadline, pw.ID
 		if len(pw.Jobs) == 0 {
-			res.WaitTool, res.WaitReason = pw.Tool, pw.Reason
+			res.WaitTool, res.WaitReason, res.WaitCalls = pw.Tool, pw.Reason, pw.Calls
 		}
 		return res, nil
 	}
@@ -284,7 +293,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	rctx, cancel := ctx, context.CancelFunc(func() {})
 	defer func() { cancel() }()
 	var (
-		w   *monty.Worker
+		w   Interp
 		h   *handler
 		out *monty.Outcome
 	)
@@ -294,14 +303,24 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	// worker is reported, never silently run again.
 	for attempt := 0; ; attempt++ {
 		res.Attempts = attempt + 1
-		w, err = r.pool.Get(ctx)
+		got := time.Now()
+		var warmed bool
+		w, warmed = r.warmWorker(used, res.usesAio)
+		if !warmed {
+			w, err = r.runner.Get(ctx)
+		}
+		res.Warmed = warmed
+		res.HandOut += time.Since(got)
 		if err != nil {
 			return nil, r.auditAbort(session, res, fmt.Errorf("no sandbox worker available, nothing ran: %w", err))
 		}
 		// The worker serves no other program; tearing it down is not the
 		// caller's wait.
-		defer func(w *monty.Worker) { go w.Close() }(w)
-		if err = r.prepare(ctx, w, session, used, res); err != nil {
+		defer func(w Interp) { go w.Close() }(w)
+		if !warmed {
+			err = r.prepare(ctx, w, session, used, res)
+		}
+		if err != nil {
 			if errors.Is(err, monty.ErrDead) && attempt < 2 && ctx.Err() == nil {
 				continue
 			}
@@ -376,11 +395,12 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	if h.waited {
 		res.WaitTool, res.WaitReason = h.waitTool, h.wait
 		// The call's wait holds the session, like a job wait.
-		if w, err := r.recordWait(session, h.waitTool, h.wait); err != nil {
+		res.WaitCalls = h.pending
+		if w, err := r.recordWait(session, h.waitTool, h.wait, h.pending); err != nil {
 			res.Notes = append(res.Notes, "the session's wait could not be recorded: "+err.Error())
 		} else {
 			res.WaitID, res.WaitDeadline = w.ID, w.Deadline
-			res.Notes = append(res.Notes, fmt.Sprintf("WAIT: this session waits (wait %s) until an approver resolves it or until %s; run_code is refused until then.", w.ID, w.Deadline.Format(time.RFC3339)))
+			res.Notes = append(res.Notes, waitNote(w))
 		}
 	}
 	res.Duration = time.Since(start)
@@ -388,9 +408,23 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	return res, nil
 }
 
+// waitNote tells the agent that its session now waits, and for a batch
+// held for approval, which calls the approver sees.
+func waitNote(w *JobWait) string {
+	note := fmt.Sprintf("WAIT: this session waits (wait %s) until an approver resolves it or until %s; run_code is refused until then.", w.ID, w.Deadline.Format(time.RFC3339))
+	if len(w.Calls) > 0 {
+		lines := make([]string, len(w.Calls))
+		for i, c := range w.Calls {
+			lines[i] = c.String()
+		}
+		note += fmt.Sprintf(" Held for approval (%d): %s. Once approved, make these calls again with the same arguments: each goes through once.", len(w.Calls), strings.Join(lines, "; "))
+	}
+	return note
+}
+
 // prepare configures a fresh worker (or restores a persistent session)
 // and pre-imports json and re, unless the pool did it already.
-func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*manifest.Service, res *Result) error {
+func (r *Runtime) prepare(ctx context.Context, w Interp, session string, used []*manifest.Service, res *Result) error {
 	if r.warm {
 		return nil
 	}

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/codemode-dev/codemode/runtime/monty"
 	"github.com/codemode-dev/codemode/store"
 )
 
@@ -134,7 +133,7 @@ func (r *Runtime) sessionState(session string) *store.State {
 
 // saveState saves a session's state after a program, with the names its
 // programs defined at top level.
-func (r *Runtime) saveState(w *monty.Worker, session, code string) error {
+func (r *Runtime) saveState(w Interp, session, code string) error {
 	dump, err := w.Dump()
 	if err != nil {
 		return err

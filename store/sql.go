@@ -193,16 +193,13 @@ type querier interface {
 // stored.
 func (s *sqlStore) load(ctx context.Context, q querier, session string) (*Session, map[string]string, error) {
 	sj := &Session{Jobs: map[string]*Job{}}
-	var wait sql.NullString
-	err := q.QueryRowContext(ctx, s.q("SELECT wait, resolved FROM codemode_session WHERE id = ?"), session).Scan(&wait, &sj.Resolved)
+	var rec string
+	err := q.QueryRowContext(ctx, s.q("SELECT record FROM codemode_session WHERE id = ?"), session).Scan(&rec)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, s.wrap("reading session", err)
 	}
-	if wait.Valid && wait.String != "" {
-		sj.Wait = &Wait{}
-		if err := json.Unmarshal([]byte(wait.String), sj.Wait); err != nil {
-			return nil, nil, fmt.Errorf("store (%s): session %q: its wait is corrupt: %v", s.desc, session, err)
-		}
+	if rec != "" {
+		sj.Record = json.RawMessage(rec)
 	}
 	rows, err := q.QueryContext(ctx, s.q(`SELECT j.name, j.body, j.owner, r.host, r.pid, r.seen_at
 FROM codemode_job j LEFT JOIN codemode_replica r ON r.id = j.owner
@@ -269,12 +266,11 @@ func (s *sqlStore) Update(ctx context.Context, session string, f func(*Session) 
 	if err := f(sj); err != nil {
 		return err
 	}
-	var wait any
-	if sj.Wait != nil {
-		b, _ := json.Marshal(sj.Wait)
-		wait = string(b)
+	rec := string(sj.Record)
+	if rec == "" {
+		rec = "{}"
 	}
-	if _, err := tx.ExecContext(ctx, s.q("UPDATE codemode_session SET wait = ?, resolved = ? WHERE id = ?"), wait, sj.Resolved, session); err != nil {
+	if _, err := tx.ExecContext(ctx, s.q("UPDATE codemode_session SET record = ? WHERE id = ?"), rec, session); err != nil {
 		return s.wrap("saving session", err)
 	}
 	for name := range raw {

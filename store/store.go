@@ -18,8 +18,8 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -71,32 +71,13 @@ type Job struct {
 	OwnerGone bool `json:"-"`
 }
 
-// Wait is a session's pending wait: on jobs (jobs.wait), or on a call
-// (a policy hook's wait, an upstream's wait_meta result) that an approver
-// resolves. ID names it for codemode jobs approve.
-type Wait struct {
-	ID       string    `json:"id,omitempty"`
-	Jobs     []string  `json:"jobs,omitempty"`
-	Tool     string    `json:"tool,omitempty"`   // a call wait: the call that waits
-	Reason   string    `json:"reason,omitempty"` // a call wait: why
-	Deadline time.Time `json:"deadline"`
-}
-
-// What says what the wait awaits, for messages.
-func (w *Wait) What() string {
-	if len(w.Jobs) > 0 {
-		return "job " + strings.Join(w.Jobs, ", ")
-	}
-	return fmt.Sprintf("%s (%s)", w.Tool, w.Reason)
-}
-
 // Session is what the store keeps of one session's jobs.
 type Session struct {
-	Jobs map[string]*Job `json:"jobs"`
-	Wait *Wait           `json:"wait,omitempty"`
-	// Resolved is how the last wait was resolved by an approver, told to
-	// the session's next program.
-	Resolved string `json:"resolved,omitempty"`
+	Jobs map[string]*Job
+	// Record is the rest of what the runtime keeps of the session (its
+	// pending wait, how the last one was resolved, approvals), as JSON
+	// the store keeps without reading it.
+	Record json.RawMessage
 }
 
 // State is a persistent session's saved state.
@@ -134,9 +115,9 @@ type EnqueueOptions struct {
 
 // Store is the durable state of sessions, jobs and replicas.
 type Store interface {
-	// Session returns a session's jobs and wait, empty when it has none.
+	// Session returns a session's jobs and record, empty when it has none.
 	Session(ctx context.Context, session string) (*Session, error)
-	// Update changes a session's jobs and wait under the session's lock
+	// Update changes a session's jobs and record under the session's lock
 	// (a transaction holding its row; the database's write lock on
 	// SQLite); an error from f changes nothing and is returned.
 	Update(ctx context.Context, session string, f func(*Session) error) error

@@ -32,7 +32,7 @@ func exercise(t *testing.T, st store.Store) {
 	started := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	err := st.Update(ctx, "s1", func(sj *store.Session) error {
 		sj.Jobs["build"] = &store.Job{Kind: "call", Tool: "api.ci.build", State: store.JobRunning, Started: started, Owner: st.Replica(), Args: map[string]any{"branch": "main"}}
-		sj.Wait = &store.Wait{ID: "w-1", Jobs: []string{"build"}, Deadline: started.Add(time.Hour)}
+		sj.Record = []byte(`{"wait":{"id":"w-1"}}`)
 		return nil
 	})
 	if err != nil {
@@ -46,10 +46,10 @@ func exercise(t *testing.T, st store.Store) {
 		t.Fatal(err)
 	}
 	j := sj.Jobs["build"]
-	if j == nil || j.Name != "build" || j.Args["branch"] != "main" || !j.Started.Equal(started) || j.OwnerGone || sj.Wait == nil || sj.Wait.ID != "w-1" {
+	if j == nil || j.Name != "build" || j.Args["branch"] != "main" || !j.Started.Equal(started) || j.OwnerGone || string(sj.Record) != `{"wait":{"id":"w-1"}}` {
 		t.Fatalf("session s1: %+v %+v", sj, j)
 	}
-	if other, err := st.Session(ctx, "s2"); err != nil || len(other.Jobs) != 0 || other.Wait != nil {
+	if other, err := st.Session(ctx, "s2"); err != nil || len(other.Jobs) != 0 || other.Record != nil {
 		t.Fatalf("another session: %+v %v", other, err)
 	}
 	// A job whose owner never registered is gone.

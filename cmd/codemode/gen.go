@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 
+	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/pack"
 )
 
@@ -82,6 +85,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fs.String("o", "", "output `DIR` (default api/, or the pack's out:)")
 	noEnrich := fs.Bool("no-enrich", false, "turn the enrichment pass off")
 	goPkg := fs.String("go-package", "", "also emit a Go package embedding the surface into `DIR`")
+	shapes, noObserved := observedFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -101,7 +105,11 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *goPkg != "" {
 		p.GoPackage = *goPkg
 	}
-	res, err := pack.Compile(ctx, p, pack.Options{NoEnrich: *noEnrich})
+	observed, err := observedReturns(p, *shapes, *noObserved)
+	if err != nil {
+		return err
+	}
+	res, err := pack.Compile(ctx, p, pack.Options{NoEnrich: *noEnrich, Observed: observed})
 	if err != nil {
 		return err
 	}
@@ -149,4 +157,29 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// observedFlags are gen's and check's flags for return types typed from
+// observed results.
+func observedFlags(fs *flag.FlagSet) (shapes *string, off *bool) {
+	shapes = fs.String("shapes", "", "type the returns of tools without an output schema from the results serve saw, kept in `FILE` (default .codemode/shapes.json beside the pack, when there is one)")
+	off = fs.Bool("no-observed", false, "do not type returns from observed results")
+	return shapes, off
+}
+
+// observedReturns reads the result schemas serve recorded (the shape cache
+// at path, default .codemode/shapes.json beside the pack; none when it does
+// not exist or off is set).
+func observedReturns(p *pack.Pack, path string, off bool) (map[ir.ToolID]ir.Schema, error) {
+	if off {
+		return nil, nil
+	}
+	if path == "" {
+		path = p.Path(filepath.Join(".codemode", "shapes.json"))
+	}
+	s, err := gateway.OpenShapes(path)
+	if err != nil {
+		return nil, err
+	}
+	return s.Observed(), nil
 }

@@ -14,15 +14,16 @@ import (
 	"github.com/codemode-dev/codemode/store"
 )
 
-// cmdJobs is "codemode jobs list|get|wait|approve --session ID [JOB|WAIT]":
+// cmdJobs is "codemode jobs list|get|wait|approve|deny --session ID [JOB|WAIT]":
 // it reads the store a gateway keeps (beside the pack, in --state DIR, or
-// the --store / pack's store: database), for a workflow engine that holds
-// a run until a job ends. wait polls until the job is no longer running,
-// or fails at --timeout; approve resolves the session's pending wait (the
-// one named WAIT, if given), so its next run_code runs.
+// the --store / pack's store: database), for a workflow engine that holds a run until a job ends. wait
+// polls until the job is no longer running, or fails at --timeout; approve
+// resolves the session's pending wait (the one named WAIT, if given), so
+// its next run_code runs, and lists the calls it approved; deny resolves it
+// with those calls refused (--reason says why to the agent).
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const use = "usage: codemode jobs list|get|wait|approve [-c codemode.yaml] [--state DIR] [--store STORE] --session ID [--timeout DURATION] [JOB|WAIT]"
-	if len(args) == 0 || !slices.Contains([]string{"list", "get", "wait", "approve"}, args[0]) {
+	const use = "usage: codemode jobs list|get|wait|approve|deny [-c codemode.yaml] [--state DIR] [--store STORE] --session ID [--timeout DURATION] [--reason TEXT] [JOB|WAIT]"
+	if len(args) == 0 || !slices.Contains([]string{"list", "get", "wait", "approve", "deny"}, args[0]) {
 		return usageErr(use)
 	}
 	sub := args[0]
@@ -32,13 +33,15 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	storeFlag := fs.String("store", "", "the gateway's --store `STORE` (a SQLite file or a postgres:// URL)")
 	session := fs.String("session", "", "the agent session `ID` (the _meta \"codemode/session\" name; over authenticated HTTP, \"token:…\"/name)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "with wait, give up after `DURATION`")
+	reason := fs.String("reason", "", "with deny, the `TEXT` the agent is told")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if *session == "" {
 		return usageErr("codemode jobs %s: --session is required\n%s", sub, use)
 	}
-	if sub != "approve" && (sub == "list") != (fs.NArg() == 0) || fs.NArg() > 1 {
+	resolve := sub == "approve" || sub == "deny"
+	if !resolve && (sub == "list") != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return usageErr(use)
 	}
 	var loc string
@@ -57,7 +60,7 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer st.Close()
 	load := func() (*runtime.SessionJobs, error) {
-		sj, err := st.Session(ctx, *session)
+		sj, err := runtime.LoadSession(ctx, st, *session)
 		if err != nil {
 			return nil, err
 		}
@@ -69,19 +72,26 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return sj, nil
 	}
-	if sub == "approve" {
+	if resolve {
 		var w *runtime.JobWait
-		err := st.Update(ctx, *session, func(sj *runtime.SessionJobs) (err error) {
-			w, err = runtime.ApproveWait(sj, fs.Arg(0))
+		err := runtime.UpdateSession(ctx, st, *session, func(sj *runtime.SessionJobs) (err error) {
+			if sub == "deny" {
+				w, err = runtime.DenyWait(sj, fs.Arg(0), *reason)
+			} else {
+				w, err = runtime.ApproveWait(sj, fs.Arg(0))
+			}
 			return err
 		})
 		if errors.Is(err, runtime.ErrNoWait) {
-			return &exitError{1, fmt.Sprintf("codemode jobs approve: session %q has no pending wait", *session)}
+			return &exitError{1, fmt.Sprintf("codemode jobs %s: session %q has no pending wait", sub, *session)}
 		}
 		if err != nil {
-			return &exitError{1, "codemode jobs approve: " + err.Error()}
+			return &exitError{1, "codemode jobs " + sub + ": " + err.Error()}
 		}
-		fmt.Fprintf(stdout, "approved %s: %s\n", w.ID, w.What())
+		fmt.Fprintf(stdout, "%s %s: %s\n", map[string]string{"approve": "approved", "deny": "denied"}[sub], w.ID, w.What())
+		for _, c := range w.Calls {
+			fmt.Fprintf(stdout, "  %s\n", c)
+		}
 		return nil
 	}
 	sj, err := load()
@@ -89,6 +99,12 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if sub == "list" {
+		if w := sj.Wait; w != nil {
+			fmt.Fprintf(stdout, "wait %s\t%s\tuntil %s\n", w.ID, w.What(), w.Deadline.Format(time.RFC3339))
+			for _, c := range w.Calls {
+				fmt.Fprintf(stdout, "  %s\n", c)
+			}
+		}
 		names := make([]string, 0, len(sj.Jobs))
 		for n := range sj.Jobs {
 			names = append(names, n)

@@ -23,7 +23,7 @@ func TestJobsCommandReadsStore(t *testing.T) {
 	}
 	defer st.Close()
 	save := func(sj *runtime.SessionJobs) error {
-		return st.Update(context.Background(), "job-42", func(cur *runtime.SessionJobs) error {
+		return runtime.UpdateSession(context.Background(), st, "job-42", func(cur *runtime.SessionJobs) error {
 			*cur = *sj
 			return nil
 		})

@@ -181,6 +181,40 @@ func (p *Pool) Get(ctx context.Context) (*Worker, error) {
 	}
 }
 
+// TryGet is Get without waiting: a ready worker, or false when none is
+// ready now (or the pool is closed).
+func (p *Pool) TryGet() (*Worker, bool) {
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, false
+		}
+		select {
+		case r := <-p.results:
+			p.refill()
+			p.mu.Unlock()
+			if r.err != nil {
+				return nil, false
+			}
+			if r.w.alive() != nil {
+				r.w.destroy()
+				continue
+			}
+			select {
+			case <-r.w.Exited():
+				r.w.destroy()
+				continue
+			default:
+			}
+			return r.w, true
+		default:
+			p.mu.Unlock()
+			return nil, false
+		}
+	}
+}
+
 // Close kills the ready workers and stops starting new ones. Workers already
 // handed out are the caller's to close.
 func (p *Pool) Close() error {

@@ -2,8 +2,7 @@
 -- Times are microseconds since the Unix epoch (UTC); JSON is text.
 CREATE TABLE codemode_session (
     id         TEXT PRIMARY KEY,
-    wait       TEXT,                         -- the pending wait (JSON), NULL when none
-    resolved   TEXT    NOT NULL DEFAULT '',  -- how the last wait was resolved, told to the next program
+    record     TEXT    NOT NULL DEFAULT '{}',-- the runtime's record: pending wait, approvals (JSON)
     state      BLOB,                         -- the Monty session dump, NULL when none
     names      TEXT    NOT NULL DEFAULT '[]',-- names the saved programs defined (JSON list)
     state_at   INTEGER NOT NULL DEFAULT 0,    -- when state was saved

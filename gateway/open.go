@@ -1,0 +1,286 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codemode-dev/codemode/audit"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/store"
+)
+
+// A RuntimeOpener starts the runtime a gateway serves, after configure has
+// adjusted its configuration (the gateway's hooks, audit, state and jobs).
+// pack.Pack's OpenRuntime is one; FromConfig makes one of a runtime.Config
+// built by hand (e.g. from a generated Go package's Surface). The gateway
+// takes a function rather than a pack so it never links the compilers.
+type RuntimeOpener func(ctx context.Context, configure func(*runtime.Config)) (*runtime.Runtime, error)
+
+// FromConfig opens cfg, as adjusted by the gateway, with runtime.New.
+func FromConfig(cfg runtime.Config) RuntimeOpener {
+	return func(ctx context.Context, configure func(*runtime.Config)) (*runtime.Runtime, error) {
+		if configure != nil {
+			configure(&cfg)
+		}
+		return runtime.New(ctx, cfg)
+	}
+}
+
+// Options configure Open: everything `codemode serve` decides from its
+// flags and the pack.
+type Options struct {
+	// FileDir is the directory the generated files are shown in ("api").
+	FileDir string
+	// Direct offers every granted tool as an MCP tool instead of
+	// find_tool, run_code and read_api.
+	Direct bool
+	// Version introduces the server; default "0.1".
+	Version string
+
+	// Dir is the gateway's own directory (.codemode beside a pack): the
+	// default home of the audit log (audit.jsonl), the shape cache
+	// (shapes.json) and the jobs (jobs/). "" keeps no audit log, and the
+	// shapes and jobs in memory.
+	Dir string
+	// AuditLog is the audit log file; "" is Dir/audit.jsonl, "off" none.
+	// AuditKey, when set, makes every line's hash an HMAC (audit.KeyFromEnv).
+	AuditLog string
+	AuditKey []byte
+	// Shapes is the result-shape cache file; "" is Dir/shapes.json.
+	Shapes string
+	// StateDir, when set, keeps each session's variables across programs
+	// there (persistent mode); the runtime then keeps its jobs beside them.
+	StateDir string
+	// NoPins turns off the comparison of live MCP tool definitions with
+	// the manifest's pins; otherwise they are checked (and refusals logged)
+	// before the first call.
+	NoPins bool
+
+	// Addr, when set, serves streamable HTTP there with HTTP's settings
+	// (tokens, idle TTL, public URL); "" serves stdio. The address is taken
+	// before the runtime starts, so a bad one fails fast.
+	Addr string
+	HTTP HTTPOptions
+	// DrainTimeout is how long requests under way get when serving ends
+	// before what is left (an open event stream) is closed; default 200ms.
+	DrainTimeout time.Duration
+
+	// Store keeps the sessions' jobs, waits, state and reads (package
+	// store; the caller closes it); nil keeps them in Dir/state.db (the
+	// runtime's own choice, StateDir/state.db, in persistent mode or
+	// without a Dir). A Metrics sink is to be added here.
+	Store store.Store
+
+	// Logf receives the gateway's log lines (pin refusals, the address it
+	// serves); nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// Gateway is an opened gateway: its runtime, its MCP server and, with
+// Options.Addr, its listener. Serve it, then Close it.
+type Gateway struct {
+	opts  Options
+	rt    *runtime.Runtime
+	srv   *Server
+	ln    net.Listener
+	audit *audit.Log
+	// store is the runtime's store; ownStore says the gateway opened it
+	// (and closes it, after the runtime).
+	store    store.Store
+	ownStore bool
+}
+
+// Open opens a gateway the way `codemode serve` does: it takes the HTTP
+// address (with Options.Addr), opens the shape cache and the audit log,
+// starts the runtime with the gateway's hooks installed (shapes, audit,
+// persistent state or the jobs store, the pins' log), checks the pins,
+// and builds the MCP server. What it opened is closed again on error.
+func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err error) {
+	if open == nil {
+		return nil, errors.New("gateway: no runtime to open")
+	}
+	if o.Logf == nil {
+		o.Logf = func(string, ...any) {}
+	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = 200 * time.Millisecond
+	}
+	g = &Gateway{opts: o}
+	defer func() {
+		if err != nil {
+			g.Close()
+			g = nil
+		}
+	}()
+	if o.Addr != "" {
+		if g.ln, err = ListenHTTP(o.Addr, o.HTTP); err != nil {
+			return g, err
+		}
+	}
+	shapesPath := o.Shapes
+	if shapesPath == "" && o.Dir != "" {
+		shapesPath = filepath.Join(o.Dir, "shapes.json")
+	}
+	shapes, err := OpenShapes(shapesPath)
+	if err != nil {
+		return g, err
+	}
+	if g.audit, err = openAuditLog(o); err != nil {
+		return g, err
+	}
+	var auditor runtime.Auditor
+	if g.audit != nil {
+		auditor = g.audit
+	}
+	g.store = o.Store
+	if g.store == nil && o.StateDir == "" && o.Dir != "" {
+		// Jobs and waits outlive the gateway, beside the pack.
+		if g.store, err = store.Open(ctx, filepath.Join(o.Dir, runtime.StoreFile), store.Options{}); err != nil {
+			return g, err
+		}
+		g.ownStore = true
+	}
+	g.rt, err = open(ctx, func(c *runtime.Config) {
+		c.Hooks = append(c.Hooks, shapes)
+		c.Audit = auditor
+		c.Store = g.store
+		if o.StateDir != "" {
+			c.Persistent, c.StateDir = true, o.StateDir
+		}
+		// The runtime checks live MCP tool definitions against the pins
+		// before calls; here every check's refusals are also logged.
+		c.NoPins = o.NoPins
+		c.PinReport = func(svc ir.ServiceName, refused []string, err error) {
+			if err != nil {
+				o.Logf("service %s: checking pins: %v", svc, err)
+			}
+			for _, r := range refused {
+				o.Logf("service %s: refusing: %s", svc, r)
+			}
+		}
+	})
+	if err != nil {
+		return g, err
+	}
+	// Connect now, so the pins are checked (and refusals logged) before the
+	// first call.
+	if !o.NoPins {
+		g.rt.CheckPins(ctx)
+	}
+	g.srv, err = New(Config{
+		Runtime: g.rt, FileDir: o.FileDir, Direct: o.Direct, Shapes: shapes, Audit: auditor,
+		Persistent: o.StateDir != "", Version: o.Version,
+	})
+	return g, err
+}
+
+// openAuditLog opens Options.AuditLog (default Dir/audit.jsonl), or none.
+// A chain found broken is logged (and recorded); the log goes on.
+func openAuditLog(o Options) (*audit.Log, error) {
+	path := o.AuditLog
+	if path == "off" || (path == "" && o.Dir == "") {
+		return nil, nil
+	}
+	if path == "" {
+		path = filepath.Join(o.Dir, "audit.jsonl")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	return audit.OpenWith(path, audit.Options{
+		Key:  o.AuditKey,
+		Warn: func(msg string) { o.Logf("AUDIT: %s", msg) },
+	})
+}
+
+// Server is the gateway's MCP server.
+func (g *Gateway) Server() *Server { return g.srv }
+
+// Runtime is the runtime the gateway serves.
+func (g *Gateway) Runtime() *runtime.Runtime { return g.rt }
+
+// Addr is the HTTP listener's address; nil when serving stdio.
+func (g *Gateway) Addr() net.Addr {
+	if g.ln == nil {
+		return nil
+	}
+	return g.ln.Addr()
+}
+
+// Serve serves until ctx ends or the client goes: streamable HTTP on the
+// listener with Options.Addr, else one MCP session over in and out (stdin
+// and stdout), ending cleanly at EOF.
+func (g *Gateway) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	if g.ln == nil {
+		err := g.srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		return nil
+	}
+	handler, err := g.srv.NewHTTPHandler(g.opts.HTTP)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	if g.opts.HTTP.NoAuth {
+		g.opts.Logf("WARNING: --insecure-no-auth: anyone who can connect to %s runs programs with this pack's credentials", g.ln.Addr())
+	} else {
+		g.opts.Logf("bearer tokens from %s: %d accepted", g.opts.HTTP.Tokens.Source(), g.opts.HTTP.Tokens.Len())
+	}
+	g.opts.Logf("serving MCP over streamable HTTP at http://%s%s", g.ln.Addr(), MCPPath)
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(g.ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		// Requests under way get a moment; an open event stream never
+		// ends by itself, so what is left is then closed.
+		sctx, cancel := context.WithTimeout(context.Background(), g.opts.DrainTimeout)
+		defer cancel()
+		if err := hs.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
+			return hs.Close()
+		} else {
+			return err
+		}
+	}
+}
+
+// Close stops the runtime (its workers and upstreams), the audit log and
+// the listener.
+func (g *Gateway) Close() error {
+	var errs []error
+	if g.rt != nil {
+		errs = append(errs, g.rt.Close())
+	}
+	if g.ownStore {
+		errs = append(errs, g.store.Close())
+	}
+	if g.audit != nil {
+		errs = append(errs, g.audit.Close())
+	}
+	if g.ln != nil {
+		if err := g.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("gateway: closing: %w", err)
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
