@@ -24,7 +24,7 @@ import (
 
 // slowPack writes and compiles a pack whose one service is testmcp slow,
 // logging each call's start to the returned file.
-func slowPack(t *testing.T) (dir, log string) {
+func slowPack(t testing.TB) (dir, log string) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -64,7 +64,7 @@ var servingAt = regexp.MustCompile(`serving MCP over streamable HTTP at (http://
 
 // startReplica starts codemode serve --http on the pack in dir with args
 // (--store, --state) and connects a client to it.
-func startReplica(t *testing.T, dir string, args ...string) *replica {
+func startReplica(t testing.TB, dir string, args ...string) *replica {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -137,6 +137,21 @@ func (r *replica) call(t *testing.T, session, tool string, args map[string]any) 
 	return b.String()
 }
 
+// callE is call, for other goroutines: it returns its error.
+func (r *replica) callE(session, tool string, args map[string]any) (string, error) {
+	res, err := r.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args, Meta: mcp.Meta{gateway.SessionMeta: session}})
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), nil
+}
+
 func (r *replica) run(t *testing.T, session, code string) string {
 	t.Helper()
 	return r.call(t, session, "run_code", map[string]any{"code": code})
@@ -159,7 +174,7 @@ func (r *replica) untilRuns(t *testing.T, session, code string) string {
 }
 
 // calls are the lines of the upstream's call log: one per call started.
-func calls(t *testing.T, log string) []string {
+func calls(t testing.TB, log string) []string {
 	t.Helper()
 	b, err := os.ReadFile(log)
 	if err != nil && !os.IsNotExist(err) {
@@ -315,5 +330,91 @@ func TestReplicasSharePostgres(t *testing.T) {
 	}
 	if len(ms) != 16 || len(slices.Compact(slices.Clone(ms))) != 16 {
 		t.Fatalf("sixteen jobs made %d calls: %q", len(ms), ms)
+	}
+}
+
+// BenchmarkReplicas64Sessions: 64 sessions at once over two gateways on
+// one PostgreSQL, each moving between them: state set on one replica and
+// read on the other with a call there. No errors, no cross-talk (each
+// session sees its own state), and every call the upstream received is in
+// a replica's audit log. One op is one round of the 64 sessions.
+//
+// The sqlite-1 case, the same sessions on one gateway with its SQLite
+// store, is the baseline the postgres-2 case is read against.
+func BenchmarkReplicas64Sessions(b *testing.B) {
+	b.Run("postgres-2", func(b *testing.B) {
+		url := testpg.Start(b)
+		dir, log := slowPack(b)
+		audits := []string{filepath.Join(b.TempDir(), "a.jsonl"), filepath.Join(b.TempDir(), "b.jsonl")}
+		reps := []*replica{
+			startReplica(b, dir, "--store", url, "--state", b.TempDir(), "--audit", audits[0]),
+			startReplica(b, dir, "--store", url, "--state", b.TempDir(), "--audit", audits[1]),
+		}
+		sessions64(b, reps, log, audits)
+	})
+	b.Run("sqlite-1", func(b *testing.B) {
+		dir, log := slowPack(b)
+		audits := []string{filepath.Join(b.TempDir(), "a.jsonl")}
+		r := startReplica(b, dir, "--state", b.TempDir(), "--audit", audits[0])
+		sessions64(b, []*replica{r, r}, log, audits)
+	})
+}
+
+func sessions64(b *testing.B, reps []*replica, log string, audits []string) {
+	const n = 64
+	b.ResetTimer()
+	for round := range b.N {
+		errs := make(chan error, n)
+		for i := range n {
+			go func() {
+				s := fmt.Sprintf("r%d-s%d", round, i)
+				one, other := reps[i%2], reps[(i+1)%2]
+				if got, err := one.callE(s, "read_api", map[string]any{"service": "slow", "lines": ""}); err != nil || !strings.Contains(got, "def read(") {
+					errs <- fmt.Errorf("%s: read_api: %q %v", s, got, err)
+					return
+				}
+				if got, err := one.callE(s, "run_code", map[string]any{"code": fmt.Sprintf("x = %q\n", s)}); err != nil || got != "[0 tool calls]\n" {
+					errs <- fmt.Errorf("%s: set: %q %v", s, got, err)
+					return
+				}
+				want := fmt.Sprintf("%s read %s done\n[1 tool call]\n", s, s)
+				if got, err := other.callE(s, "run_code", map[string]any{"code": "print(x, api.slow.read(seconds=0, tag=x))\n"}); err != nil || got != want {
+					errs <- fmt.Errorf("%s: on the other replica: %q (want %q) %v", s, got, want, err)
+					return
+				}
+				errs <- nil
+			}()
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*n)/b.Elapsed().Seconds(), "sessions/s")
+	// Every call the upstream received is audited, once.
+	received := 0
+	for _, c := range calls(b, log) {
+		if !strings.HasPrefix(c, "read r") {
+			continue
+		}
+		received++
+		tag := strings.TrimPrefix(c, "read ")
+		found := 0
+		for _, a := range audits {
+			body, _ := os.ReadFile(a)
+			for line := range strings.SplitSeq(string(body), "\n") {
+				if strings.Contains(line, `"kind":"call"`) && strings.Contains(line, `"status":"ok"`) && strings.Contains(line, `"read `+tag+` done"`) {
+					found++
+				}
+			}
+		}
+		if found != 1 {
+			b.Fatalf("call %s was audited %d times", tag, found)
+		}
+	}
+	if received != b.N*n {
+		b.Fatalf("the upstream received %d calls, want %d", received, b.N*n)
 	}
 }
