@@ -487,15 +487,13 @@ func (r *Runtime) work(ctx context.Context, ref store.JobRef) error {
 	} else {
 		res, err = kind(jctx, r, ref.Session, j)
 	}
-	if js.closed.Load() {
-		return nil
-	}
-	return js.update(ref.Session, func(sj *SessionJobs) error {
+	ended := time.Now().UTC()
+	record := func(sj *SessionJobs) error {
 		cur, ok := sj.Jobs[j.Name]
 		if !ok || cur.Token != j.Token || cur.State != JobRunning || cur.Owner != js.st.Replica() {
 			return nil // cancelled, or replaced
 		}
-		cur.Ended = time.Now().UTC()
+		cur.Ended = ended
 		switch {
 		case errors.Is(jctx.Err(), context.DeadlineExceeded):
 			cur.State, cur.Error = JobFailed, fmt.Sprintf("the job ran longer than its max_runtime (%s) and was stopped", maxRuntime)
@@ -505,7 +503,22 @@ func (r *Runtime) work(ctx context.Context, ref store.JobRef) error {
 			cur.State, cur.Result = JobDone, res
 		}
 		return nil
-	})
+	}
+	// The outcome is known here only: while the store cannot be reached
+	// (a PostgreSQL restart, a network cut) it is tried again, until its
+	// job's grace runs out.
+	wait := 100 * time.Millisecond
+	for give := time.Now().Add(jobGrace); ; {
+		if js.closed.Load() {
+			return nil
+		}
+		uerr := js.update(ref.Session, record)
+		if uerr == nil || time.Now().After(give) {
+			return uerr
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 5*time.Second)
+	}
 }
 
 // callJob runs a "call" job: one tool call through every check a

@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -15,6 +17,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Options tune Open. Zero values take the defaults.
@@ -239,13 +243,40 @@ func processAlive(pid int) bool {
 }
 
 // Session implements Store.
-func (s *sqlStore) Session(ctx context.Context, session string) (*Session, error) {
-	sj, _, err := s.load(ctx, s.db, session)
+func (s *sqlStore) Session(ctx context.Context, session string) (sj *Session, err error) {
+	err = retry(func() (err error) {
+		sj, _, err = s.load(ctx, s.db, session)
+		return err
+	})
 	return sj, err
+}
+
+// brokenConn says err came from a connection the server dropped (a
+// restart, an administrator's terminate, a network cut): the pool then
+// opens a new one, and the operation can be tried once more.
+func brokenConn(err error) bool {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P")
+	}
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) || pgconn.SafeToRetry(err)
+}
+
+// retry runs op, and once more when its connection was found broken.
+func retry(op func() error) error {
+	err := op()
+	if err != nil && brokenConn(err) {
+		err = op()
+	}
+	return err
 }
 
 // Update implements Store.
 func (s *sqlStore) Update(ctx context.Context, session string, f func(*Session) error) error {
+	return retry(func() error { return s.update(ctx, session, f) })
+}
+
+func (s *sqlStore) update(ctx context.Context, session string, f func(*Session) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.wrap("starting a transaction", err)
@@ -301,7 +332,15 @@ owner = excluded.owner, queue_id = excluded.queue_id, started_at = excluded.star
 }
 
 // State implements Store.
-func (s *sqlStore) State(ctx context.Context, session string) (*State, error) {
+func (s *sqlStore) State(ctx context.Context, session string) (st *State, err error) {
+	err = retry(func() (err error) {
+		st, err = s.state(ctx, session)
+		return err
+	})
+	return st, err
+}
+
+func (s *sqlStore) state(ctx context.Context, session string) (*State, error) {
 	var dump []byte
 	var names string
 	var at int64
@@ -350,6 +389,10 @@ func (s *sqlStore) QuarantineState(ctx context.Context, session string) error {
 
 // Lease implements Store.
 func (s *sqlStore) Lease(ctx context.Context, session string, d time.Duration) error {
+	return retry(func() error { return s.lease(ctx, session, d) })
+}
+
+func (s *sqlStore) lease(ctx context.Context, session string, d time.Duration) error {
 	now := time.Now()
 	if _, err := s.db.ExecContext(ctx, s.q("INSERT INTO codemode_session (id) VALUES (?) ON CONFLICT DO NOTHING"), session); err != nil {
 		return s.wrap("leasing the session", err)
