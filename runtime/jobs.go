@@ -406,6 +406,19 @@ const (
 	jobGrace     = time.Minute
 )
 
+// quiet says the session has no jobs and an empty record (no wait, no
+// approvals): nothing to settle, which one read tells without a write.
+func (js *jobState) quiet(session string) (bool, error) {
+	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
+	defer stop()
+	ss, err := js.st.Session(ctx, session)
+	if err != nil {
+		return false, err
+	}
+	rec := strings.TrimSpace(string(ss.Record))
+	return len(ss.Jobs) == 0 && (rec == "" || rec == "{}"), nil
+}
+
 // view is a session's jobs, settled as update settles them.
 func (js *jobState) view(session string) (*SessionJobs, error) {
 	var out *SessionJobs
@@ -804,6 +817,9 @@ func (js *jobState) stop(session string, j *Job) {
 // pendingWait is the session's wait while it holds: nil when there is none
 // or it is over (then it is cleared, and over says how it ended).
 func (r *Runtime) pendingWait(session string) (w *JobWait, over string, err error) {
+	if quiet, err := r.jobs.quiet(session); err != nil || quiet {
+		return nil, "", err
+	}
 	err = r.jobs.update(session, func(sj *SessionJobs) error {
 		if sj.Wait == nil {
 			over, sj.Resolved = sj.Resolved, ""

@@ -28,8 +28,9 @@ func benchStores(b *testing.B) map[string]store.Store {
 }
 
 // BenchmarkStore measures, on each store, one session's Update (a job
-// written, as jobs.submit does) and one queued job's round trip through
-// River: Enqueue until its worker runs.
+// written, as jobs.submit does), the read every run_code makes of a session
+// with no jobs or wait, and one queued job's round trip through River:
+// Enqueue until its worker runs.
 func BenchmarkStore(b *testing.B) {
 	ctx := context.Background()
 	for _, name := range []string{"sqlite", "postgres"} {
@@ -48,6 +49,14 @@ func BenchmarkStore(b *testing.B) {
 					return nil
 				})
 				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// What every run_code of a session without jobs or waits costs.
+		b.Run(name+"/quiet-read", func(b *testing.B) {
+			for i := range b.N {
+				if _, err := st.Session(ctx, fmt.Sprintf("quiet%d", i%64)); err != nil {
 					b.Fatal(err)
 				}
 			}
