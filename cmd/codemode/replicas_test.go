@@ -331,6 +331,16 @@ func TestReplicasSharePostgres(t *testing.T) {
 	if len(ms) != 16 || len(slices.Compact(slices.Clone(ms))) != 16 {
 		t.Fatalf("sixteen jobs made %d calls: %q", len(ms), ms)
 	}
+
+	// A job cancelled on one replica stops its call on whichever runs it.
+	if got := a2.run(t, "many", "jobs.submit('c', api.slow.write, seconds=60, tag='c')\n"); got != "[0 tool calls]\n" {
+		t.Fatalf("submit c: %q", got)
+	}
+	untilCalled(t, log, "write c")
+	if got := b.run(t, "many", "print(jobs.cancel('c')['state'])\n"); got != "cancelled\n[0 tool calls]\n" {
+		t.Fatalf("cancel on B: %q", got)
+	}
+	untilCalled(t, log, "write c cancelled")
 }
 
 // BenchmarkReplicas64Sessions: 64 sessions at once over two gateways on

@@ -14,6 +14,7 @@
 //	slow   tools write (neither read-only nor idempotent) and read
 //	       (read-only): each appends "<tool> <tag>" to the file $SLOW_LOG
 //	       when it starts, sleeps seconds, and answers "<tool> <tag> done"
+//	       ("<tool> <tag> cancelled" is logged when the call is cancelled)
 package testmcp
 
 import (
@@ -79,13 +80,17 @@ func Main(args []string) int {
 				tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
 			}
 			mcp.AddTool(s, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in slowArgs) (*mcp.CallToolResult, any, error) {
-				if f, err := os.OpenFile(os.Getenv("SLOW_LOG"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
-					fmt.Fprintf(f, "%s %s\n", name, in.Tag)
-					f.Close()
+				logf := func(format string, a ...any) {
+					if f, err := os.OpenFile(os.Getenv("SLOW_LOG"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+						fmt.Fprintf(f, format+"\n", a...)
+						f.Close()
+					}
 				}
+				logf("%s %s", name, in.Tag)
 				select {
 				case <-time.After(time.Duration(in.Seconds * float64(time.Second))):
 				case <-ctx.Done():
+					logf("%s %s cancelled", name, in.Tag)
 					return nil, nil, ctx.Err()
 				}
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " " + in.Tag + " done"}}}, nil, nil
