@@ -41,7 +41,9 @@ func slowPack(t testing.TB) (dir, log string) {
 		t.Fatal(err)
 	}
 	log = filepath.Join(dir, "calls.log")
-	yaml := fmt.Sprintf("out: api\nservices:\n  - name: slow\n    mcp_command: [%q, slow]\n    env:\n      SLOW_LOG: %q\n", stub, log)
+	// The store comes from the environment when CODEMODE_STORE is set, else
+	// it is the default beside the pack.
+	yaml := fmt.Sprintf("out: api\nstore: ${CODEMODE_STORE}\nservices:\n  - name: slow\n    mcp_command: [%q, slow]\n    env:\n      SLOW_LOG: %q\n", stub, log)
 	if err := os.WriteFile(filepath.Join(dir, "codemode.yaml"), []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +68,21 @@ var servingAt = regexp.MustCompile(`serving MCP over streamable HTTP at (http://
 // (--store, --state) and connects a client to it.
 func startReplica(t testing.TB, dir string, args ...string) *replica {
 	t.Helper()
+	return startReplicaEnv(t, dir, nil, args...)
+}
+
+// startReplicaEnv is startReplica with more environment.
+func startReplicaEnv(t testing.TB, dir string, env []string, args ...string) *replica {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := &replica{stderr: &strings.Builder{}}
 	r.cmd = &exec.Cmd{Path: exe, Dir: dir, Args: append([]string{"codemode", "serve", "-c", "codemode.yaml", "--audit", "off", "--http", "127.0.0.1:0", "--insecure-no-auth"}, args...)}
+	if env != nil {
+		r.cmd.Env = append(os.Environ(), env...)
+	}
 	pipe, err := r.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -256,8 +267,13 @@ func TestServeKilledMidJobRerun(t *testing.T) {
 	killMidJobs(t, a, log, "s")
 	b := startReplica(t, dir)
 	collectAfterKill(t, b, log, "s")
-	if _, err := os.Stat(filepath.Join(dir, ".codemode", "state.db")); err != nil {
-		t.Fatalf("the store is not beside the pack: %v", err)
+	// The store is beside the pack, where codemode jobs finds it.
+	db := filepath.Join(dir, ".codemode", "state.db")
+	for _, args := range [][]string{{"-c", filepath.Join(dir, "codemode.yaml")}, {"--store", db}} {
+		var out, errb strings.Builder
+		if code := run(append([]string{"jobs", "list", "--session", "s"}, args...), nil, &out, &errb); code != 0 || out.String() != "r\tdone\tapi.slow.read\nw\tunknown\tapi.slow.write\n" {
+			t.Fatalf("codemode jobs list %q: %d %q %q", args, code, out.String(), errb.String())
+		}
 	}
 }
 
@@ -271,8 +287,9 @@ func TestReplicasSharePostgres(t *testing.T) {
 	dir, log := slowPack(t)
 	// Each replica has a state directory of its own: what they share is
 	// in the database.
+	// A takes the store from --store, B from the pack's store: key.
 	a := startReplica(t, dir, "--store", url, "--state", t.TempDir())
-	b := startReplica(t, dir, "--store", url, "--state", t.TempDir())
+	b := startReplicaEnv(t, dir, []string{"CODEMODE_STORE=" + url}, "--state", t.TempDir())
 	const call = "print(api.slow.read(seconds=0, tag='gate'))\n"
 	if got := b.run(t, "s", call); !strings.Contains(got, "PermissionError: api.slow.read was refused: read api/slow.py") {
 		t.Fatalf("a call before any read: %q", got)
