@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -285,8 +284,22 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	if r.cfg.Persistent {
 		unlock := r.lockSession(session)
 		defer unlock()
+		// Replicas sharing the store run one program of a session at a
+		// time too: its state is read before and saved after.
+		release, err := r.leaseSession(session)
+		if err != nil {
+			res.Error = err.Error()
+			return res, nil
+		}
+		defer release()
 	}
-	pw, over := r.pendingWait(session)
+	pw, over, err := r.pendingWait(session)
+	if err != nil {
+		// Fail closed: without the session's record, a wait it holds
+		// cannot be honoured.
+		res.Error = "run_code refused: the session's record could not be read, so nothing ran: " + firstLine(err.Error())
+		return res, nil
+	}
 	if pw != nil {
 		res.Error = waitRefusal(pw)
 		res.Err = &WaitError{Wait: pw, Message: res.Error}
@@ -596,33 +609,13 @@ func (r *Runtime) inputs() []monty.NamedValue {
 	return in
 }
 
-func (r *Runtime) saveState(w Interp, session, code string) error {
-	state, err := w.Dump()
-	if err != nil {
-		return err
-	}
-	tmp := r.statePath(session) + ".tmp"
-	if err := os.WriteFile(tmp, state, 0o600); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, r.statePath(session)); err != nil {
-		return err
-	}
-	return r.saveNames(session, code)
-}
-
 // ResetSession forgets a persistent session's state and its reads.
 func (r *Runtime) ResetSession(session string) error {
 	r.gate.Forget(session)
 	if !r.cfg.Persistent {
 		return nil
 	}
-	_ = os.Remove(r.namesPath(session))
-	err := os.Remove(r.statePath(session))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
+	return r.removeState(session)
 }
 
 func limitMessage(out *monty.Outcome, l Limits) string {
