@@ -120,7 +120,9 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 		}
 		hc.Transport = &mcpHTTP{base: base, home: origin(u), creds: creds, header: cfg.Header.Clone(), m: m}
 		m.launch = func() (*launched, error) {
-			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxEventSize: -1}}, nil
+			// The standalone SSE stream stays on: servers send requests
+			// unrelated to a call (elicitation) and list_changed there.
+			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: -1}}, nil
 		}
 	default:
 		return nil, errors.New("mcp: no command and no URL")
