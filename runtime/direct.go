@@ -2,6 +2,9 @@ package runtime
 
 import (
 	"context"
+
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
 // CallResult is the outcome of one direct call (Runtime.Call).
@@ -55,4 +58,10 @@ func (r *Runtime) Call(ctx context.Context, session, name string, args map[strin
 		Call: e.call(), Status: out.status, Message: out.message, Value: out.value,
 		Notes: h.notes, Wait: out.status == StatusWait,
 	}, nil
+}
+
+// Upstream is the connection of service (nil if it has none): direct mode
+// passes an MCP server's resources and prompts through it.
+func (r *Runtime) Upstream(service ir.ServiceName) upstream.Upstream {
+	return r.cfg.Upstreams[service]
 }

@@ -111,7 +111,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	srv, err := gateway.New(gateway.Config{
 		Runtime: rt, FileDir: p.Out, Direct: *direct, Shapes: shapes, Audit: auditor, Persistent: *state != "",
-		Version: version(),
+		Version: version(), Logf: logf,
 	})
 	if err != nil {
 		return err

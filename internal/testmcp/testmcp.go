@@ -11,6 +11,8 @@
 //	stubborn  big, but it does not exit when its stdin ends
 //	loop   answers initialize, then every tools/list with the same cursor
 //	nolist answers initialize, never tools/list
+//	conformance  the conformance suite's fixture tools, resources and
+//	       prompts (conformance.go)
 package testmcp
 
 import (
@@ -65,6 +67,8 @@ func Main(args []string) int {
 			os.Exit(1)
 			return nil, nil, nil
 		})
+	case "conformance":
+		s = conformanceServer()
 	case "loop", "nolist":
 		return loop(args[0] == "nolist")
 	case "mute":

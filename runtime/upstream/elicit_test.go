@@ -14,14 +14,14 @@ import (
 )
 
 // elicitServer is a streamable-HTTP MCP server whose tool ask puts a
-// question to the user. Like the conformance suite's server, it sends the
-// request unrelated to the call, so it travels on the standalone SSE
-// stream, and it reports what came back.
+// question to the user and reports what came back. (The conformance
+// suite's server sends its request on the standalone SSE stream, where it
+// hung a program's call; TestConformanceClient runs that one.)
 func elicitServer(t *testing.T) string {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "ask", InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		res, err := req.Session.Elicit(context.Background(), &mcp.ElicitParams{
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{
 			Message:         "What is your name?",
 			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}},
 		})
@@ -38,9 +38,10 @@ func elicitServer(t *testing.T) string {
 
 // TestElicitationHangsProgram pins the refusal of an upstream's elicitation
 // request in a program's call: it hung the call until the program's time
-// limit (the request came on the standalone SSE stream, which was never
-// opened); now it is refused at once and the call fails with an error that
-// says why and where the tool can be called instead.
+// limit when the request came on the standalone SSE stream (never opened),
+// and otherwise failed with the server's own message; now it is refused at
+// once and the call fails with an error that says why and where the tool
+// can be called instead.
 func TestElicitationHangsProgram(t *testing.T) {
 	m := NewMCPURL(elicitServer(t), nil, nil)
 	defer m.Close()

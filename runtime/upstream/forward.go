@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,6 +23,8 @@ import (
 type Forward struct {
 	// Elicit asks the agent's client; nil refuses elicitation.
 	Elicit func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Sample asks the agent's client's model; nil refuses sampling.
+	Sample func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 	// Log passes on one log message; nil drops them.
 	Log func(context.Context, *mcp.LoggingMessageParams)
 	// Progress passes on one progress notification, its token already the
@@ -59,6 +62,55 @@ type forwards struct {
 	// one's message.
 	elicits atomic.Int64
 	last    atomic.Value
+	// pending counts the log and progress notifications read from the
+	// server and not yet handled: the SDK hands a response to its caller
+	// at once but queues notifications for a handler goroutine, so a call
+	// waits for those that came before its result (drain).
+	pending atomic.Int64
+}
+
+// drainWait bounds drain.
+const drainWait = time.Second
+
+// drain waits until the notifications read before a direct call's result
+// have been forwarded, so the agent gets them before the result.
+func (fs *forwards) drain(ctx context.Context, f *Forward) {
+	if f == nil {
+		return
+	}
+	deadline := time.Now().Add(drainWait)
+	for fs.pending.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// countingTransport counts the log and progress notifications its
+// connection reads (forwards.pending).
+type countingTransport struct {
+	inner mcp.Transport
+	fs    *forwards
+}
+
+func (t *countingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Connection: conn, fs: t.fs}, nil
+}
+
+type countingConn struct {
+	mcp.Connection
+	fs *forwards
+}
+
+func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && !req.IsCall() &&
+		(req.Method == "notifications/progress" || req.Method == "notifications/message") {
+		c.fs.pending.Add(1)
+	}
+	return msg, err
 }
 
 type activeForward struct {
@@ -124,6 +176,10 @@ func (fs *forwards) byToken(token any) *Forward {
 // answer it.
 const elicitRefused = "codemode: elicitation refused: this call was made by a program, which cannot answer a question meant for a person"
 
+// samplingRefused is the error a sampling request gets when no agent can
+// answer it.
+const samplingRefused = "codemode: sampling refused: this call was made by a program, not an agent's client with a model"
+
 // clientOptions adds the forwarding handlers to opts.
 func (m *MCP) clientOptions(opts *mcp.ClientOptions) *mcp.ClientOptions {
 	if opts == nil {
@@ -141,12 +197,20 @@ func (m *MCP) clientOptions(opts *mcp.ClientOptions) *mcp.ClientOptions {
 		m.fwd.elicits.Add(1)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: elicitRefused}
 	}
+	opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		if f := m.fwd.latest(func(f *Forward) bool { return f.Sample != nil }); f != nil {
+			return f.Sample(ctx, req.Params)
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: samplingRefused}
+	}
 	opts.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+		defer m.fwd.pending.Add(-1)
 		if f := m.fwd.latest(func(f *Forward) bool { return f.Log != nil }); f != nil && req.Params != nil {
 			f.Log(ctx, req.Params)
 		}
 	}
 	opts.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+		defer m.fwd.pending.Add(-1)
 		if req.Params == nil {
 			return
 		}
@@ -194,4 +258,27 @@ func (m *MCP) keep(f *Forward, res *mcp.CallToolResult) {
 	if res.StructuredContent != nil {
 		f.Structured = m.red.Value(renumber(res.StructuredContent))
 	}
+}
+
+// Session is the MCP client session, opened (or reopened) as a call
+// would: direct mode lists and reads the server's resources and prompts
+// on it.
+func (m *MCP) Session(ctx context.Context) (*mcp.ClientSession, error) {
+	s, err := m.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.cs, nil
+}
+
+// wantLogs has the server send its log messages (logging/setLevel debug),
+// once per session, when a direct call forwards them and the server logs.
+func (m *MCP) wantLogs(ctx context.Context, s *mcpSession, f *Forward) {
+	if f == nil || f.Log == nil || !s.logs.CompareAndSwap(false, true) {
+		return
+	}
+	if ir := s.cs.InitializeResult(); ir == nil || ir.Capabilities == nil || ir.Capabilities.Logging == nil {
+		return
+	}
+	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
 }

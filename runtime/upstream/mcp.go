@@ -55,6 +55,7 @@ type mcpSession struct {
 	cs   *mcp.ClientSession
 	proc *process
 	dead chan struct{} // closed when the session's connection ends
+	logs atomic.Bool   // logging/setLevel sent (forward.go)
 }
 
 func (s *mcpSession) isDead() bool {
@@ -106,6 +107,7 @@ func (m *MCP) call(ctx context.Context, tool *manifest.Tool, args map[string]any
 		return nil, err
 	}
 	fwd := forwardOf(ctx)
+	m.wantLogs(ctx, s, fwd)
 	token, end := m.fwd.begin(fwd)
 	defer end()
 	params := &mcp.CallToolParams{Name: string(tool.Wire), Arguments: args}
@@ -118,6 +120,7 @@ func (m *MCP) call(ctx context.Context, tool *manifest.Tool, args map[string]any
 		return nil, m.elicitError(string(tool.Wire))
 	}
 	if err == nil {
+		m.fwd.drain(ctx, fwd)
 		m.keep(fwd, res)
 		return mapResult(res), nil
 	}
@@ -208,6 +211,7 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	if l.proc != nil {
 		t = &captureTransport{inner: t, capt: m.capt}
 	}
+	t = &countingTransport{inner: t, fs: &m.fwd}
 	var opts *mcp.ClientOptions
 	if watch != nil {
 		opts = &mcp.ClientOptions{ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
