@@ -20,6 +20,18 @@ import (
 // prompts are offered as the gateway's own, read, got, subscribed and
 // completed on the upstream.
 
+// directProtocolVersions are the versions direct mode negotiates: every
+// version go-sdk supports up to 2025-11-25.
+func directProtocolVersions() []string {
+	var out []string
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v <= "2025-11-25" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
 // passListTimeout bounds listing an upstream's resources and prompts when
 // the server starts.
 const passListTimeout = 30 * time.Second

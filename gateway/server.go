@@ -140,6 +140,11 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Direct {
 		opts.SubscribeHandler, opts.UnsubscribeHandler = s.subscribe, s.unsubscribe
+		// An upstream's elicitation, sampling and logs during a call are
+		// forwarded as requests and notifications during the agent's call,
+		// which protocol 2026-07-28 no longer allows (it returns input
+		// requests instead): direct mode speaks 2025-11-25 and older.
+		opts.SupportedProtocolVersions = directProtocolVersions()
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
 	if cfg.Direct {

@@ -41,9 +41,7 @@ func directAgent(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	// The agent speaks the suite's version, in which a server may send
-	// requests and logs during a call.
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, opts).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "1"}, opts).Connect(context.Background(), ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"fmt"
 	"strconv"
 	"sync"
@@ -82,6 +84,44 @@ func (fs *forwards) drain(ctx context.Context, f *Forward) {
 	for fs.pending.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// countingBody counts the log and progress notifications in a server-sent
+// event stream as it is read (forwards.pending), before the SDK hands them
+// on. It looks at the start of each line only.
+type countingBody struct {
+	io.ReadCloser
+	fs   *forwards
+	line []byte // the start of the line being read
+}
+
+// countedHead is how much of a line is kept: a notification's method comes
+// first after "jsonrpc".
+const countedHead = 256
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	data := p[:n]
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		chunk := data
+		if i >= 0 {
+			chunk = data[:i]
+		}
+		if room := countedHead - len(b.line); room > 0 {
+			b.line = append(b.line, chunk[:min(room, len(chunk))]...)
+		}
+		if i < 0 {
+			break
+		}
+		if bytes.HasPrefix(b.line, []byte("data:")) &&
+			(bytes.Contains(b.line, []byte(`"method":"notifications/progress"`)) || bytes.Contains(b.line, []byte(`"method":"notifications/message"`))) {
+			b.fs.pending.Add(1)
+		}
+		b.line = b.line[:0]
+		data = data[i+1:]
+	}
+	return n, err
 }
 
 // countingTransport counts the log and progress notifications its

@@ -391,6 +391,9 @@ func (t *mcpHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.m.tripped()
 	}
 	resp.Body = body
+	if sse {
+		resp.Body = &countingBody{ReadCloser: resp.Body, fs: &t.m.fwd}
+	}
 	if req.Method == http.MethodPost && t.m.capt.on() {
 		resp.Body = &teeBody{ReadCloser: resp.Body, sse: sse, capt: t.m.capt}
 	}

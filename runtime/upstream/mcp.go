@@ -210,8 +210,10 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	t := l.t
 	if l.proc != nil {
 		t = &captureTransport{inner: t, capt: m.capt}
+		// (Over HTTP the SSE bodies count notifications: a wrapped
+		// streamable connection would lose its standalone stream.)
+		t = &countingTransport{inner: t, fs: &m.fwd}
 	}
-	t = &countingTransport{inner: t, fs: &m.fwd}
 	var opts *mcp.ClientOptions
 	if watch != nil {
 		opts = &mcp.ClientOptions{ToolListChangedHandler: func(ctx context.Context, req *mcp.ToolListChangedRequest) {
