@@ -3,8 +3,8 @@ package upstream
 import (
 	"bytes"
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"sync/atomic"
