@@ -3,7 +3,9 @@
 #               built-in example and runs a program against it
 #   make test   installs the pinned tools and runs the whole test suite
 #   make bench  runs the benchmarks and writes BENCHMARKS.md
-.PHONY: demo test tools build bench
+#   make conformance  runs only the MCP conformance suite (both sides) and
+#               the Inspector tests (make test runs them too)
+.PHONY: demo test tools build bench conformance
 
 NPM_STAMP := tools/npm/node_modules/.package-lock.json
 
@@ -30,6 +32,9 @@ test: tools
 	go test -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime 10s ./runtime/monty
 	go test -run '^$$' -fuzz '^FuzzToRE2$$' -fuzztime 10s ./validate
 	go test -count=1 ./...
+
+conformance: tools
+	go test -count=1 -v -run 'Conformance|Inspector|Direct' ./internal/conformance
 
 # make bench: token economy on the ops lab, compile speed beside peers and
 # runtime numbers, written to BENCHMARKS.md and benchmarks/ (cmd/bench).

@@ -242,8 +242,8 @@ func TestConformanceServer(t *testing.T) {
 	dir := t.TempDir()
 	gen(t, tl, dir, "out: api\nservices:\n  - name: everything\n    mcp_command: "+tl.everything+" stdio\n")
 	url := serve(t, tl, dir, nil)
-	comparePassList(t, "server", "codemode serve --http (code mode, in front of mcp-server-everything): conformance server scenarios",
-		suiteRun(t, tl, nil, "server", "--url", url))
+	comparePassList(t, "server", "codemode serve --http (code mode, in front of mcp-server-everything): conformance server scenarios, pending ones too",
+		suiteRun(t, tl, nil, "server", "--url", url, "--suite", "all"))
 }
 
 // TestConformanceServerDirect runs the suite's server scenarios against
@@ -260,6 +260,6 @@ func TestConformanceServerDirect(t *testing.T) {
 	pack := "out: api\nservices:\n  - name: conformance\n    mcp_command: " + self + "\n    env:\n      " + envTestMCP + ": conformance\nruntime:\n  read_gate: off\n"
 	gen(t, tl, dir, pack)
 	url := serve(t, tl, dir, nil, "--direct")
-	comparePassList(t, "server-direct", "codemode serve --direct --http (in front of the suite's fixtures, testmcp conformance): conformance server scenarios",
-		suiteRun(t, tl, nil, "server", "--url", url))
+	comparePassList(t, "server-direct", "codemode serve --direct --http (in front of the suite's fixtures, testmcp conformance): conformance server scenarios, pending ones too",
+		suiteRun(t, tl, nil, "server", "--url", url, "--suite", "all"))
 }

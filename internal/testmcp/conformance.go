@@ -130,6 +130,21 @@ func conformanceServer() *mcp.Server {
 				}}},
 		}))
 
+	tool("json_schema_2020_12_tool", "Takes a JSON Schema 2020-12 input (SEP-1613).", map[string]any{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"type":    "object",
+		"$defs": map[string]any{"address": map[string]any{"type": "object", "properties": map[string]any{
+			"street": map[string]any{"type": "string"}, "city": map[string]any{"type": "string"},
+		}}},
+		"properties": map[string]any{
+			"name":    map[string]any{"type": "string"},
+			"address": map[string]any{"$ref": "#/$defs/address"},
+		},
+		"additionalProperties": false,
+	}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text("JSON Schema 2020-12 tool called with " + string(req.Params.Arguments)), nil
+	})
+
 	s.AddResource(&mcp.Resource{URI: "test://static-text", Name: "static-text", Description: "A text resource.", MIMEType: "text/plain"},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "This is the content of the static text resource."}}}, nil
