@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"strings"
@@ -55,6 +56,7 @@ type Report struct {
 	MCP      []CompileResult
 	Runtime  *LabRuntime
 	GoBench  []GoBench
+	Goals    []Goal
 	Problems []string // what failed to run, said plainly
 }
 
@@ -85,6 +87,12 @@ func (r *Report) Markdown() string {
 			w("- %s\n", p)
 		}
 		w("\n")
+	}
+
+	if len(r.Goals) > 0 {
+		w("## Performance goals\n\n")
+		w("Each value is a ratio (or a time) of things measured side by side in the same benchmark iterations, so both sides see the same machine load; the source names the benchmark and its metric. A goal is met when the value is at or under its target; the pool's hand-out waits are documented, with no target.\n\n")
+		w("%s\n", GoalsTable(r.Goals))
 	}
 
 	w("## Token economy on the ops lab\n\n")
@@ -254,4 +262,37 @@ func Chart(labs []*LabTokens) string {
 		panels = append(panels, p)
 	}
 	return SVG("Transcript growth: direct tool calls (solid) vs code mode (dashed)", panels)
+}
+
+// GoalsTable renders the goals as a Markdown table: value beside target.
+func GoalsTable(goals []Goal) string {
+	var b strings.Builder
+	b.WriteString("| goal | value | target | met | source |\n|---|---:|---:|---|---|\n")
+	for _, g := range goals {
+		val, target, met := "not measured", "–", "–"
+		if !math.IsNaN(g.Value) {
+			val = fmt.Sprintf("%.*f%s", decimals(g.Value), g.Value, g.Unit)
+		}
+		if g.Target > 0 {
+			target = fmt.Sprintf("≤ %g%s", g.Target, g.Unit)
+			met = "**no**"
+			if g.Met() {
+				met = "yes"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", g.What, val, target, met, g.Source)
+	}
+	return b.String()
+}
+
+func decimals(v float64) int {
+	switch a := math.Abs(v); {
+	case a >= 100:
+		return 0
+	case a >= 10:
+		return 1
+	case a >= 0.1:
+		return 2
+	}
+	return 3
 }

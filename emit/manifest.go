@@ -19,8 +19,8 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 	for _, d := range svc.Diagnostics {
 		ms.Diagnostics = append(ms.Diagnostics, d.String())
 	}
-	pinner := manifest.NewPinner()
-	for _, t := range svc.Tools {
+	pins := manifest.Pins(svc.Tools)
+	for i, t := range svc.Tools {
 		sp := spans[t.Wire]
 		mt := manifest.Tool{
 			Wire: t.Wire, Py: t.Py, Call: "api." + string(svc.Name) + "." + string(t.Py),
@@ -28,12 +28,15 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 			Title:     t.Title, Description: t.Description, Deprecated: t.Deprecated,
 			Lines: [2]int{sp.Start, sp.End}, Params: []manifest.Param{},
 			Input: t.Input, Output: t.Output, Annotations: t.Annotations, HTTP: t.HTTP,
-			Enrichment: decisions[t.Wire], Pin: pinner.Pin(t),
+			Enrichment: decisions[t.Wire], Pin: pins[i],
 		}
 		mt.Original = t.Original
 		mt.Input = manifest.Hoist(ms.Defs, mt.Input)
 		mt.Original = manifest.Hoist(ms.Defs, mt.Original)
 		mt.Output = manifest.Hoist(ms.Defs, mt.Output)
+		if t.ResultObserved {
+			mt.Observed = t.Observed
+		}
 		for _, p := range SignatureOrder(t) {
 			mt.Params = append(mt.Params, manifest.Param{
 				Arg: p.Arg, Wire: p.Wire, Py: p.Py, In: p.In, Required: p.Required,

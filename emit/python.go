@@ -23,7 +23,7 @@ type Span struct{ Start, End int }
 // Python prints api/<service>.py for a resolved service and returns the line
 // span of every tool, keyed by wire name.
 func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
-	p := &printer{svc: svc, done: map[*ir.Shape]bool{}, busy: map[*ir.Shape]bool{}}
+	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}}
 	w := &p.w
 	w.ln(0, Header)
 	w.ln(0, "# Source: "+sourceLine(svc.Source))
@@ -41,7 +41,7 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 		spans[t.Wire] = Span{start, w.line}
 	}
 	// Shapes no tool reached (defensive: Resolve only makes reachable ones).
-	for _, sh := range svc.Shapes {
+	for _, sh := range svc.Objects {
 		if !p.done[sh] {
 			p.shape(sh)
 		}
@@ -57,8 +57,8 @@ type printer struct {
 	// indent is the indentation of printed defs (stubs print methods).
 	indent int
 	w      writer
-	done   map[*ir.Shape]bool // printed
-	busy   map[*ir.Shape]bool // being printed (a reference back is quoted)
+	done   map[*ir.ObjectType]bool // printed
+	busy   map[*ir.ObjectType]bool // being printed (a reference back is quoted)
 }
 
 func sourceLine(s ir.Source) string {
@@ -110,7 +110,7 @@ func (p *printer) shapesIn(t *ir.Type) {
 	}
 	switch t.Kind {
 	case ir.KindObject:
-		sh := t.Shape
+		sh := t.Object
 		if p.done[sh] || p.busy[sh] {
 			return
 		}
@@ -138,7 +138,7 @@ func (p *printer) shapesIn(t *ir.Type) {
 
 // shape prints a TypedDict: the class form when every key is a usable
 // identifier, the functional form otherwise.
-func (p *printer) shape(sh *ir.Shape) {
+func (p *printer) shape(sh *ir.ObjectType) {
 	p.done[sh] = true
 	w := &p.w
 	classForm := true
@@ -200,7 +200,7 @@ func (p *printer) shape(sh *ir.Shape) {
 	w.ln(0, "")
 }
 
-func (p *printer) shapeName(sh *ir.Shape) string {
+func (p *printer) shapeName(sh *ir.ObjectType) string {
 	if p.stub {
 		return "_" + string(p.svc.Name) + "__" + string(sh.Name)
 	}
@@ -231,15 +231,19 @@ func (p *printer) function(t *ir.Tool) {
 	if p.stub {
 		params = append([]string{"self"}, params...)
 	}
+	mark := "" // a return type from observed results says so
+	if t.ResultObserved && !p.stub {
+		mark = "  # observed"
+	}
 	one := "def " + name + "(" + strings.Join(params, ", ") + ") -> " + ret + ":"
 	if len(one) <= lineWidth {
-		w.ln(in, one)
+		w.ln(in, one+mark)
 	} else {
 		w.ln(in, "def "+name+"(")
 		for _, s := range params {
 			w.ln(in+1, s+",")
 		}
-		w.ln(in, ") -> "+ret+":")
+		w.ln(in, ") -> "+ret+":"+mark)
 	}
 	if !p.stub {
 		p.docstring(in+1, p.toolDoc(t, SignatureOrder(t)))
@@ -276,8 +280,8 @@ func (p *printer) signature(t *ir.Tool) (params []string, ret string) {
 // Signature is a tool's Python signature on one line, as the program calls
 // it: "api.<service>.<tool>(a: str, *, b: int | None = None) -> Any".
 func Signature(svc *ir.Service, t *ir.Tool) string {
-	p := &printer{svc: svc, done: map[*ir.Shape]bool{}}
-	for _, sh := range svc.Shapes {
+	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}}
+	for _, sh := range svc.Objects {
 		p.done[sh] = true
 	}
 	params, ret := p.signature(t)
@@ -320,6 +324,10 @@ func (p *printer) toolDoc(t *ir.Tool, params []*ir.Param) []string {
 	}
 	if t.Result != nil {
 		lines = append(lines, "", "Returns:")
+		if t.ResultObserved {
+			lines = append(lines, "    Observed in real results (the tool declares no output schema):",
+				"    any key may be missing; `codemode gen` refreshes it.")
+		}
 		d := t.Result.Description
 		if d == "" {
 			d = p.typ(t.Result)
@@ -475,8 +483,8 @@ func (p *printer) typ(t *ir.Type) string {
 	case ir.KindMap:
 		s = "dict[str, " + p.typ(t.Values) + "]"
 	case ir.KindObject:
-		s = p.shapeName(t.Shape)
-		if !p.done[t.Shape] {
+		s = p.shapeName(t.Object)
+		if !p.done[t.Object] {
 			s = strconv.Quote(s) // a reference back into a cycle
 		}
 	case ir.KindLiteral:

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/codemode-dev/codemode/ir"
 )
@@ -105,8 +108,10 @@ func Run(svc *ir.Service, opts Options) ([]Decision, error) {
 	}
 	var all []Decision
 	memo := proposalMemo{}
+	memo.prefetch(svc)
+	verdicts := verdictMemo{}
 	for _, t := range svc.Tools {
-		ds, err := runTool(svc, t, opts, memo)
+		ds, err := runTool(svc, t, opts, memo, verdicts)
 		if err != nil {
 			return all, fmt.Errorf("enrich %s: %w", t.Wire, err)
 		}
@@ -133,6 +138,64 @@ type target struct {
 // operations, and the rules are pure functions of it.
 type proposalMemo map[string][]Proposal
 
+// prefetch fills the memo with the proposals for every parameter slot of
+// svc's tools as they stand, on up to GOMAXPROCS goroutines: the rules are
+// pure and most of enrich's time on a large spec. A slot enrich changes
+// before it reaches it is simply missed here and proposed for later.
+func (m proposalMemo) prefetch(svc *ir.Service) {
+	type job struct {
+		key, description string
+		schema           ir.Schema
+		required         bool
+		out              []Proposal
+	}
+	var jobs []*job
+	for _, t := range svc.Tools {
+		if t.Input == nil {
+			continue
+		}
+		for _, tg := range toolTargets(svc, t, false) {
+			schema := withoutDescription(tg.view)
+			key, err := json.Marshal([]any{tg.description, schema, tg.required})
+			if err != nil {
+				continue
+			}
+			if _, ok := m[string(key)]; ok {
+				continue
+			}
+			m[string(key)] = nil // claimed; filled below
+			jobs = append(jobs, &job{key: string(key), description: tg.description, schema: schema, required: tg.required})
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(jobs)/32)
+	if workers <= 1 {
+		for k := range m {
+			delete(m, k) // proposed one at a time as Run meets them
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				j := jobs[i]
+				j.out = Propose("", "", j.description, j.schema, j.required)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, j := range jobs {
+		m[j.key] = j.out
+	}
+}
+
 func (m proposalMemo) propose(tool ir.WireName, pointer, description string, schema ir.Schema, required bool) []Proposal {
 	key, err := json.Marshal([]any{description, schema, required})
 	if err != nil {
@@ -152,7 +215,7 @@ func (m proposalMemo) propose(tool ir.WireName, pointer, description string, sch
 	return out
 }
 
-func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo) ([]Decision, error) {
+func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdicts verdictMemo) ([]Decision, error) {
 	if t.Input == nil {
 		return nil, nil
 	}
@@ -179,41 +242,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo) ([]De
 		}
 		t.Original = c
 	}
-	props, _ := t.Input["properties"].(map[string]any)
-	var targets []target
-	for _, p := range t.Params {
-		ps, _ := props[p.Arg].(map[string]any)
-		if ps == nil {
-			continue
-		}
-		p := p
-		view := resolveRef(t.Input, ps, 0)
-		desc := p.Description
-		if desc == "" {
-			desc, _ = view["description"].(string)
-		}
-		ptr := p.Pointer
-		if ptr == "" {
-			ptr = "/properties/" + ir.EscapeToken(p.Arg)
-		}
-		targets = append(targets, target{
-			pointer: ptr, description: desc, holder: ps, view: view, required: p.Required,
-			setRequired: func() {
-				p.Required = true
-				addRequired(t.Input, p.Arg)
-			},
-		})
-		if mcp && (p.In == ir.InArg || p.In == "") {
-			cut := ""
-			walkNested(t.Input, view, ptr, p.Required, map[string]bool{}, 0, &targets, &cut)
-			if cut != "" {
-				svc.Diagnostics = append(svc.Diagnostics, ir.Diagnostic{
-					Code: ir.DiagEnrichTooDeep, File: sourceFile(svc.Source), Pointer: t.Pointer + "/inputSchema" + cut,
-					Message: fmt.Sprintf("parameters nested deeper than %d levels (or more than %d of them) are not enriched", maxNestedDepth, maxNestedTargets),
-				})
-			}
-		}
-	}
+	targets := toolTargets(svc, t, true)
 
 	extra := map[string][]Proposal{}
 	known := map[string]bool{}
@@ -242,7 +271,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo) ([]De
 		sortProposals(ps)
 		required := tg.required
 		for _, p := range ps {
-			d := decide(p, tg.description, tg.view, required, opts.Overrides)
+			d := verdicts.decide(p, tg.description, tg.view, required, opts.Overrides)
 			if d.Accepted {
 				keepOriginal()
 				apply(tg.holder, tg.view, p)
@@ -259,6 +288,48 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo) ([]De
 		out = append(out, Decision{Proposal: e, Reason: "no parameter at pointer " + e.Pointer})
 	}
 	return out, nil
+}
+
+// toolTargets is every parameter slot of a tool the rules read; diagnose
+// adds a diagnostic where MCP nesting is cut short.
+func toolTargets(svc *ir.Service, t *ir.Tool, diagnose bool) []target {
+	mcp := svc.Source.Kind == ir.SourceMCP
+	props, _ := t.Input["properties"].(map[string]any)
+	var targets []target
+	for _, p := range t.Params {
+		ps, _ := props[p.Arg].(map[string]any)
+		if ps == nil {
+			continue
+		}
+		p := p
+		view := resolveRef(t.Input, ps, 0)
+		desc := p.Description
+		if desc == "" {
+			desc, _ = view["description"].(string)
+		}
+		ptr := p.Pointer
+		if ptr == "" {
+			ptr = "/properties/" + ir.EscapeToken(p.Arg)
+		}
+		targets = append(targets, target{
+			pointer: ptr, description: desc, holder: ps, view: view, required: p.Required,
+			setRequired: func() {
+				p.Required = true
+				addRequired(t.Input, p.Arg)
+			},
+		})
+		if mcp && (p.In == ir.InArg || p.In == "") {
+			cut := ""
+			walkNested(t.Input, view, ptr, p.Required, map[string]bool{}, 0, &targets, &cut)
+			if cut != "" && diagnose {
+				svc.Diagnostics = append(svc.Diagnostics, ir.Diagnostic{
+					Code: ir.DiagEnrichTooDeep, File: sourceFile(svc.Source), Pointer: t.Pointer + "/inputSchema" + cut,
+					Message: fmt.Sprintf("parameters nested deeper than %d levels (or more than %d of them) are not enriched", maxNestedDepth, maxNestedTargets),
+				})
+			}
+		}
+	}
+	return targets
 }
 
 func normalizeExtra(e Proposal) Proposal {
@@ -281,11 +352,41 @@ func sortProposals(ps []Proposal) {
 	})
 }
 
+// verdictMemo caches Verify's verdicts by what it reads (the proposal's
+// kind, change, evidence and parameter name; the description, schema and
+// requiredness): the same parameter recurs across a large spec's
+// operations.
+type verdictMemo map[string]verdict
+
+type verdict struct {
+	ok     bool
+	reason string
+}
+
+// decide is decide with Verify's verdict memoized.
+func (m verdictMemo) decide(p Proposal, description string, schema ir.Schema, required bool, overrides map[string]bool) Decision {
+	key, err := json.Marshal([]any{p.Kind, p.To, p.Evidence, lastSegment(p.Pointer), description, withoutDescription(schema), required})
+	if err != nil {
+		return decide(p, description, schema, required, overrides)
+	}
+	v, ok := m[string(key)]
+	if !ok {
+		v.ok, v.reason = Verify(p, description, withoutDescription(schema), required)
+		m[string(key)] = v
+	}
+	return withOverride(Decision{Proposal: p, Accepted: v.ok, Reason: v.reason}, overrides)
+}
+
 // decide verifies p against the current schema and applies any override.
 func decide(p Proposal, description string, schema ir.Schema, required bool, overrides map[string]bool) Decision {
 	ok, reason := Verify(p, description, withoutDescription(schema), required)
-	d := Decision{Proposal: p, Accepted: ok, Reason: reason}
-	if ov, has := overrides[p.ID]; has {
+	return withOverride(Decision{Proposal: p, Accepted: ok, Reason: reason}, overrides)
+}
+
+// withOverride applies an override by proposal ID to a verified decision.
+func withOverride(d Decision, overrides map[string]bool) Decision {
+	ok, reason := d.Accepted, d.Reason
+	if ov, has := overrides[d.ID]; has {
 		switch {
 		case !ov:
 			d.Accepted = false

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,8 +63,15 @@ func diagnoseApproximations(svc *Service) {
 			}
 		}
 	}
+	// A definition already walked at its place is not walked again, nor
+	// sorted among the ones still to walk (a large API's tools each carry
+	// hundreds of the same definitions).
+	walked := func(v any, at string) bool {
+		m, ok := v.(map[string]any)
+		return ok && len(m) > 0 && seen[at]
+	}
 	for i, t := range svc.Tools {
-		walkSchemas(svc, i, t, walk)
+		walkSchemas(svc, i, t, walk, walked)
 	}
 	svc.Diagnostics = append(svc.Diagnostics, out...)
 }
@@ -75,7 +83,7 @@ func diagnoseApproximations(svc *Service) {
 // share is walked once; a schema parse made for the tool (its arguments
 // object, a parameter's own copy) goes with none, and only what is under
 // it is shared.
-func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, own bool)) {
+func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, own bool), walked func(v any, at string) bool) {
 	openapi := svc.Source.Kind == SourceOpenAPI
 	type root struct {
 		s      Schema
@@ -83,7 +91,7 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 		anon   string
 	}
 	place := func(r root, ptr string) string {
-		if src, ok := r.origin.Source(ptr); ok {
+		if src, ok := r.origin.DocPointer(ptr); ok {
 			return src
 		}
 		return r.anon + ptr
@@ -92,17 +100,20 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 	out := root{t.Output, t.OutputOrigin, unplaced(i, "output")}
 	for _, r := range []root{in, out} {
 		if defs, ok := r.s["$defs"].(map[string]any); ok {
-			names := make([]string, 0, len(defs))
-			for n := range defs {
-				names = append(names, n)
+			type def struct{ name, at string }
+			todo := make([]def, 0, len(defs))
+			for n, v := range defs {
+				if at := place(r, "/$defs/"+EscapeToken(n)); !walked(v, at) {
+					todo = append(todo, def{n, at})
+				}
 			}
-			sort.Strings(names)
-			for _, n := range names {
+			slices.SortFunc(todo, func(a, b def) int { return strings.Compare(a.name, b.name) })
+			for _, d := range todo {
 				base := t.Pointer + "/inputSchema/$defs/"
 				if openapi {
 					base = "/components/schemas/"
 				}
-				walk(defs[n], base+EscapeToken(n), place(r, "/$defs/"+EscapeToken(n)), false)
+				walk(defs[d.name], base+EscapeToken(d.name), d.at, false)
 			}
 		}
 	}

@@ -7,8 +7,11 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/codemode-dev/codemode/ir"
@@ -35,6 +38,41 @@ type Pinner struct {
 // NewPinner returns an empty Pinner.
 func NewPinner() *Pinner {
 	return &Pinner{seen: map[*byte]bool{}, cache: map[*byte][]byte{}, open: map[*byte]bool{}}
+}
+
+// Pins returns the pins of tools, in order: the same strings Pin gives,
+// hashed on up to GOMAXPROCS goroutines (one Pinner each) when there are
+// enough tools for it to pay. A large API's definitions run to hundreds of
+// megabytes once each tool's references are spelled out, and hashing them
+// is most of what pinning costs. The schemas must not change meanwhile.
+func Pins(tools []*ir.Tool) []string {
+	out := make([]string, len(tools))
+	workers := min(runtime.GOMAXPROCS(0), len(tools)/16)
+	if workers <= 1 {
+		p := NewPinner()
+		for i, t := range tools {
+			out[i] = p.Pin(t)
+		}
+		return out
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := NewPinner()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(tools) {
+					return
+				}
+				out[i] = p.Pin(tools[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 var errPinCycle = errors.New("pin: schema cycle")

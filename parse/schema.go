@@ -240,6 +240,9 @@ func (o *oas) def(name string) (any, []string) {
 		return nil, nil
 	}
 	ptr := o.defsPtr + "/" + esc(name)
+	if next, done := o.walked[ptr]; done {
+		return v, next // walked before: its references are known
+	}
 	o.walk(v, ptr, refSet{})
 	return v, o.walked[ptr]
 }

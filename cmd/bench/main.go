@@ -9,6 +9,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,8 +28,10 @@ func main() {
 	skipCompile := flag.Bool("skip-compile", false, "skip the compile-speed comparison")
 	skipRuntime := flag.Bool("skip-runtime", false, "skip the runtime numbers")
 	runs := flag.Int("runs", 3, "runs per compile measurement (best kept; 1 for GitHub REST)")
+	skipTokens := flag.Bool("skip-tokens", false, "skip the token economy on the ops lab")
+	flag.BoolVar(&skipGoals, "skip-goals", false, "skip the performance goals")
 	flag.Parse()
-	if err := run(*out, *dir, *work, *peers, *seed, *runs, *skipCompile, *skipRuntime); err != nil {
+	if err := run(*out, *dir, *work, *peers, *seed, *runs, *skipTokens, *skipCompile, *skipRuntime); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -38,7 +41,10 @@ func logf(format string, a ...any) {
 	fmt.Fprintf(os.Stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
 }
 
-func run(out, dir, work, peersDir string, seed uint64, runs int, skipCompile, skipRuntime bool) error {
+// skipGoals skips the performance goals (-skip-goals).
+var skipGoals bool
+
+func run(out, dir, work, peersDir string, seed uint64, runs int, skipTokens, skipCompile, skipRuntime bool) error {
 	ctx := context.Background()
 	if work == "" {
 		w, err := os.MkdirTemp("", "codemode-bench-")
@@ -59,7 +65,11 @@ func run(out, dir, work, peersDir string, seed uint64, runs int, skipCompile, sk
 	lab, cm := filepath.Join(bin, "opslab"), filepath.Join(bin, "codemode")
 	rep := &bench.Report{Date: time.Now(), Machine: bench.ThisMachine(), Seed: seed}
 
-	for _, size := range []opslab.Size{opslab.Small, opslab.Large} {
+	sizes := []opslab.Size{opslab.Small, opslab.Large}
+	if skipTokens {
+		sizes = nil
+	}
+	for _, size := range sizes {
 		logf("token economy: %s lab, 5 incidents × 2 arms", size)
 		lt, err := bench.RunTokens(ctx, lab, filepath.Join(work, "lab-"+string(size)), size, seed)
 		if err != nil {
@@ -71,13 +81,15 @@ func run(out, dir, work, peersDir string, seed uint64, runs int, skipCompile, sk
 	if err := os.MkdirAll(filepath.Join(reportDir, dir), 0o755); err != nil {
 		return err
 	}
-	rep.Chart = filepath.ToSlash(filepath.Join(dir, "transcript.svg"))
-	rep.Steps = filepath.ToSlash(filepath.Join(dir, "steps.md"))
-	if err := os.WriteFile(filepath.Join(reportDir, rep.Chart), []byte(bench.Chart(rep.Labs)), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(reportDir, rep.Steps), []byte(bench.StepsListing(rep.Labs)), 0o644); err != nil {
-		return err
+	if len(rep.Labs) > 0 {
+		rep.Chart = filepath.ToSlash(filepath.Join(dir, "transcript.svg"))
+		rep.Steps = filepath.ToSlash(filepath.Join(dir, "steps.md"))
+		if err := os.WriteFile(filepath.Join(reportDir, rep.Chart), []byte(bench.Chart(rep.Labs)), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(reportDir, rep.Steps), []byte(bench.StepsListing(rep.Labs)), 0o644); err != nil {
+			return err
+		}
 	}
 	// Write what we have now, so a later failure still leaves the tables.
 	if err := os.WriteFile(out, []byte(rep.Markdown()), 0o644); err != nil {
@@ -137,6 +149,26 @@ func run(out, dir, work, peersDir string, seed uint64, runs int, skipCompile, sk
 			}
 			rep.GoBench = append(rep.GoBench, res...)
 		}
+	}
+	if !skipGoals {
+		var gb []bench.GoBench
+		for _, g := range bench.GoalBenchmarks {
+			logf("goals: go test -bench %s %s", g.Pattern, g.Pkg)
+			res, err := bench.RunGoBench(ctx, g.Pkg, g.Pattern, g.Benchtime)
+			if err != nil {
+				rep.Problems = append(rep.Problems, err.Error())
+				continue
+			}
+			gb = append(gb, res...)
+		}
+		ratio := math.NaN()
+		if stub, wire, err := bench.StubTokens("testdata/corpus/mcp"); err != nil {
+			rep.Problems = append(rep.Problems, "stub tokens: "+err.Error())
+		} else {
+			ratio = float64(stub) / float64(wire)
+		}
+		rep.Goals = bench.Goals(gb, ratio)
+		fmt.Print(bench.GoalsTable(rep.Goals))
 	}
 	logf("writing %s", out)
 	return os.WriteFile(out, []byte(rep.Markdown()), 0o644)

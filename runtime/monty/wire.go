@@ -86,7 +86,13 @@ type field struct {
 }
 
 func parseFields(b []byte) ([]field, error) {
-	var out []field
+	// Counted first, so the slice is allocated once (every message of a
+	// call's round trip is parsed here).
+	n := 0
+	if err := eachField(b, func(field) error { n++; return nil }); err != nil {
+		return nil, err
+	}
+	out := make([]field, 0, n)
 	err := eachField(b, func(f field) error {
 		out = append(out, f)
 		return nil

@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/enrich"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/parse"
+)
+
+// Goal is one performance goal (issue 18): a value measured as a ratio
+// (or a time) side by side in one benchmark run, beside its target.
+type Goal struct {
+	What   string
+	Value  float64 // NaN when it was not measured
+	Unit   string  // "×", " ms", " MB"
+	Target float64 // met when Value <= Target; 0 for a number that is only documented
+	Source string  // the benchmark and metric, or the function, it comes from
+}
+
+// Met says whether the goal is reached.
+func (g Goal) Met() bool { return g.Target > 0 && !math.IsNaN(g.Value) && g.Value <= g.Target }
+
+// goalMetric is a goal read from a Go benchmark's reported metric.
+type goalMetric struct {
+	what, pkg, bench, metric, unit string
+	target                         float64
+}
+
+// GoalBenchmarks are the Go benchmarks that measure the goals, with the
+// -benchtime each is run at (cmd/bench runs them).
+var GoalBenchmarks = []struct{ Pkg, Pattern, Benchtime string }{
+	{"./parse", "^BenchmarkCompileVsKinFloor$", "2x"},
+	{"./runtime", "^(BenchmarkRunCodeFloor|BenchmarkCallOverhead|BenchmarkTimeLimitLateness)$", "10x"},
+	{"./runtime", "^BenchmarkPoolUnderLoad$", "3x"},
+}
+
+var goalMetrics = []goalMetric{
+	{"compile Stripe (494 ops, YAML) / kin-openapi load", "./parse", "BenchmarkCompileVsKinFloor", "stripe-x-floor", "×", 0.5},
+	{"compile GitHub REST (1,223 ops) / kin-openapi load", "./parse", "BenchmarkCompileVsKinFloor", "github-x-floor", "×", 0.5},
+	{"compile Kubernetes (Swagger 2.0) / kin-openapi load", "./parse", "BenchmarkCompileVsKinFloor", "kubernetes-x-floor", "×", 0.5},
+	{"compile Stripe: peak live heap", "./parse", "BenchmarkCompileVsKinFloor", "stripe-peak-MB", " MB", 300},
+	{"compile GitHub REST: peak live heap", "./parse", "BenchmarkCompileVsKinFloor", "github-peak-MB", " MB", 300},
+	{"compile Kubernetes: peak live heap", "./parse", "BenchmarkCompileVsKinFloor", "kubernetes-peak-MB", " MB", 300},
+	{"warm trivial run_code, no type check / bare Monty feed", "./runtime", "BenchmarkRunCodeFloor", "notc-x-feed", "×", 50},
+	{"warm trivial run_code with type check, small pack", "./runtime", "BenchmarkRunCodeFloor", "tc-ms", " ms", 3},
+	{"one-service program, type-checked: large pack / small pack", "./runtime", "BenchmarkRunCodeFloor", "tc-large/small", "×", 1.5},
+	{"per-call overhead over a direct call / Monty host round trip", "./runtime", "BenchmarkCallOverhead", "overhead-x-hostcall", "×", 2},
+	{"1,000 calls to an in-process upstream, one program", "./runtime", "BenchmarkCallOverhead", "ms/1000calls", " ms", 60},
+	{"program stopped after its time limit (host work included)", "./runtime", "BenchmarkTimeLimitLateness", "ms-late", " ms", 100},
+	{"hand-out wait p50, 1 program at a time", "./runtime", "BenchmarkPoolUnderLoad", "p50-ms@1", " ms", 0},
+	{"hand-out wait p99, 1 program at a time", "./runtime", "BenchmarkPoolUnderLoad", "p99-ms@1", " ms", 0},
+	{"hand-out wait p50, 8 programs at once", "./runtime", "BenchmarkPoolUnderLoad", "p50-ms@8", " ms", 0},
+	{"hand-out wait p99, 8 programs at once", "./runtime", "BenchmarkPoolUnderLoad", "p99-ms@8", " ms", 0},
+	{"hand-out wait p50, 32 programs at once", "./runtime", "BenchmarkPoolUnderLoad", "p50-ms@32", " ms", 0},
+	{"hand-out wait p99, 32 programs at once", "./runtime", "BenchmarkPoolUnderLoad", "p99-ms@32", " ms", 0},
+}
+
+// Goals reads every goal from the Go benchmarks' results, and the stub
+// token ratio (stubTokens; NaN when it was not measured), in order.
+func Goals(gb []GoBench, stubTokens float64) []Goal {
+	var out []Goal
+	for i, m := range goalMetrics {
+		if i == 12 { // after the time limit, before the pool's numbers
+			out = append(out, Goal{What: "stub tokens / wire JSON tokens (MCP corpus), every default, bound, pattern and enum kept", Value: stubTokens, Unit: "×", Target: 0.6, Source: "bench.StubTokens"})
+		}
+		g := Goal{What: m.what, Value: math.NaN(), Unit: m.unit, Target: m.target, Source: fmt.Sprintf("%s %s (%s)", strings.TrimPrefix(m.pkg, "./"), m.bench, m.metric)}
+		for _, b := range gb {
+			if b.Package == m.pkg && b.Name == m.bench {
+				if v, ok := b.Metrics[m.metric]; ok {
+					g.Value = v
+				}
+			}
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// StubTokens is the tokens of the Python modules codemode writes for the
+// MCP tool lists under dir (api/<svc>.py, what the model reads) over the
+// tokens of the same tools as the wire sends them (each list's "tools"
+// array, compact JSON), summed over the lists.
+func StubTokens(dir string) (stub, wire int, err error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	sort.Strings(files)
+	if len(files) == 0 {
+		return 0, 0, fmt.Errorf("no tool lists in %s", dir)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return 0, 0, err
+		}
+		var doc struct {
+			Tools json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return 0, 0, fmt.Errorf("%s: %v", f, err)
+		}
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, doc.Tools); err != nil {
+			return 0, 0, fmt.Errorf("%s: %v", f, err)
+		}
+		svc, err := parse.MCPFile(f, parse.Options{})
+		if err != nil {
+			return 0, 0, err
+		}
+		if _, err := enrich.Run(svc, enrich.Options{}); err != nil {
+			return 0, 0, err
+		}
+		ir.Resolve(svc)
+		py, _ := emit.Python(svc)
+		stub += Tokens(string(py))
+		wire += Tokens(compact.String())
+	}
+	return stub, wire, nil
+}
