@@ -354,7 +354,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.WorkerDied = true
 		res.Error = "the sandbox worker died while running the program (" + err.Error() + "); it was replaced. " + completedCalls(res.Calls)
 	case out.TypingError != "":
-		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, r)
+		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, code, r)
 	case out.Limit != "":
 		res.setLimit(string(out.Limit), limitMessage(out, r.limits))
 	case out.Exception != nil:
