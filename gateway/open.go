@@ -219,7 +219,7 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	o.Metrics.Services(services)
 	g.srv, err = New(Config{
 		Runtime: g.rt, FileDir: o.FileDir, Direct: o.Direct, Shapes: shapes, Audit: auditor,
-		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics,
+		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics, Logf: o.Logf,
 	})
 	g.opts = o
 	if err == nil && ready != nil {

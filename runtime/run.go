@@ -413,7 +413,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Error = "the sandbox worker died while running the program (" + err.Error() + "); it was replaced. " + completedCalls(res.Calls)
 		res.Err = &WorkerDiedError{Cause: err, Message: res.Error}
 	case out.TypingError != "":
-		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, r)
+		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, code, r)
 		res.Err = &TypeCheckError{Message: res.Error, Checker: out.TypingError}
 	case out.Limit != "":
 		res.setLimit(string(out.Limit), limitMessage(out, r.limits))

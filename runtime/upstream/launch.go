@@ -139,7 +139,9 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 		}
 		hc.Transport = &mcpHTTP{base: base, home: origin(u), creds: creds, header: cfg.Header.Clone(), m: m}
 		m.launch = func() (*launched, error) {
-			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxEventSize: -1}}, nil
+			// The standalone SSE stream stays on: servers send requests
+			// unrelated to a call (elicitation) and list_changed there.
+			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: -1}}, nil
 		}
 		if oauth != nil {
 			plain := m.launch
@@ -419,6 +421,9 @@ func (t *mcpHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.m.tripped()
 	}
 	resp.Body = body
+	if sse {
+		resp.Body = &countingBody{ReadCloser: resp.Body, fs: &t.m.fwd}
+	}
 	if req.Method == http.MethodPost && t.m.capt.on() {
 		resp.Body = &teeBody{ReadCloser: resp.Body, sse: sse, capt: t.m.capt}
 	}
