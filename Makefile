@@ -1,9 +1,10 @@
 # Two commands on a fresh machine:
 #   make demo   installs the pinned tools, builds codemode, compiles the
 #               built-in example and runs a program against it
-#   make test   installs the pinned tools and runs the whole test suite
+#   make test   installs the pinned tools (and PostgreSQL's server binaries
+#               when missing) and runs the whole test suite
 #   make bench  runs the benchmarks and writes BENCHMARKS.md
-.PHONY: demo test tools build bench
+.PHONY: demo test tools build bench postgres
 
 NPM_STAMP := tools/npm/node_modules/.package-lock.json
 
@@ -11,6 +12,11 @@ tools: $(NPM_STAMP)
 $(NPM_STAMP): tools/npm/package.json tools/npm/package-lock.json
 	cd tools/npm && npm ci --no-audit --no-fund
 	touch $(NPM_STAMP)
+
+# PostgreSQL's server binaries for the tests that start a throwaway cluster
+# (internal/testpg); installed from Debian's packages when missing.
+postgres:
+	./scripts/postgres
 
 build: tools
 	go build -o bin/codemode ./cmd/codemode
@@ -22,7 +28,7 @@ demo: build
 	@echo; echo "--- codemode run examples/demo/program.py ---"
 	cd examples/demo && ../../bin/codemode run -c codemode.yaml program.py
 
-test: tools
+test: tools postgres
 	go vet ./...
 	go test -run '^$$' -fuzz '^FuzzMCP$$' -fuzztime 10s ./parse
 	go test -run '^$$' -fuzz '^FuzzOpenAPI$$' -fuzztime 10s ./parse

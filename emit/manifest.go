@@ -34,6 +34,9 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 		mt.Input = manifest.Hoist(ms.Defs, mt.Input)
 		mt.Original = manifest.Hoist(ms.Defs, mt.Original)
 		mt.Output = manifest.Hoist(ms.Defs, mt.Output)
+		if t.ResultObserved {
+			mt.Observed = t.Observed
+		}
 		for _, p := range SignatureOrder(t) {
 			mt.Params = append(mt.Params, manifest.Param{
 				Arg: p.Arg, Wire: p.Wire, Py: p.Py, In: p.In, Required: p.Required,

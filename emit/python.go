@@ -24,7 +24,7 @@ type Span struct{ Start, End int }
 // Python prints api/<service>.py for a resolved service and returns the line
 // span of every tool, keyed by wire name.
 func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
-	p := &printer{svc: svc, done: map[*ir.Shape]bool{}, busy: map[*ir.Shape]bool{}}
+	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}}
 	w := &p.w
 	w.ln(0, Header)
 	w.ln(0, "# Source: "+sourceLine(svc.Source))
@@ -44,7 +44,7 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 		spans[t.Wire] = Span{start, w.line}
 	}
 	// Shapes no tool reached (defensive: Resolve only makes reachable ones).
-	for _, sh := range svc.Shapes {
+	for _, sh := range svc.Objects {
 		if !p.done[sh] {
 			p.shape(sh)
 		}
@@ -80,8 +80,8 @@ type printer struct {
 	// indent is the indentation of printed defs (stubs print methods).
 	indent int
 	w      writer
-	done   map[*ir.Shape]bool // printed
-	busy   map[*ir.Shape]bool // being printed (a reference back is quoted)
+	done   map[*ir.ObjectType]bool // printed
+	busy   map[*ir.ObjectType]bool // being printed (a reference back is quoted)
 	// aliases name the long Literal types several parameters share (the
 	// module prints each once, as Name = Literal[...]); printed says
 	// which are printed.
@@ -115,7 +115,7 @@ func (p *printer) findAliases() {
 		}
 	}
 	taken := map[string]bool{"Any": true, "Literal": true, "NotRequired": true, "Required": true, "TypedDict": true}
-	for _, sh := range p.svc.Shapes {
+	for _, sh := range p.svc.Objects {
 		taken[string(sh.Name)] = true
 	}
 	for _, t := range p.svc.Tools {
@@ -237,7 +237,7 @@ func (p *printer) shapesIn(t *ir.Type) {
 	}
 	switch t.Kind {
 	case ir.KindObject:
-		sh := t.Shape
+		sh := t.Object
 		if p.done[sh] || p.busy[sh] {
 			return
 		}
@@ -265,7 +265,7 @@ func (p *printer) shapesIn(t *ir.Type) {
 
 // shape prints a TypedDict: the class form when every key is a usable
 // identifier, the functional form otherwise.
-func (p *printer) shape(sh *ir.Shape) {
+func (p *printer) shape(sh *ir.ObjectType) {
 	p.done[sh] = true
 	w := &p.w
 	classForm := true
@@ -338,7 +338,7 @@ func (p *printer) shape(sh *ir.Shape) {
 	w.ln(0, "")
 }
 
-func (p *printer) shapeName(sh *ir.Shape) string {
+func (p *printer) shapeName(sh *ir.ObjectType) string {
 	if p.stub {
 		return "_" + string(p.svc.Name) + "__" + string(sh.Name)
 	}
@@ -380,9 +380,13 @@ func (p *printer) function(t *ir.Tool) {
 	if !p.stub {
 		docs = paramDocs(t, params)
 	}
+	mark := "" // a return type from observed results says so
+	if t.ResultObserved && !p.stub {
+		mark = "  # observed"
+	}
 	one := "def " + name + "(" + strings.Join(params, ", ") + ") -> " + ret + ":"
 	if len(one) <= lineWidth && docs == nil {
-		w.ln(in, one)
+		w.ln(in, one+mark)
 	} else {
 		w.ln(in, "def "+name+"(")
 		for i, s := range params {
@@ -392,7 +396,7 @@ func (p *printer) function(t *ir.Tool) {
 				w.ln(in+1, s+",")
 			}
 		}
-		w.ln(in, ") -> "+ret+":")
+		w.ln(in, ") -> "+ret+":"+mark)
 	}
 	// A docstring is a whole body: "..." follows only a def without one.
 	if p.stub || !p.docstring(in+1, p.toolDoc(t)) {
@@ -432,8 +436,8 @@ func (p *printer) signature(t *ir.Tool) (params []string, ret string) {
 // it: "api.<service>.<tool>(a: str, *, b: int = None) -> Any" (an optional
 // parameter's "= None" means omitted).
 func Signature(svc *ir.Service, t *ir.Tool) string {
-	p := &printer{svc: svc, done: map[*ir.Shape]bool{}}
-	for _, sh := range svc.Shapes {
+	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}}
+	for _, sh := range svc.Objects {
 		p.done[sh] = true
 	}
 	params, ret := p.signature(t)
@@ -468,12 +472,18 @@ func (p *printer) toolDoc(t *ir.Tool) []string {
 		lines = append(lines, "", strings.Join(notes, " "))
 	}
 	// The parameters are documented in the signature (paramDocs); a
-	// result with no description has no Returns section (the annotation
-	// says it).
-	if t.Result != nil && t.Result.Description != "" {
+	// result has a Returns section only for what the annotation does not
+	// say: its description, or that it was observed.
+	if t.Result != nil && (t.Result.Description != "" || t.ResultObserved) {
 		lines = append(lines, "", "Returns:")
-		for _, l := range paragraph(t.Result.Description) {
-			lines = append(lines, "    "+l)
+		if t.ResultObserved {
+			lines = append(lines, "    Observed in real results (the tool declares no output schema):",
+				"    any key may be missing; `codemode gen` refreshes it.")
+		}
+		if t.Result.Description != "" {
+			for _, l := range paragraph(t.Result.Description) {
+				lines = append(lines, "    "+l)
+			}
 		}
 	}
 	for len(lines) > 0 && lines[0] == "" {
@@ -645,8 +655,8 @@ func (p *printer) typ(t *ir.Type) string {
 	case ir.KindMap:
 		s = "dict[str, " + p.typ(t.Values) + "]"
 	case ir.KindObject:
-		s = p.shapeName(t.Shape)
-		if !p.done[t.Shape] {
+		s = p.shapeName(t.Object)
+		if !p.done[t.Object] {
 			s = strconv.Quote(s) // a reference back into a cycle
 		}
 	case ir.KindLiteral:

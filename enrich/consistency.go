@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/codemode-dev/codemode/ir"
 )
@@ -44,6 +45,22 @@ func sourceValues(description string, s ir.Schema) []sourceValue {
 		for _, e := range es {
 			if e != nil {
 				out = append(out, sourceValue{e, "the existing enum value"})
+			}
+		}
+	}
+	// The values an anyOf/oneOf branch lists (`{"type": "string", "enum":
+	// [""]}`, a const per branch) are values of the parameter too.
+	if bs, ok := branches(s); ok {
+		for _, b := range bs {
+			if c, ok := b["const"]; ok && c != nil {
+				out = append(out, sourceValue{c, "the existing const"})
+			}
+			if es, ok := b["enum"].([]any); ok {
+				for _, e := range es {
+					if e != nil {
+						out = append(out, sourceValue{e, "the existing enum value"})
+					}
+				}
 			}
 		}
 	}
@@ -118,7 +135,11 @@ func verifyConsistent(p Proposal, description string, s ir.Schema) (bool, string
 		return true, ""
 	}
 	merged := mergedView(s, p.To)
+	stray := strayEnumValues(p, s)
 	for _, sv := range sourceValues(description, s) {
+		if sv.where == "the existing enum value" && stray[show(sv.val)] {
+			continue
+		}
 		if why := violates(merged, sv.val); why != "" {
 			return false, fmt.Sprintf("%s %s %s", sv.where, show(sv.val), why)
 		}
@@ -237,4 +258,66 @@ func verifySubject(p Proposal, description string) (bool, string) {
 		return true, ""
 	}
 	return false, fmt.Sprintf("the evidence is about %q, not this parameter", m[1])
+}
+
+// strayEnumValues lists (by their JSON) the values of the existing enum
+// that an enum proposal may drop: values unlike every value the prose
+// lists, a defect of the schema rather than a value ("side" beside the
+// listed `LEFT` and `RIGHT`, where the prose names the `side` parameter).
+// A value is unlike the listed ones when they all share one letter case
+// and it has another. An empty string or null is never stray: it is how
+// many APIs clear a field, and prose rarely lists it.
+func strayEnumValues(p Proposal, s ir.Schema) map[string]bool {
+	if p.Kind != KindEnum {
+		return nil
+	}
+	old, ok := s["enum"].([]any)
+	listed, ok2 := p.To["enum"].([]any)
+	if !ok || !ok2 || len(listed) == 0 {
+		return nil
+	}
+	shape := ""
+	for _, v := range listed {
+		sv, ok := v.(string)
+		if !ok {
+			return nil
+		}
+		sh := letterCase(sv)
+		if sh == "" || shape != "" && sh != shape {
+			return nil
+		}
+		shape = sh
+	}
+	out := map[string]bool{}
+	for _, v := range old {
+		sv, ok := v.(string)
+		if !ok || sv == "" {
+			continue
+		}
+		if sh := letterCase(sv); sh != "" && sh != shape {
+			out[show(v)] = true
+		}
+	}
+	return out
+}
+
+// letterCase is "upper" or "lower" when every letter of v has that case,
+// else "" (mixed, or no letters).
+func letterCase(v string) string {
+	up, low := false, false
+	for _, r := range v {
+		switch {
+		case unicode.IsUpper(r):
+			up = true
+		case unicode.IsLower(r):
+			low = true
+		}
+	}
+	switch {
+	case up && !low:
+		return "upper"
+	case low && !up:
+		return "lower"
+	}
+	return ""
 }

@@ -19,10 +19,13 @@ func FuzzPropose(f *testing.F) {
 		"- `x`: first (default)\n- `y`: second",
 		"Up to six, capped at 5 unless configured; starting at 1 (e.g. 0)",
 		"*_`**__*`_",
+		"See [the docs](https://x/y). One of <code>a</code> or <code>b</code>.<br>Colour, red or blue.",
+		"Currently, `a` and `b` are supported. By default, the `p` will be the current user.",
 	} {
 		f.Add(s)
 	}
-	types := []string{`{"type":"string"}`, `{"type":"integer"}`, `{"type":"number"}`, `{"type":"array"}`, `{"type":"boolean"}`, `{"type":"string","enum":["a","b"],"default":"a","example":"b"}`}
+	types := []string{`{"type":"string"}`, `{"type":"integer"}`, `{"type":"number"}`, `{"type":"array"}`, `{"type":"boolean"}`, `{"type":"string","enum":["a","b"],"default":"a","example":"b"}`,
+		`{"anyOf":[{"type":"string","const":"a"},{"type":"string","enum":["","b"]}]}`}
 	f.Fuzz(func(t *testing.T, desc string) {
 		for _, ts := range types {
 			s := mustSchema(t, ts)

@@ -33,6 +33,10 @@ var boundIntros = []boundIntro{
 	{regexp.MustCompile(`(?i)\b(?:greater|larger|more|higher|longer) than\s+`), bExMin},
 }
 
+// relativeEndRe: an upper end that is a quantity named in words ("the
+// number of ...", "total number of ...", "the length of ...").
+var relativeEndRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:total\s+)?(?:number|count|length|size|amount)\s+of\b`)
+
 var (
 	betweenRe = regexp.MustCompile(`(?i)\b(between|from|range(?:s)? from|ranges? between)\s+`)
 	// dashRangeRe: "(1-10)", "be 3–12", "Values: 2000-10000".
@@ -98,7 +102,29 @@ func boundOK(d string, h boundHit) bool {
 			return false
 		}
 	}
-	return true
+	return !jointBound(d, h)
+}
+
+// jointRe marks a bound on several things together ("in total", "combined").
+var jointRe = regexp.MustCompile(`(?i)\b(?:in total|combined|together|altogether|in aggregate|in sum|summed)\b|\b(?:total|sum|combined) (?:number|count|length|size|amount) of\b`)
+
+// coordRe: a coordination of two or more things ("users, apps, and teams").
+var coordRe = regexp.MustCompile(`(?i)\w,? (?:and|or|plus) \w`)
+
+// jointBound says whether the bound's clause counts several things together
+// ("The list of users, apps, and teams in total is limited to 100 items",
+// "apps and teams combined may not exceed 10"): a coordination before the
+// bound and a word that joins the counts. Each list alone may hold fewer,
+// so no one list gets the bound.
+func jointBound(d string, h boundHit) bool {
+	start := strings.LastIndexAny(d[:h.ev.start], ".;\n")
+	before := d[start+1 : h.ev.start]
+	end := strings.IndexAny(d[h.ev.end:], ".;\n")
+	if end < 0 {
+		end = len(d) - h.ev.end
+	}
+	clause := before + d[h.ev.start:h.ev.end+end]
+	return jointRe.MatchString(clause) && coordRe.MatchString(before)
 }
 
 func (c *ctx) boundHits() []boundHit {
@@ -155,6 +181,11 @@ func (c *ctx) rawBoundHits() []boundHit {
 		i += len(cm)
 		b, n2, ok := readNumber(d[i:])
 		if !ok {
+			// "between 1 and the number of items": the upper bound is
+			// relative (not a keyword), the lower one still holds.
+			if strings.Contains(word, "between") && relativeEndRe.MatchString(d[i:]) {
+				hits = append(hits, boundHit{bMin, a, span{m[0], m[1] + n1}, unitWords(d, m[1]+n1), RuleRange})
+			}
 			continue
 		}
 		i += n2

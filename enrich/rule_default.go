@@ -15,6 +15,9 @@ var defaultIntros = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bby default,?\s+(?:this value|the value|its value|it)\s+is\s+`), // "By default, this value is X"
 }
 
+// byDefaultSelfRe: "By default, the `x` is|will be ..." (the name is checked).
+var byDefaultSelfRe = regexp.MustCompile("(?i)\\bby default,?\\s+(?:the\\s+)?(`[^`]+`|[\\w-]+)\\s+(?:is|will be)\\s+")
+
 // "default 100", "(default false)", "Default `x`": a literal right after.
 var defaultLiteralRe = regexp.MustCompile(`(?i)\bdefault\s+`)
 
@@ -27,11 +30,14 @@ var (
 	omitRe = regexp.MustCompile(`(?i)\b(?:if|when|where)\s+(?:(?:it|this|this value|this field|this parameter|this option|the value|the parameter|the field|a value|no value)\s+(?:is|are)\s+)?(?:not\s+(?:specified|provided|set|given|passed|supplied|present|defined|included|used|sent)|omitted|unset|unspecified|absent|missing|left (?:blank|empty|out|unset)|nil|null|empty|blank)\b` +
 		`|\b(?:if|when)\s+(?:you\s+)?(?:do not|don't|did not)\s+(?:specify|provide|pass|set|supply|give|include)(?:\s+(?:a value|one|it|this parameter|this))?\b` +
 		`|\b(?:if|when)\s+(?:the\s+)?[\w-]+\s+(?:does not|doesn't)\s+(?:provide|specify|set|pass|supply)\s+(?:this|it|one|a value)\b` +
-		`|\bif\s+no\s+value\s+is\s+(?:given|provided|specified|set)\b`)
+		`|\b(?:if|when)\s+(?:you\s+)?(?:omit|leave\s+out|skip)\s+(?:it|this|this parameter|this field|the\s+[\w-]+)\b|\bif\s+no\s+(?:value|[\w-]+)\s+is\s+(?:given|provided|specified|set|passed|supplied|sent|included)\b`)
 	// tailRe: where a condition starts inside a value phrase.
 	tailRe = regexp.MustCompile(`(?i)\s+(?:if|unless|when|whenever|except|depending|in case)\b`)
 	// runtimeCueRe: the value comes from state the caller cannot see.
-	runtimeCueRe = regexp.MustCompile(`(?i)\b(?:current|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default|looked up|taken from|read from|fetched|assumed|account|token|credentials)\b|\bIP\b`)
+	runtimeCueRe = regexp.MustCompile(`(?i)\b(?:current|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default|looked up|taken from|read from|fetched|assumed|account|token|credentials)\b|\bIP\b` +
+		// the state of a referenced resource: "the full amount of the
+		// authorization", "the remaining balance".
+		`|\b(?:full|entire|whole|remaining|outstanding|original|existing) (?:[\w-]+ )?(?:amount|balance|quantity|price|total)\b`)
 	authCueRe    = regexp.MustCompile(`(?i)\b(?:authenticated|unauthenticated|keyless|logged[- ]in|signed[- ]in|anonymous)\b`)
 	relTimeRe    = regexp.MustCompile(`(?i)^\S+\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|ms|milliseconds?)\s+(?:from|after|before|since|ago|prior)\b|\bago\b|\bfrom now\b`)
 	nonValueRe   = regexp.MustCompile(`(?i)^(?:everything|all|nothing|none|empty|null|nil|unset|unlimited|infinite|any|no limit|n/a)\b|^\[`)
@@ -49,7 +55,14 @@ var (
 	// behaviourRe: what happens when the parameter is left out, not which
 	// value it takes ("the current value is returned and nothing is
 	// changed", "all items are listed").
-	behaviourRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b`)
+	behaviourRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b` +
+		// an active verb of what the service then does ("Stripe will
+		// dynamically show relevant payment methods")
+		`|\b(?:will|would)\s+(?:\w+ly\s+)?(?:show|display|return|list|present|offer|skip|ignore|keep|leave|include|exclude)\b`)
+	// insteadRe: leaving the parameter out selects another mechanism,
+	// not a value for it ("If omitted, the federated token is used
+	// directly", "the password is used instead").
+	insteadRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets)\s+used\s+(?:directly|instead|as[- ]is|alone|on its own)\b`)
 	// scopedRe: a literal default that holds for one case only ("2 for
 	// directories and 0 for files").
 	scopedRe = regexp.MustCompile(`(?i)^(?:for|when|if|unless|except)\b`)
@@ -141,8 +154,20 @@ func (c *ctx) classify(phrase, sentence string) (valueKind, any) {
 		return vkRuntime, nil
 	}
 	if v, ok := c.literal(core); ok {
-		if conditional || authCueRe.MatchString(sentence) {
+		if authCueRe.MatchString(sentence) {
 			return vkRuntime, nil
+		}
+		if conditional {
+			// A literal default for one case ("true when Alexandria is
+			// combined with web", "false when attaching a PaymentMethod to
+			// a Customer") is a conditional default: omitting the
+			// parameter stays a choice the schema can describe. Only a
+			// case that is itself runtime state ("if the account has ...")
+			// makes it one the caller cannot see.
+			if runtimeCueRe.MatchString(phrase[len(core):]) {
+				return vkRuntime, nil
+			}
+			return vkNone, nil
 		}
 		return vkStatic, v
 	}
@@ -248,7 +273,7 @@ func (c *ctx) defaultRules() []Proposal {
 	addPhrase := func(intro []int, valStart int) {
 		end := phraseEnd(d, valStart)
 		sent := c.sentenceText(intro[0])
-		if !c.defaultSubjectOK(intro[0]) {
+		if !c.defaultSubjectOK(intro[0]) || c.frontedCondition(intro[0]) {
 			return
 		}
 		k, v := c.classify(d[valStart:end], sent)
@@ -259,6 +284,13 @@ func (c *ctx) defaultRules() []Proposal {
 	for _, re := range defaultIntros {
 		for _, m := range re.FindAllStringIndex(d, -1) {
 			addPhrase(m, m[1])
+		}
+	}
+	// "By default, the `author` will be the authenticated user": the
+	// parameter's own name as the subject.
+	for _, m := range byDefaultSelfRe.FindAllStringSubmatchIndex(d, -1) {
+		if strings.Trim(d[m[2]:m[3]], "`") == c.name {
+			addPhrase(m[:2], m[1])
 		}
 	}
 	for _, m := range defaultLiteralRe.FindAllStringIndex(d, -1) {
@@ -394,7 +426,7 @@ func (c *ctx) omitHits() []defaultHit {
 			// "If omitted for close, current tab is closed."
 			clause = strings.TrimSpace(clause[strings.Index(clause, ",")+1:])
 		}
-		if clause == "" {
+		if clause == "" || insteadRe.MatchString(clause) {
 			continue
 		}
 		// "If not included, `size` is `30`": the parameter's own name, then
@@ -468,6 +500,32 @@ func hasDefaultLiteral(s string) bool {
 		w, _, _ := readIdent(rest)
 		if lw := strings.ToLower(w); lw == "true" || lw == "false" {
 			return true
+		}
+	}
+	return false
+}
+
+// labelRe: a leading label of a sentence ("Note:", "Important:").
+var labelRe = regexp.MustCompile("(?i)^\\s*`?(?:note|important|warning|tip)\\s*:`?\\s*")
+
+// frontedCondition says whether the sentence holding offset at opens with
+// a condition before it that is not the parameter's omission: "If you're
+// creating a repository in an organization that has disabled projects,
+// the default is `false`" states a default for one case. "If not
+// specified, defaults to 10" is the omission itself.
+func (c *ctx) frontedCondition(at int) bool {
+	s := sentenceAt(c.sents, at)
+	if s.start > at {
+		return false
+	}
+	before := c.desc[s.start:at]
+	if m := labelRe.FindStringIndex(before); m != nil {
+		before = before[m[1]:]
+	}
+	low := strings.ToLower(strings.TrimSpace(before))
+	for _, w := range []string{"if ", "when ", "for ", "unless ", "in case ", "where "} {
+		if strings.HasPrefix(low, w) {
+			return !omitRe.MatchString(before)
 		}
 	}
 	return false

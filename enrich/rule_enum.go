@@ -7,7 +7,7 @@ import (
 
 // enumIntroRe introduces a closed list of values.
 var enumIntroRe = regexp.MustCompile(`(?i)\b(?:` +
-	`(?:can|must|may|should|could|will)(?: only)? be(?: one of| either| set to)?(?: the following)?(?: values)?` +
+	`(?:can|must|may|should|could|will)(?: only)? be(?: one of| either| set to| (?:passed|given|sent|specified|provided|set) as)?(?: the following)?(?: values)?` +
 	`|(?:is |be )?one of(?: the following)?(?: values)?` +
 	`|(?:valid|acceptable|allowed|possible|supported|accepted|permitted|available) (?:values|options|choices|settings) (?:are|is)` +
 	`|the (?:options|choices|allowed values|valid values|values|possible values) are` +
@@ -221,6 +221,21 @@ func (c *ctx) enumRule() []Proposal {
 		}
 		cands = append(cands, cand{vals: itemVals(items), ev: span{j, j + n}, rule: RuleEnum})
 	}
+	for _, bc := range c.bareAlternatives() {
+		cands = append(cands, cand{bc.vals, bc.ev, RuleEnum})
+	}
+	for _, bc := range c.supportedLists() {
+		cands = append(cands, cand{bc.vals, bc.ev, RuleEnum})
+	}
+	// One flag word alone ("must be set to `true` ...") is a usage, not
+	// the closed list.
+	kept := cands[:0]
+	for _, cd := range cands {
+		if !(len(cd.vals) == 1 && allBoolWords(cd.vals)) {
+			kept = append(kept, cd)
+		}
+	}
+	cands = kept
 	// Two different lists for one parameter: the prose is scoped or
 	// inconsistent, so neither is the closed set.
 	for i := 1; i < len(cands); i++ {
@@ -440,4 +455,115 @@ var frontedWords = map[string]bool{"in": true, "on": true, "at": true, "for": tr
 func frontedPhrase(text string) bool {
 	w := wordsAfter(text, 1)
 	return len(w) == 1 && frontedWords[w[0]]
+}
+
+// A bare alternative list ("red or blue") is read only in two sentence
+// shapes, where the words can be nothing but the parameter's values:
+//
+//	<noun phrase>, [either] a[, b] or c.     "Colour of the label, red or blue."
+//	... is|are|be either a[, b] or c.         "Can be either deployed or decommissioned."
+//
+// The noun phrase opens the sentence and holds no verb marker ("Items to
+// update, add, or remove" lists actions; "files to be updated, renamed,
+// or deleted" lists what happens to them); the values are lower-case
+// words, not function words or the parameter's own name ("use either
+// manifest or filename" names parameters), joined by "or" alone, and the
+// list ends the sentence.
+var (
+	bareNPRe     = regexp.MustCompile(`^([A-Za-z][\w'’ -]{0,60}), (?:either )?`)
+	bareEitherRe = regexp.MustCompile(`(?i)\b(?:is|are|be) either `)
+	bareTokRe    = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
+	npVerbRe     = regexp.MustCompile(`(?i)\b(?:to|be|is|are|was|will|would|should|can|could|may|must|use|set|if|when|whether)\b|\w(?:ed|ing)$`)
+	bareStop     = map[string]bool{"a": true, "an": true, "the": true, "not": true, "to": true, "of": true, "and": true, "or": true,
+		"in": true, "on": true, "it": true, "this": true, "that": true, "other": true, "any": true, "both": true, "neither": true,
+		"more": true, "less": true, "otherwise": true, "else": true, "so": true, "only": true}
+)
+
+// categoryNouns name a dimension whose values are a closed set of words
+// ("Colour of the label", "Sort order", "Travel mode"); a noun phrase
+// without one ("Name of the branch, main or master") may be followed by
+// examples rather than values.
+var categoryNouns = map[string]bool{"colour": true, "color": true, "mode": true, "type": true, "kind": true, "order": true,
+	"direction": true, "state": true, "status": true, "format": true, "level": true, "unit": true, "units": true, "side": true,
+	"style": true, "layout": true, "visibility": true, "method": true, "strategy": true, "policy": true, "scope": true,
+	"orientation": true, "position": true, "alignment": true, "size": true, "priority": true, "severity": true,
+	"category": true, "variant": true, "flavor": true, "flavour": true, "shape": true, "theme": true, "protocol": true}
+
+func namesCategory(np string) bool {
+	for _, w := range wordsAfter(np, 8) {
+		if categoryNouns[w] {
+			return true
+		}
+	}
+	return false
+}
+
+type bareList struct {
+	vals []string
+	ev   span
+}
+
+func (c *ctx) bareAlternatives() []bareList {
+	var out []bareList
+	for _, s := range c.sents {
+		sent := c.desc[s.start:s.end]
+		starts := []int{}
+		if m := bareNPRe.FindStringSubmatchIndex(sent); m != nil && !npVerbRe.MatchString(strings.TrimSpace(sent[m[2]:m[3]])) && namesCategory(sent[m[2]:m[3]]) {
+			starts = append(starts, m[1])
+		}
+		for _, m := range bareEitherRe.FindAllStringIndex(sent, -1) {
+			starts = append(starts, m[1])
+		}
+		for _, at := range starts {
+			items, n, seps := parseInline(sent[at:])
+			if len(items) < 2 || len(items) > 4 || !seps.or || seps.and || seps.pipe {
+				continue
+			}
+			rest := strings.TrimSpace(sent[at+n:])
+			if rest != "" && rest != "." && rest != ")" && rest != ")." {
+				continue
+			}
+			ok := true
+			for _, it := range items {
+				ok = ok && !it.quoted && bareTokRe.MatchString(it.val) && !bareStop[it.val] && it.val != c.name
+			}
+			if !ok || c.openSentence(s.start+at, s.start+at+n, true) || mutualRe.MatchString(sent) || !c.subjectIsParam(s.start+at) {
+				continue
+			}
+			out = append(out, bareList{itemVals(items), span{s.start + at, s.start + at + n}})
+		}
+	}
+	return out
+}
+
+// A list whose verb follows it: "Currently, `utf-8` and `base64` are
+// supported.", "Only `json` is accepted." The quoted values open the
+// sentence (after a fronted adverb) and the verb ends it.
+var (
+	frontAdverbRe  = regexp.MustCompile(`(?i)^(?:currently|at present|at the moment|today|only|right now)\s*,?\s*`)
+	supportedEndRe = regexp.MustCompile(`(?i)^\s+(?:is|are)\s+(?:the\s+)?(?:only\s+)?(?:currently\s+)?(?:supported|accepted|allowed|valid|permitted|possible)(?:\s+(?:values?|options?|choices?))?\s*\.?$`)
+)
+
+func (c *ctx) supportedLists() []bareList {
+	var out []bareList
+	for _, s := range c.sents {
+		sent := c.desc[s.start:s.end]
+		at := 0
+		if m := frontAdverbRe.FindStringIndex(sent); m != nil {
+			at = m[1]
+		}
+		items, n, _ := parseInline(sent[at:])
+		if len(items) == 0 {
+			continue
+		}
+		ok := true
+		for _, it := range items {
+			ok = ok && it.quoted
+		}
+		if !ok || !supportedEndRe.MatchString(sent[at+n:]) || c.openSentence(s.start, s.end, true) {
+			continue
+		}
+		out = append(out, bareList{itemVals(items), span{s.start + at, s.end}})
+	}
+	return out
 }

@@ -15,7 +15,12 @@ var (
 	durationRe  = regexp.MustCompile(`(?i)\b(?:duration|interval|period|week|offset)\b`)
 	assertURIRe = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid |absolute |fully[- ]qualified |full |HTTPS? |public |publicly accessible )?(?:URL|URI)\b`)
 	assertMail  = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid )?e-?mail address\b`)
-	uuidAnyRe   = regexp.MustCompile(`\((?:a |an )?(?:UUID|GUID)\)|\bUUID format\b|\b(?:a|valid) (?:UUID|GUID)\b`)
+	// thisURIRe: the value named by a demonstrative after a preposition
+	// ("customers will be directed to this URL", "mail is sent to this
+	// email address").
+	thisURIRe  = regexp.MustCompile(`(?i)\b(?:to|at|from|on|via) this (?:URL|URI)\b`)
+	thisMailRe = regexp.MustCompile(`(?i)\b(?:to|at|from|via) this e-?mail address\b`)
+	uuidAnyRe  = regexp.MustCompile(`\((?:a |an )?(?:UUID|GUID)\)|\bUUID format\b|\b(?:a|valid) (?:UUID|GUID)\b`)
 	// templateRe: a quoted value shape with placeholders or a range.
 	templateRe = regexp.MustCompile("[`'\"][^`'\"\\s]*(?:\\{[^}]*\\}|<[^>]*>|\\.\\.)[^`'\"\\s]*[`'\"]")
 	// partsRe: the format describes parts of the value.
@@ -94,7 +99,13 @@ func (c *ctx) formatRule() []Proposal {
 		return try("date", m)
 	}
 	// Head noun: "The URL to ...", "Billing email address", "The UUID of ...".
-	if hm := headRe.FindStringSubmatchIndex(d); hm != nil {
+	hs := c.headStart()
+	if hm := headRe.FindStringSubmatchIndex(d[hs:]); hm != nil {
+		for i := range hm {
+			if hm[i] >= 0 {
+				hm[i] += hs
+			}
+		}
 		mods := strings.Fields(strings.ToLower(d[hm[2]:hm[3]]))
 		ok := true
 		for _, w := range mods {
@@ -131,6 +142,12 @@ func (c *ctx) formatRule() []Proposal {
 		return try("uri", m)
 	}
 	if m := assertMail.FindStringIndex(d); m != nil {
+		return try("email", m)
+	}
+	if m := thisURIRe.FindStringIndex(d); m != nil {
+		return try("uri", m)
+	}
+	if m := thisMailRe.FindStringIndex(d); m != nil {
 		return try("email", m)
 	}
 	if m := uuidAnyRe.FindStringIndex(d); m != nil {
@@ -186,4 +203,20 @@ func wholeToken(d string, start, end int) bool {
 	}
 	rest := strings.ToUpper(tok[len("YYYY-MM-DD"):])
 	return strings.Trim(rest, "THMS:.Z+-0123456789 ") == "" || rest == ""
+}
+
+// noteRe: a leading sentence that is a note about the parameter, not its
+// head ("**Required unless you provide `invitee_id`**.", "Optional.",
+// "Deprecated: ...").
+var noteRe = regexp.MustCompile(`(?i)^[\s(]*(?:required|optional|deprecated|note|important|warning|beta|preview)\b`)
+
+// headStart is where the description's head noun phrase starts: at the
+// first sentence that is not a leading note.
+func (c *ctx) headStart() int {
+	for _, s := range c.sents {
+		if !noteRe.MatchString(c.desc[s.start:s.end]) {
+			return s.start
+		}
+	}
+	return 0
 }

@@ -47,9 +47,10 @@ func Propose(tool ir.WireName, pointer, description string, schema ir.Schema, re
 	if schema == nil {
 		schema = ir.Schema{}
 	}
+	norm := normalizeMarkdown(description)
 	c := &ctx{
-		tool: tool, pointer: pointer, name: lastSegment(pointer), desc: normalizeMarkdown(description), raw: description,
-		schema: schema, required: required, typ: mainType(schema), sents: sentences(description),
+		tool: tool, pointer: pointer, name: lastSegment(pointer), desc: norm, raw: description,
+		schema: schema, required: required, typ: mainType(schema), sents: sentences(norm),
 	}
 	var out []Proposal
 	out = append(out, c.enumRule()...)

@@ -222,7 +222,13 @@ func wordsAfter(s string, n int) []string {
 // keeping every byte offset: emphasis around one value ("**true**",
 // "__online__", "*red*") becomes a code quote (" `true` "), emphasis
 // around code ("**`x`**") or around a phrase becomes spaces.
+//
+// Links and HTML are stripped first, also in place: "[text](url)" keeps
+// its text and blanks the brackets and the address; "<br>" and "<p>"
+// become line breaks (they end a sentence); "<code>x</code>" becomes
+// "`x`"; any other tag becomes spaces.
 func normalizeMarkdown(s string) string {
+	s = stripLinksAndTags(s)
 	if !strings.ContainsAny(s, "*_") {
 		return s
 	}
@@ -280,6 +286,51 @@ func normalizeMarkdown(s string) string {
 			}
 		}
 		i = closeAt + n - 1
+	}
+	return string(b)
+}
+
+var (
+	mdLinkRe  = regexp.MustCompile(`\[([^\[\]\n]{1,300})\]\(([^()\s]{0,1000})\)`)
+	htmlTagRe = regexp.MustCompile(`(?i)</?([a-z][a-z0-9]{0,9})(?:\s[^<>\n]{0,200})?\s*/?>`)
+)
+
+var htmlTags = map[string]bool{"a": true, "b": true, "i": true, "em": true, "strong": true, "code": true, "pre": true,
+	"br": true, "p": true, "ul": true, "ol": true, "li": true, "div": true, "span": true, "sup": true, "sub": true, "tt": true, "kbd": true}
+
+// stripLinksAndTags blanks markdown link syntax and HTML tags, keeping
+// every byte offset (see normalizeMarkdown).
+func stripLinksAndTags(s string) string {
+	if !strings.ContainsAny(s, "[<") {
+		return s
+	}
+	b := []byte(s)
+	blank := func(i, j int) {
+		for k := i; k < j; k++ {
+			b[k] = ' '
+		}
+	}
+	for _, m := range mdLinkRe.FindAllStringSubmatchIndex(s, -1) {
+		blank(m[0], m[2])
+		blank(m[3], m[1])
+	}
+	for _, m := range htmlTagRe.FindAllStringSubmatchIndex(s, -1) {
+		name := strings.ToLower(s[m[2]:m[3]])
+		// Only HTML's own tags, outside code: "`<id>`" is a placeholder.
+		if !htmlTags[name] || strings.Count(s[:m[0]], "`")%2 == 1 {
+			continue
+		}
+		blank(m[0], m[1])
+		switch name {
+		case "br", "p", "li", "ul", "ol", "div":
+			b[m[0]] = '\n'
+		case "code":
+			if s[m[0]+1] == '/' {
+				b[m[0]] = '`'
+			} else {
+				b[m[1]-1] = '`'
+			}
+		}
 	}
 	return string(b)
 }

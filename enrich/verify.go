@@ -125,8 +125,14 @@ func schemaTypes(s ir.Schema) []string {
 	return nil
 }
 
-// mainType is the single non-null type of a schema, or "".
+// mainType is the single non-null type of a schema, or "". A schema
+// without a type whose anyOf/oneOf branches all have one and the same
+// non-null type (`anyOf: [{type: string, const: off}, {type: string,
+// const: strict}]`) has that type.
 func mainType(s ir.Schema) string {
+	if len(schemaTypes(s)) == 0 {
+		return branchType(s)
+	}
 	var main string
 	for _, t := range schemaTypes(s) {
 		if t == "null" {
@@ -138,6 +144,50 @@ func mainType(s ir.Schema) string {
 		main = t
 	}
 	return main
+}
+
+// branches returns the anyOf/oneOf branches of s that are schemas, and
+// whether s has such a keyword.
+func branches(s ir.Schema) ([]ir.Schema, bool) {
+	for _, kw := range []string{"anyOf", "oneOf"} {
+		arr, ok := s[kw].([]any)
+		if !ok {
+			continue
+		}
+		var out []ir.Schema
+		for _, b := range arr {
+			if m, ok := b.(map[string]any); ok {
+				out = append(out, m)
+			}
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// branchType is the one non-null type every anyOf/oneOf branch of an
+// untyped schema has (null branches aside), or "".
+func branchType(s ir.Schema) string {
+	bs, ok := branches(s)
+	if !ok {
+		return ""
+	}
+	typ := ""
+	for _, b := range bs {
+		if _, ref := b["$ref"]; ref {
+			return ""
+		}
+		ts := schemaTypes(b)
+		if len(ts) == 1 && ts[0] == "null" {
+			continue
+		}
+		t := mainType(b)
+		if t == "" || typ != "" && t != typ {
+			return ""
+		}
+		typ = t
+	}
+	return typ
 }
 
 // jsonType is the JSON Schema type of a decoded value ("integer" for whole
@@ -243,7 +293,7 @@ func verifyEnum(p Proposal, s ir.Schema) (bool, string) {
 	if !ok || len(vals) == 0 {
 		return false, "enum must be a non-empty list"
 	}
-	if len(schemaTypes(s)) == 0 {
+	if mainType(s) == "" && len(schemaTypes(s)) == 0 {
 		return false, "schema has no type: cannot check enum values"
 	}
 	for i, v := range vals {
@@ -310,6 +360,18 @@ func outsideSchema(s ir.Schema, v any) string {
 	}
 	if c, ok := s["const"]; ok && !equalJSON(c, v) {
 		return "differs from the existing const"
+	}
+	if bs, ok := branches(s); ok {
+		in := false
+		for _, b := range bs {
+			if typeAccepts(b, v) && outsideSchema(b, v) == "" {
+				in = true
+				break
+			}
+		}
+		if !in {
+			return "matches no anyOf/oneOf branch"
+		}
 	}
 	if f, ok := num(v); ok {
 		if m, ok := num(s["minimum"]); ok && f < m {
@@ -516,7 +578,7 @@ func verifyDefault(p Proposal, s ir.Schema) (bool, string) {
 		}
 		return false, "schema already has a different default " + show(old)
 	}
-	if len(schemaTypes(s)) == 0 {
+	if mainType(s) == "" && len(schemaTypes(s)) == 0 {
 		return false, "schema has no type: cannot check the default"
 	}
 	if !typeAccepts(s, v) {

@@ -30,13 +30,14 @@ const (
 	fParamName
 	fDesc
 	fParamDesc
+	fLead // the description's first sentence, again
 	numFields
 )
 
 // weights and length normalisation (b) per field.
 var (
-	weights = [numFields]float64{3.0, 2.0, 1.5, 1.0, 1.0, 0.5}
-	bs      = [numFields]float64{0.5, 0.5, 0.3, 0.5, 0.75, 0.75}
+	weights = [numFields]float64{3.0, 2.0, 1.5, 1.0, 1.0, 0.5, 2.0}
+	bs      = [numFields]float64{0.5, 0.5, 0.3, 0.5, 0.75, 0.75, 0.75}
 )
 
 // k1 is BM25's term-frequency saturation.
@@ -169,6 +170,7 @@ func New(docs []Doc) *Index {
 		text[fTitle] = tokenize(t.Title)
 		text[fService] = tokenize(svc)
 		text[fDesc] = tokenize(t.Description)
+		text[fLead] = tokenize(leadSentence(t.Description))
 		for _, p := range t.Params {
 			text[fParamName] = append(text[fParamName], union(tokenizeName(p.Arg), tokenizeName(string(p.Py)))...)
 			text[fParamDesc] = append(text[fParamDesc], tokenize(p.Description)...)
@@ -472,4 +474,16 @@ func (x *Index) Exact(name string) (Doc, bool) {
 		}
 	}
 	return Doc{}, false
+}
+
+// leadSentence is the first sentence of a description: what the tool does,
+// before the notes on how.
+func leadSentence(s string) string {
+	s = strings.TrimSpace(s)
+	for i := 0; i < len(s); i++ {
+		if (s[i] == '.' || s[i] == '\n') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n') {
+			return s[:i]
+		}
+	}
+	return s
 }

@@ -292,3 +292,23 @@ func TestGitHubRESTRelevance(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstSentenceSaysWhatItDoes: a word in the first sentence of a
+// description (what the tool does) counts more than the same word in a
+// later one (how to call it), however long the rest is.
+func TestFirstSentenceSaysWhatItDoes(t *testing.T) {
+	x := New([]Doc{
+		{"fs", tool("op_a", "Read a file from disk. Each directory on the path must exist.")},
+		{"fs", tool("op_b", "Create a directory on disk. Each file on the path must exist.")},
+	})
+	hs := x.Search("directory", 2)
+	if len(hs) != 2 || hs[0].Tool.Wire != "op_b" {
+		t.Fatalf("Search(directory) = %v, want op_b first", hs)
+	}
+	if got := leadSentence("List pets. Returns 10 by default.\nMore."); got != "List pets" {
+		t.Errorf("leadSentence = %q", got)
+	}
+	if got := leadSentence("v1.2 of the API: no stop"); got != "v1.2 of the API: no stop" {
+		t.Errorf("leadSentence = %q", got)
+	}
+}

@@ -19,8 +19,10 @@
 // program's call.
 //
 // One policy hook belongs here: [Shapes] records a compact inferred shape
-// of each tool's results in a JSON cache file (find_tool shows it for tools
-// without an output schema). Pins are the runtime's own check, on every
+// of each tool's results, and the schema of all of them merged
+// ([ObservedSchema]), in a JSON cache file: find_tool shows the shape for
+// tools without an output schema, and gen types their stubs' returns from
+// the schemas ([Shapes.Observed]). Pins are the runtime's own check, on every
 // path (see runtime.Config.NoPins).
 //
 // Over streamable HTTP ([Server.NewHTTPHandler]) the server is an OAuth
@@ -30,4 +32,12 @@
 // that opened it, a session idle for [HTTPOptions].IdleTTL is closed and
 // its reads freed, and [ListenHTTP] serves without tokens only on a
 // loopback address when told to.
+//
+// [Open] composes a whole gateway, as `codemode serve` runs it, from a
+// [RuntimeOpener] (pack.Pack's OpenRuntime, or [FromConfig] of a
+// runtime.Config built in Go) and [Options]: it takes the HTTP address,
+// opens the shape cache and the audit log, installs the gateway's hooks in
+// the runtime's configuration (shapes, audit, persistent state or the jobs
+// store, the pins' log), checks the pins and builds the [Server];
+// [Gateway.Serve] then serves stdio or HTTP until the context ends.
 package gateway

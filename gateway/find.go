@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -323,8 +322,9 @@ func OptionalArgs(t *manifest.Tool, matches func(string) bool) string {
 	return strings.Join(all, ", ")
 }
 
-// Returns describes what a tool returns: its output schema, else the shape
-// the runtime last saw, else says it is unknown.
+// Returns describes what a tool returns: its output schema, else the
+// return type gen pinned from observed results, else the shape the runtime
+// last saw, else says it is unknown.
 func (f *Finder) Returns(service ir.ServiceName, t *manifest.Tool) string {
 	if t.Output != nil {
 		var defs map[string]any
@@ -344,6 +344,14 @@ func (f *Finder) Returns(service ir.ServiceName, t *manifest.Tool) string {
 			return ret + " " + shape
 		}
 		return shape
+	}
+	if t.Observed != nil {
+		// gen typed the stub's return from results seen ("-> PageResult").
+		shape := SchemaShape(t.Observed)
+		if ret := returnType(t.Signature); ret != "" && ret != "Any" {
+			shape = ret + " " + shape
+		}
+		return shape + "  (observed in real results, keys optional; no output schema)"
 	}
 	if f.shapes != nil {
 		if s, ok := f.shapes.Get(service, t.Wire); ok {
@@ -497,11 +505,11 @@ func exampleValue(s map[string]any, name string) string {
 	}
 	if ex, ok := s["examples"].([]any); ok && len(ex) > 0 {
 		if j, err := json.Marshal(ex[0]); err == nil && len(j) <= 60 {
-			return pyValue(ex[0])
+			return pyLiteral(ex[0])
 		}
 	}
 	if d, ok := s["default"]; ok {
-		return pyValue(d)
+		return pyLiteral(d)
 	}
 	for _, k := range []string{"anyOf", "oneOf"} {
 		if alts, ok := s[k].([]any); ok && len(alts) > 0 {
@@ -546,30 +554,6 @@ func exampleValue(s map[string]any, name string) string {
 		return "{" + strings.Join(parts, ", ") + "}"
 	}
 	return "..."
-}
-
-// pyValue renders a JSON value as a Python literal.
-func pyValue(v any) string {
-	switch x := v.(type) {
-	case []any:
-		var parts []string
-		for _, e := range x {
-			parts = append(parts, pyValue(e))
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		var parts []string
-		for _, k := range keys {
-			parts = append(parts, pyLiteral(k)+": "+pyValue(x[k]))
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return pyLiteral(v)
 }
 
 // grantedCount says how many tools are granted, in a sentence.

@@ -57,6 +57,10 @@ type HTTPOptions struct {
 	// AuthorizationServers are listed in the metadata, for clients that
 	// obtain tokens by OAuth; with static tokens there are none.
 	AuthorizationServers []string
+	// Metrics, when set, is served at MetricsPath behind the bearer token
+	// (a Prometheus scraper sends one of the tokens); /healthz and /readyz
+	// are always served, without one.
+	Metrics http.Handler
 }
 
 func (o HTTPOptions) idleTTL() time.Duration {
@@ -79,6 +83,11 @@ func (s *Server) mcpHandler(ttl time.Duration) http.Handler {
 	// loopback address with another Host is refused with 403.
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: ttl,
+		// An event store makes SSE streams resumable: each stream opens
+		// with a priming event (an id and no data, SEP-1699) and a client
+		// that lost it reconnects with Last-Event-ID. One store per
+		// handler, capped (go-sdk's default, 10 MiB), purged per session.
+		EventStore: mcp.NewMemoryEventStore(nil),
 	})
 }
 
@@ -105,9 +114,13 @@ func (s *Server) NewHTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		}
 		return scheme + "://" + r.Host
 	}
-	inner := s.mcpHandler(opts.idleTTL())
+	inner := s.refuseNewWhileDraining(s.mcpHandler(opts.idleTTL()))
 	if opts.NoAuth {
 		mux := http.NewServeMux()
+		s.handleOps(mux)
+		if opts.Metrics != nil {
+			mux.Handle(MetricsPath, opts.Metrics)
+		}
 		mux.Handle(MCPPath, inner)
 		mux.Handle("/", inner)
 		return mux, nil
@@ -122,6 +135,7 @@ func (s *Server) NewHTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		return &auth.TokenInfo{UserID: id}, nil
 	}
 	mux := http.NewServeMux()
+	s.handleOps(mux)
 	metadata := func(w http.ResponseWriter, r *http.Request) {
 		auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 			Resource:               base(r) + MCPPath,
@@ -143,6 +157,14 @@ func (s *Server) NewHTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	}
 	mux.HandleFunc(MCPPath, protected)
 	mux.HandleFunc("/", protected)
+	if opts.Metrics != nil {
+		metrics := opts.Metrics
+		mux.HandleFunc(MetricsPath, func(w http.ResponseWriter, r *http.Request) {
+			auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{
+				ResourceMetadataURL: base(r) + MetadataPath, AllowMissingExpiration: true,
+			})(metrics).ServeHTTP(w, r)
+		})
+	}
 	return mux, nil
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/manifest"
+	"github.com/codemode-dev/codemode/metrics"
 	"github.com/codemode-dev/codemode/runtime"
 )
 
@@ -51,6 +52,10 @@ type Config struct {
 	Persistent bool
 	// Name and Version introduce the server; defaults "codemode", "0.1".
 	Name, Version string
+	// Metrics counts run_code programs and adds the server's gauges; nil
+	// counts nothing. (Calls are counted by its Auditor, which should be
+	// the runtime's and this Audit.)
+	Metrics *metrics.Metrics
 }
 
 // Server is the MCP server.
@@ -66,6 +71,8 @@ type Server struct {
 	mu sync.Mutex
 	// sessions maps each live MCP session to its agent session id.
 	sessions map[*mcp.ServerSession]string
+
+	ops ops // draining, programs in flight, readiness checks
 }
 
 type directTool struct {
@@ -129,6 +136,9 @@ func New(cfg Config) (*Server, error) {
 		// HTTP session ids are agent session ids (reads, audit, saved
 		// state): 130 random bits, so one cannot be guessed.
 		GetSessionID: rand.Text,
+		// completion/complete is answered (and the capability declared)
+		// so clients that ask get an answer, not "method not found".
+		CompletionHandler: complete,
 	})
 	if cfg.Direct {
 		s.addDirect(m)
@@ -137,7 +147,25 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.addResources(m)
 	s.srv.AddReceivingMiddleware(s.refuseOthers)
+	s.ops.init()
+	if m := cfg.Metrics; m != nil {
+		m.Gauge("codemode_pool_idle_workers", "Sandbox workers ready to be handed out.", func() float64 { return float64(rt.IdleWorkers()) })
+		m.Gauge("codemode_programs_in_flight", "run_code programs running now.", func() float64 { return float64(s.InFlight()) })
+		m.Gauge("codemode_draining", "1 while the gateway drains (after SIGTERM).", func() float64 {
+			if s.Draining() {
+				return 1
+			}
+			return 0
+		})
+	}
 	return s, nil
+}
+
+// complete answers completion/complete. The gateway has no prompts or
+// resource templates with arguments to complete, so every answer is an
+// empty list.
+func complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 }
 
 // MCP is the underlying go-sdk server.
@@ -258,6 +286,12 @@ func runCodeResult(res *runtime.Result) *mcp.CallToolResult {
 		} else if res.WaitID != "" {
 			out.Wait.Resume = "end the turn; run_code in this session is refused until an approver resolves this wait (codemode jobs approve --session SESSION " + res.WaitID + ") or the deadline passes"
 		}
+		for _, c := range res.WaitCalls {
+			out.Wait.Approval = append(out.Wait.Approval, c.String())
+		}
+		if len(res.WaitCalls) > 0 {
+			out.Wait.Resume += "; once approved, make the held calls again with the same arguments and each goes through once"
+		}
 	}
 	if res.Error != "" {
 		out.Error = &res.Error
@@ -296,6 +330,8 @@ type runCodeWait struct {
 	Jobs     []string `json:"jobs,omitempty"`
 	Deadline *string  `json:"deadline,omitempty"`
 	Resume   string   `json:"resume,omitempty"`
+	// Approval lists the calls held for approval, as a program writes them.
+	Approval []string `json:"approval,omitempty"`
 }
 
 type runCodeCall struct {
@@ -354,10 +390,20 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("run_code: "+err.Error(), true), nil
 		}
+		start := time.Now()
+		if !s.ops.begin() {
+			s.cfg.Metrics.Run(metrics.OutcomeDraining, nil, time.Since(start))
+			return textResult("run_code: "+ErrDraining.Error(), true), nil
+		}
+		defer s.ops.end()
+		ctx, done := s.ops.programContext(ctx)
+		defer done()
 		res, err := s.rt.Run(ctx, s.callSession(req), args["code"])
 		if err != nil {
+			s.cfg.Metrics.Run(metrics.OutcomeFailed, nil, time.Since(start))
 			return textResult("run_code: "+err.Error(), true), nil
 		}
+		s.cfg.Metrics.Run(metrics.Outcome(res), res, time.Since(start))
 		return runCodeResult(res), nil
 	})
 	s.srv.AddTool(&mcp.Tool{

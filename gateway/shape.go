@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -250,13 +251,32 @@ func writeSchemaType(b *strings.Builder, t string, s map[string]any, depth int) 
 func pyLiteral(v any) string { return ir.PyLiteral(v) }
 
 // Shapes is a policy hook that records, per tool, the shape of the last
-// successful result the runtime saw, and keeps the shapes in a JSON file
-// ({"service.wire": "shape"}) so they outlive the process. It never denies
-// a call. Safe for concurrent use.
+// successful result the runtime saw and the schema of every result seen
+// (ObservedSchema, merged), and keeps them in a JSON file
+// ({"service.wire": {"shape": "...", "schema": {...}}}; a value that is a
+// bare string, the old form, is a shape) so they outlive the process. It
+// never denies a call. Safe for concurrent use.
 type Shapes struct {
 	mu     sync.Mutex
 	path   string
-	shapes map[ir.ToolID]string
+	shapes map[ir.ToolID]*observed
+}
+
+// observed is what the cache keeps of one tool's results.
+type observed struct {
+	Shape  string    `json:"shape"`
+	Schema ir.Schema `json:"schema,omitempty"`
+}
+
+// UnmarshalJSON reads the entry, or a bare shape string (the old form).
+func (o *observed) UnmarshalJSON(b []byte) error {
+	var shape string
+	if json.Unmarshal(b, &shape) == nil {
+		*o = observed{Shape: shape}
+		return nil
+	}
+	type plain observed
+	return json.Unmarshal(b, (*plain)(o))
 }
 
 var _ runtime.Policy = (*Shapes)(nil)
@@ -264,7 +284,7 @@ var _ runtime.Policy = (*Shapes)(nil)
 // OpenShapes loads the cache file at path (a missing file is an empty
 // cache); path "" keeps the shapes in memory only.
 func OpenShapes(path string) (*Shapes, error) {
-	s := &Shapes{path: path, shapes: map[ir.ToolID]string{}}
+	s := &Shapes{path: path, shapes: map[ir.ToolID]*observed{}}
 	if path == "" {
 		return s, nil
 	}
@@ -278,6 +298,11 @@ func OpenShapes(path string) (*Shapes, error) {
 	if err := json.Unmarshal(data, &s.shapes); err != nil {
 		return nil, fmt.Errorf("shape cache %s: %v (delete it to start afresh)", path, err)
 	}
+	for k, v := range s.shapes {
+		if v == nil {
+			delete(s.shapes, k)
+		}
+	}
 	return s, nil
 }
 
@@ -286,7 +311,35 @@ func (s *Shapes) Get(service ir.ServiceName, wire ir.WireName) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.shapes[ir.ToolID{Service: service, Wire: wire}]
-	return v, ok
+	if !ok {
+		return "", false
+	}
+	return v.Shape, true
+}
+
+// Observed returns, by tool, the schemas of the results seen that can type
+// a stub's return: an object with keys, or a list of such objects.
+func (s *Shapes) Observed() map[ir.ToolID]ir.Schema {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[ir.ToolID]ir.Schema{}
+	for k, v := range s.shapes {
+		if pinnable(v.Schema) {
+			out[k] = v.Schema
+		}
+	}
+	return out
+}
+
+// pinnable reports whether an observed schema is worth a return type: an
+// object with keys, or a list of them (a str or an int says nothing a
+// program could get wrong by a key).
+func pinnable(s ir.Schema) bool {
+	if s["type"] == "array" {
+		s, _ = s["items"].(map[string]any)
+	}
+	props, _ := s["properties"].(map[string]any)
+	return s["type"] == "object" && len(props) > 0
 }
 
 // Before allows every call.
@@ -294,25 +347,172 @@ func (s *Shapes) Before(context.Context, *runtime.CallInfo) runtime.Verdict {
 	return runtime.Verdict{}
 }
 
-// After records the result's shape; a failed result is not a shape.
+// After records the result's shape and merges its schema into the ones
+// seen; a failed result is neither.
 func (s *Shapes) After(_ context.Context, c *runtime.CallInfo, res *upstream.Result) runtime.Verdict {
 	if res == nil || res.IsError {
 		return runtime.Verdict{}
 	}
 	shape := Shape(res.Value)
+	schema := ObservedSchema(res.Value)
 	key := ir.ToolID{Service: c.Service, Wire: c.Tool.Wire}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.shapes[key] == shape {
-		return runtime.Verdict{}
+	next := &observed{Shape: shape, Schema: schema}
+	if prev := s.shapes[key]; prev != nil {
+		next.Schema = MergeObserved(prev.Schema, schema)
+		if prev.Shape == next.Shape && jsonEqual(prev.Schema, next.Schema) {
+			return runtime.Verdict{}
+		}
 	}
-	s.shapes[key] = shape
+	s.shapes[key] = next
 	if s.path != "" {
 		// A cache that cannot be written only costs a later find_tool
 		// its hint; the call itself is not affected.
 		_ = s.save()
 	}
 	return runtime.Verdict{}
+}
+
+func jsonEqual(a, b ir.Schema) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// Limits of an observed schema: nesting depth, list items looked at, and
+// keys an object may have before it is taken for a map keyed by data.
+const (
+	observedDepth = 6
+	observedItems = 20
+	observedKeys  = 40
+)
+
+// ObservedSchema is the JSON Schema of one result value as seen: objects
+// with their keys as properties, none of them required (another result may
+// lack any of them); a list's items merged over its first items; a null,
+// or anything deeper than the limit, as {} (any value). An object with
+// more keys than a record has, or whose keys are numbers, is a map
+// ({"type": "object"}).
+func ObservedSchema(v any) ir.Schema { return observe(v, 0) }
+
+func observe(v any, depth int) ir.Schema {
+	if depth > observedDepth {
+		return ir.Schema{}
+	}
+	switch x := v.(type) {
+	case bool:
+		return ir.Schema{"type": "boolean"}
+	case string:
+		return ir.Schema{"type": "string"}
+	case json.Number:
+		if strings.ContainsAny(string(x), ".eE") {
+			return ir.Schema{"type": "number"}
+		}
+		return ir.Schema{"type": "integer"}
+	case float64:
+		if x == float64(int64(x)) {
+			return ir.Schema{"type": "integer"}
+		}
+		return ir.Schema{"type": "number"}
+	case int, int64:
+		return ir.Schema{"type": "integer"}
+	case []any:
+		out := ir.Schema{"type": "array"}
+		var items ir.Schema
+		for i, e := range x {
+			if i == observedItems {
+				break
+			}
+			if i == 0 {
+				items = observe(e, depth+1)
+			} else {
+				items = MergeObserved(items, observe(e, depth+1))
+			}
+		}
+		if items != nil {
+			out["items"] = map[string]any(items)
+		}
+		return out
+	case map[string]any:
+		if len(x) == 0 || len(x) > observedKeys || numericKeys(x) {
+			return ir.Schema{"type": "object"}
+		}
+		props := map[string]any{}
+		for k, e := range x {
+			props[k] = map[string]any(observe(e, depth+1))
+		}
+		return ir.Schema{"type": "object", "properties": props}
+	}
+	return ir.Schema{}
+}
+
+func numericKeys(m map[string]any) bool {
+	for k := range m {
+		if k == "" || k[0] < '0' || k[0] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// MergeObserved is a schema that fits the results of both a and b: the
+// union of two objects' keys, a list of either's items, number for an
+// integer and a number; any value ({}) where they disagree. nil is no
+// result seen.
+func MergeObserved(a, b ir.Schema) ir.Schema {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	ta, _ := a["type"].(string)
+	tb, _ := b["type"].(string)
+	switch {
+	case ta == "" || tb == "":
+		return ir.Schema{}
+	case ta != tb:
+		if (ta == "integer" || ta == "number") && (tb == "integer" || tb == "number") {
+			return ir.Schema{"type": "number"}
+		}
+		return ir.Schema{}
+	case ta == "array":
+		ia, _ := a["items"].(map[string]any)
+		ib, _ := b["items"].(map[string]any)
+		out := ir.Schema{"type": "array"}
+		if m := MergeObserved(ia, ib); m != nil {
+			out["items"] = map[string]any(m)
+		}
+		return out
+	case ta == "object":
+		pa, _ := a["properties"].(map[string]any)
+		pb, _ := b["properties"].(map[string]any)
+		if (pa == nil) != (pb == nil) && (len(pa) > 0 || len(pb) > 0) {
+			// A record and a map: a map.
+			return ir.Schema{"type": "object"}
+		}
+		if pa == nil {
+			return ir.Schema{"type": "object"}
+		}
+		props := map[string]any{}
+		for k, v := range pa {
+			props[k] = v
+		}
+		for k, v := range pb {
+			vb, _ := v.(map[string]any)
+			if va, ok := props[k].(map[string]any); ok {
+				props[k] = map[string]any(MergeObserved(va, vb))
+			} else {
+				props[k] = vb
+			}
+		}
+		if len(props) > observedKeys {
+			return ir.Schema{"type": "object"}
+		}
+		return ir.Schema{"type": "object", "properties": props}
+	}
+	return a
 }
 
 func (s *Shapes) save() error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -105,4 +106,65 @@ func fixWait(text string) string {
 		}
 		return "DEADLINE"
 	})
+}
+
+// TestApprovalBatchOverGateway: the pack's approve rule over the gateway
+// and the real binary: a loop's writes are one batch, listed in
+// structuredContent.wait.approval and by codemode jobs list; jobs deny
+// resolves it with the calls refused and the agent told why; a new batch
+// approved with jobs approve (which lists what it approved) lets each call
+// through once.
+func TestApprovalBatchOverGateway(t *testing.T) {
+	bin := buildCodemode(t)
+	state := t.TempDir()
+	f := newFixture(t, false, func(c *runtime.Config) {
+		c.StateDir, c.ReadGate = state, readgate.Off
+		c.Rules = map[ir.ToolID]runtime.Rule{{Service: "everything", Wire: "echo"}: {Approve: true}}
+	})
+	cs := f.connect(t)
+	const session = "drain-1"
+	loop := `
+for h in ["web-1", "web-2"]:
+    r = api.everything.echo(message="drain " + h)
+    print(r if isinstance(r, str) else r["status"])
+`
+	cli := func(args ...string) (string, error) {
+		out, err := exec.Command(bin, append([]string{"jobs", args[0], "--state", state, "--session", session}, args[1:]...)...).CombinedOutput()
+		return string(out), err
+	}
+	text, sc, _ := runCodeNamed(t, cs, session, loop)
+	w, _ := sc["wait"].(map[string]any)
+	calls := []any{`api.everything.echo(message="drain web-1")`, `api.everything.echo(message="drain web-2")`}
+	if w == nil || !equalJSON(w["approval"], calls) || !strings.Contains(text, "waiting\nwaiting\n") {
+		t.Fatalf("first turn: %q\nwait %v", text, w)
+	}
+	id := w["id"].(string)
+	out, err := cli("list")
+	if err != nil || !strings.HasPrefix(out, "wait "+id+"\tapproval of 2 calls (api.everything.echo(message=\"drain web-1\"), …)\tuntil ") ||
+		!strings.HasSuffix(out, "\n  api.everything.echo(message=\"drain web-1\")\n  api.everything.echo(message=\"drain web-2\")\n") {
+		t.Fatalf("jobs list: %v %q", err, out)
+	}
+	out, err = cli("deny", "--reason", "not during the change freeze", id)
+	if want := "denied " + id + ": approval of 2 calls (api.everything.echo(message=\"drain web-1\"), …)\n  api.everything.echo(message=\"drain web-1\")\n  api.everything.echo(message=\"drain web-2\")\n"; err != nil || out != want {
+		t.Fatalf("jobs deny: %v\n%q\nwant\n%q", err, out, want)
+	}
+	text, sc, _ = runCodeNamed(t, cs, session, loop)
+	if !strings.Contains(text, "was DENIED by an approver at ") || !strings.Contains(text, "(not during the change freeze); its calls were not made and will not be approved") || !strings.Contains(text, "waiting\nwaiting\n") {
+		t.Fatalf("after deny: %q", text)
+	}
+	id = sc["wait"].(map[string]any)["id"].(string)
+	out, err = cli("approve", id)
+	if err != nil || !strings.HasPrefix(out, "approved "+id+": approval of 2 calls") || !strings.HasSuffix(out, "\n  api.everything.echo(message=\"drain web-2\")\n") {
+		t.Fatalf("jobs approve: %v %q", err, out)
+	}
+	text, sc, isErr := runCodeNamed(t, cs, session, loop)
+	if isErr || sc["wait"] != nil || !strings.Contains(text, "Echo: drain web-1\nEcho: drain web-2\n") || !strings.Contains(text, "make these calls again, with the same arguments, and each goes through once") {
+		t.Fatalf("after approve: %q", text)
+	}
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
 }

@@ -28,6 +28,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/codemode-dev/codemode/internal/filetree"
 )
 
 // UpdateEnv names the environment variable that, set to 1, rewrites
@@ -215,42 +217,10 @@ func readSome(dir string, files map[string][]byte) (map[string][]byte, error) {
 }
 
 // Read loads every regular file under dir, keyed by slash path relative to dir.
-func Read(dir string) (map[string][]byte, error) {
-	files := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		files[filepath.ToSlash(rel)] = data
-		return nil
-	})
-	return files, err
-}
+func Read(dir string) (map[string][]byte, error) { return filetree.Read(dir) }
 
-// Write replaces dir's contents with exactly files.
-func Write(dir string, files map[string][]byte) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	for _, name := range sortedKeys(files) {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, files[name], 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// Write replaces dir's contents with exactly files, atomically.
+func Write(dir string, files map[string][]byte) error { return filetree.WriteDir(dir, files) }
 
 func sortedKeys(m map[string][]byte) []string {
 	keys := make([]string, 0, len(m))

@@ -22,7 +22,7 @@ const MaxTypeDepth = 32
 // MaxSchemaDepth), each at the pointer of the parameter or result it cut;
 // one is dropped where capDepth already reports a cut in the same one.
 func capDepth(svc *Service, pending []Diagnostic) {
-	c := &capper{svc: svc, shapes: map[*Shape]bool{}, cut: map[string]bool{}}
+	c := &capper{svc: svc, shapes: map[*ObjectType]bool{}, cut: map[string]bool{}}
 	defer func() {
 		for _, d := range pending {
 			if !c.cut[d.Pointer] {
@@ -52,7 +52,7 @@ func capDepth(svc *Service, pending []Diagnostic) {
 			t.Result = c.visit(t.Result, 0, out)
 		}
 	}
-	for _, sh := range svc.Shapes { // defensive: Resolve makes only reachable ones
+	for _, sh := range svc.Objects { // defensive: Resolve makes only reachable ones
 		c.root = sh.Pointer
 		c.shape(sh, sh.Pointer)
 	}
@@ -60,9 +60,9 @@ func capDepth(svc *Service, pending []Diagnostic) {
 
 type capper struct {
 	svc    *Service
-	shapes map[*Shape]bool // walked
-	root   string          // pointer of the parameter or result being walked
-	cut    map[string]bool // roots and places with a cut reported
+	shapes map[*ObjectType]bool // walked
+	root   string               // pointer of the parameter or result being walked
+	cut    map[string]bool      // roots and places with a cut reported
 }
 
 // visit returns t, or a copy of it cut at MaxTypeDepth, for a type whose
@@ -118,7 +118,7 @@ func (c *capper) visit(t *Type, depth int, ptr string) *Type {
 			return &cp
 		}
 	case KindObject:
-		c.shape(t.Shape, ptr)
+		c.shape(t.Object, ptr)
 	}
 	return t
 }
@@ -141,7 +141,7 @@ func (c *capper) each(elems []*Type, f func(int, *Type) *Type) []*Type {
 
 // shape walks a shape's fields once: each prints inside NotRequired[...]
 // or a functional TypedDict's braces, so at depth 2.
-func (c *capper) shape(sh *Shape, ptr string) {
+func (c *capper) shape(sh *ObjectType, ptr string) {
 	if sh == nil || c.shapes[sh] {
 		return
 	}

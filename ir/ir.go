@@ -50,10 +50,10 @@ type Service struct {
 	Servers     []string         // OpenAPI server URLs, variables substituted with defaults
 	Security    []SecurityScheme // OpenAPI security schemes the operations use
 	Tools       []*Tool          // in source order
-	Shapes      []*Shape         // named object shapes, filled by Resolve
+	Objects     []*ObjectType    // named object types, filled by Resolve
 	Diagnostics []Diagnostic     // what could not be represented
 	// Order is the source order of the keys of the document's
-	// "properties" objects, so shapes print fields as the source wrote them.
+	// "properties" objects, so object types print fields as the source wrote them.
 	Order Order
 	Extra map[string]string // free-form facts for the module docstring, sorted on output
 }
@@ -95,9 +95,9 @@ func hasAll(m map[string]any, keys []string) bool {
 // know two tools' references to one definition for the same thing.
 type Origin map[string]string
 
-// Source is the pointer into the source document of the schema at ptr
+// DocPointer is the pointer into the source document of the schema at ptr
 // (a pointer into the tool's schema), when o places it.
-func (o Origin) Source(ptr string) (string, bool) {
+func (o Origin) DocPointer(ptr string) (string, bool) {
 	for p := ptr; ; {
 		if src, ok := o[p]; ok {
 			return src + ptr[len(p):], true
@@ -141,7 +141,14 @@ type Tool struct {
 	// document; nil when they were not read from one.
 	InputOrigin, OutputOrigin Origin
 
-	Result *Type // filled by Resolve from Output; nil means Any
+	// Observed is the schema of the results the runtime has seen, for a
+	// tool with no Output (inferred from real values: every key optional);
+	// nil when none was seen. Resolve types Result from it, marked
+	// ResultObserved. It is not part of the tool's pin.
+	Observed Schema
+
+	Result         *Type // filled by Resolve from Output (else Observed); nil means Any
+	ResultObserved bool  // Result comes from Observed
 
 	Annotations Annotations
 	HTTP        *HTTPOp // set for OpenAPI operations
@@ -227,7 +234,7 @@ func (d Diagnostic) String() string {
 	return "warning: " + d.File + "#" + d.Pointer + ": " + d.Message + " [" + string(d.Code) + "]"
 }
 
-// Kind is the shape of a Type.
+// Kind says what a Type is.
 type Kind int
 
 const (
@@ -241,7 +248,7 @@ const (
 	KindList    // Items
 	KindTuple   // Elems (prefixItems)
 	KindMap     // dict[str, Values]
-	KindObject  // Shape
+	KindObject  // Object
 	KindLiteral // Literals
 	KindUnion   // Variants
 )
@@ -252,7 +259,7 @@ type Type struct {
 	Items    *Type
 	Elems    []*Type
 	Values   *Type
-	Shape    *Shape
+	Object   *ObjectType
 	Literals []any // JSON scalars: string, json.Number, bool, nil
 	Variants []*Type
 	Nullable bool // prints as "X | None"
@@ -280,8 +287,8 @@ type EnumDoc struct {
 	Doc   string
 }
 
-// Shape is a named object type (a TypedDict in the stubs).
-type Shape struct {
+// ObjectType is a named object type (a TypedDict in the stubs).
+type ObjectType struct {
 	Name        PyIdent
 	Description string
 	Fields      []*Field
@@ -289,7 +296,7 @@ type Shape struct {
 	Pointer     string
 }
 
-// Field is one property of a Shape; Wire is the dict key.
+// Field is one property of an ObjectType; Wire is the dict key.
 type Field struct {
 	Wire        string
 	Required    bool

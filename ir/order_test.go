@@ -28,7 +28,7 @@ func deepCopy(v any) any {
 	return v
 }
 
-func fields(sh *ir.Shape) string {
+func fields(sh *ir.ObjectType) string {
 	var names []string
 	for _, f := range sh.Fields {
 		names = append(names, f.Wire)
@@ -36,10 +36,10 @@ func fields(sh *ir.Shape) string {
 	return strings.Join(names, ",")
 }
 
-func shapeNamed(t *testing.T, svc *ir.Service, name ir.PyIdent) *ir.Shape {
+func shapeNamed(t *testing.T, svc *ir.Service, name ir.PyIdent) *ir.ObjectType {
 	t.Helper()
 	var names []string
-	for _, sh := range svc.Shapes {
+	for _, sh := range svc.Objects {
 		if sh.Name == name {
 			return sh
 		}
@@ -97,17 +97,17 @@ func TestSharedDefinitionKnownByPlace(t *testing.T) {
 	}
 	ir.Resolve(svc)
 	var names []string
-	for _, sh := range svc.Shapes {
+	for _, sh := range svc.Objects {
 		names = append(names, string(sh.Name))
 	}
 	if !reflect.DeepEqual(names, []string{"Pet"}) {
 		t.Fatalf("shapes = %v, want [Pet]", names)
 	}
-	if got := fields(svc.Shapes[0]); got != "name,age" {
+	if got := fields(svc.Objects[0]); got != "name,age" {
 		t.Errorf("Pet fields = %s, want name,age", got)
 	}
 	a, b := svc.Tools[0].Params[0].Type, svc.Tools[1].Params[0].Type
-	if a.Shape != b.Shape {
+	if a.Object != b.Object {
 		t.Error("the two operations' pet parameters do not share the Pet shape")
 	}
 }
@@ -123,7 +123,7 @@ func TestSameNameDefinitionsInTwoToolsStayApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ir.Resolve(svc)
-	a, b := svc.Tools[0].Params[0].Type.Shape, svc.Tools[1].Params[0].Type.Shape
+	a, b := svc.Tools[0].Params[0].Type.Object, svc.Tools[1].Params[0].Type.Object
 	if a == nil || b == nil || a == b {
 		t.Fatalf("shapes %v and %v, want two", a, b)
 	}
@@ -143,11 +143,11 @@ func TestOriginSourceLongestPrefix(t *testing.T) {
 		"/$defs/A/properties": "/components/schemas/A/properties",
 		"/$defs/AB":           "/in/$defs/AB",
 	} {
-		if got, ok := o.Source(ptr); !ok || got != want {
+		if got, ok := o.DocPointer(ptr); !ok || got != want {
 			t.Errorf("Source(%q) = %q, %v; want %q", ptr, got, ok, want)
 		}
 	}
-	if _, ok := (ir.Origin{"/$defs/A": "/x"}).Source("/properties/y"); ok {
+	if _, ok := (ir.Origin{"/$defs/A": "/x"}).DocPointer("/properties/y"); ok {
 		t.Error("a part under no listed prefix was placed")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // UnsafeRune reports whether r may not appear as itself in generated
@@ -58,14 +59,35 @@ func PyString(s string) string {
 
 // PyLiteral prints a JSON value (as decoded with UseNumber) as the equal
 // Python expression: None, True, "text", 3, [1, 2], {"k": "v"} (keys
-// sorted).
+// sorted). It is the one rendering of JSON values as Python source, for
+// the stubs, find_tool's examples and shapes, and (cut, PyLiteralCut)
+// validation messages; an interpreter's own values are rendered by
+// monty.Format, as Python's repr does.
 func PyLiteral(v any) string {
 	var b strings.Builder
-	writePy(&b, v)
+	writePy(&b, v, nil)
 	return b.String()
 }
 
-func writePy(b *strings.Builder, v any) {
+// PyLiteralCut is PyLiteral cut for a message: a string longer than
+// maxString bytes keeps its first maxString-3 (at a character boundary)
+// followed by ..., and a list or dict stops with ... once the literal is
+// longer than maxLen bytes.
+func PyLiteralCut(v any, maxString, maxLen int) string {
+	var b strings.Builder
+	writePy(&b, v, &pyCut{str: maxString, total: maxLen})
+	return b.String()
+}
+
+type pyCut struct{ str, total int }
+
+func (c *pyCut) over(b *strings.Builder) bool { return c != nil && b.Len() > c.total }
+
+func writePy(b *strings.Builder, v any, cut *pyCut) {
+	if cut.over(b) {
+		b.WriteString("...")
+		return
+	}
 	switch x := v.(type) {
 	case nil:
 		b.WriteString("None")
@@ -76,6 +98,14 @@ func writePy(b *strings.Builder, v any) {
 			b.WriteString("False")
 		}
 	case string:
+		if cut != nil && len(x) > cut.str {
+			n := max(cut.str-3, 0)
+			for n > 0 && !utf8.RuneStart(x[n]) {
+				n--
+			}
+			b.WriteString(PyString(x[:n]) + "...")
+			return
+		}
 		b.WriteString(PyString(x))
 	case json.Number:
 		b.WriteString(x.String())
@@ -87,7 +117,11 @@ func writePy(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			writePy(b, e)
+			if cut.over(b) {
+				b.WriteString("...")
+				break
+			}
+			writePy(b, e, cut)
 		}
 		b.WriteByte(']')
 	case map[string]any:
@@ -101,8 +135,12 @@ func writePy(b *strings.Builder, v any) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
+			if cut.over(b) {
+				b.WriteString("...")
+				break
+			}
 			b.WriteString(PyString(k) + ": ")
-			writePy(b, x[k])
+			writePy(b, x[k], cut)
 		}
 		b.WriteByte('}')
 	default:

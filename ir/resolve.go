@@ -10,19 +10,19 @@ import (
 )
 
 // Resolve derives the Python view of every schema in svc: Param.Type from
-// Tool.Input, Tool.Result from Tool.Output, and the named Shapes the types
-// refer to. It runs after enrich, so the types carry the enriched schema.
-// Resolve is deterministic: shapes are named in the order tools, parameters
+// Tool.Input, Tool.Result from Tool.Output, and the named object types (Service.Objects)
+// the types refer to. It runs after enrich, so the types carry the enriched schema.
+// Resolve is deterministic: object types are named in the order tools, parameters
 // and fields are visited, and structurally equal object schemas share one
-// shape.
+// ObjectType.
 func Resolve(svc *Service) {
 	r := &resolver{
 		svc:   svc,
 		names: NewNamer(),
-		byKey: map[string]*Shape{},
+		byKey: map[string]*ObjectType{},
 
 		refTypes:  map[refKey]*Type{},
-		refShapes: map[refKey]*Shape{},
+		refShapes: map[refKey]*ObjectType{},
 		merged:    map[string][]string{},
 		moved:     map[string]string{},
 	}
@@ -32,7 +32,7 @@ func Resolve(svc *Service) {
 	for _, t := range svc.Tools {
 		r.names.Take(t.Py)
 	}
-	svc.Shapes = nil
+	svc.Objects = nil
 	diagnoseApproximations(svc)
 	for i, t := range svc.Tools {
 		props, _ := t.Input["properties"].(map[string]any)
@@ -49,7 +49,12 @@ func Resolve(svc *Service) {
 				p.Description = p.Type.Description
 			}
 		}
-		t.Result = nil
+		t.Result, t.ResultObserved = nil, false
+		if t.Output == nil && t.Observed != nil {
+			c := &ctx{root: t.Observed, anon: unplaced(i, "observed"), busy: map[string]bool{}, where: t.Pointer + "/observed"}
+			t.Result = r.typeOf(c, t.Observed, c.source(""), Pascal(string(t.Py))+"Result")
+			t.ResultObserved = true
+		}
 		if t.Output != nil {
 			ptr := t.Pointer + "/outputSchema"
 			if svc.Source.Kind == SourceOpenAPI {
@@ -78,10 +83,10 @@ func unplaced(tool int, which string) string {
 type resolver struct {
 	svc   *Service
 	names *Namer
-	byKey map[string]*Shape // shapeKey → inline shape
+	byKey map[string]*ObjectType // shapeKey → inline shape
 
-	refTypes  map[refKey]*Type  // resolved $ref targets, shared by every use
-	refShapes map[refKey]*Shape // shapes of $ref targets, set before their fields
+	refTypes  map[refKey]*Type       // resolved $ref targets, shared by every use
+	refShapes map[refKey]*ObjectType // shapes of $ref targets, set before their fields
 
 	merged  map[string][]string // place of a merged "properties" object → its keys in order
 	mergedN int                 // merged schemas so far, to name their places
@@ -118,7 +123,7 @@ type ctx struct {
 
 // source is the place of the schema at ptr, a pointer into c.root.
 func (c *ctx) source(ptr string) string {
-	if src, ok := c.origin.Source(ptr); ok {
+	if src, ok := c.origin.DocPointer(ptr); ok {
 		return src
 	}
 	return c.anon + ptr
@@ -219,7 +224,7 @@ func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
 	case r.refTypes[key] != nil:
 		t = r.refTypes[key]
 	case r.refShapes[key] != nil: // a reference back into a cycle
-		t = &Type{Kind: KindObject, Shape: r.refShapes[key]}
+		t = &Type{Kind: KindObject, Object: r.refShapes[key]}
 	case c.busy[ref]:
 		t = &Type{Kind: KindAny}
 	default:
@@ -227,7 +232,7 @@ func (r *resolver) refType(c *ctx, s Schema, ref, hint string) *Type {
 		name := Pascal(ref[strings.LastIndex(ref, "/")+1:])
 		cuts := r.cuts
 		if isShape(target) {
-			t = &Type{Kind: KindObject, Shape: r.shape(c, target, at, name, &key)}
+			t = &Type{Kind: KindObject, Object: r.shape(c, target, at, name, &key)}
 		} else {
 			t = r.bare(c, target, at, name)
 		}
@@ -338,7 +343,7 @@ func (r *resolver) single(c *ctx, s Schema, at, typ, hint string) *Type {
 		return &Type{Kind: KindList, Items: r.typeOf(c, items, r.child(at, "/items"), hint+"Item")}
 	case "object":
 		if isShape(s) {
-			return &Type{Kind: KindObject, Shape: r.shape(c, s, at, hint, nil)}
+			return &Type{Kind: KindObject, Object: r.shape(c, s, at, hint, nil)}
 		}
 		if ap, ok := s["additionalProperties"].(map[string]any); ok && len(ap) > 0 {
 			return &Type{Kind: KindMap, Values: r.typeOf(c, ap, r.child(at, "/additionalProperties"), hint+"Value")}
@@ -516,21 +521,21 @@ func (r *resolver) union(c *ctx, s Schema, at string, alts []any, hint string) *
 // through a $ref is named after its definition and registered before its
 // fields are walked, so cycles refer back to it; an inline shape is built
 // first and then shared with any printed-equal shape already made.
-func (r *resolver) shape(c *ctx, s Schema, at, hint string, ref *refKey) *Shape {
+func (r *resolver) shape(c *ctx, s Schema, at, hint string, ref *refKey) *ObjectType {
 	if t, ok := s["title"].(string); ok && ref == nil && Pascal(t) != "" {
 		hint = Pascal(t)
 	}
 	if hint == "" {
 		hint = "Object"
 	}
-	sh := &Shape{}
+	sh := &ObjectType{}
 	sh.Description, _ = s["description"].(string)
 	sh.Description = strings.TrimSpace(sh.Description)
 	if ref != nil {
 		sh.Pointer = ref.ref
 		sh.Name = r.names.Name(hint)
 		r.refShapes[*ref] = sh
-		r.svc.Shapes = append(r.svc.Shapes, sh)
+		r.svc.Objects = append(r.svc.Objects, sh)
 	}
 	req := map[string]bool{}
 	if list, ok := s["required"].([]any); ok {
@@ -566,13 +571,13 @@ func (r *resolver) shape(c *ctx, s Schema, at, hint string, ref *refKey) *Shape 
 	}
 	sh.Name = r.names.Name(hint)
 	r.byKey[key] = sh
-	r.svc.Shapes = append(r.svc.Shapes, sh)
+	r.svc.Objects = append(r.svc.Objects, sh)
 	return sh
 }
 
 // shapeKey identifies a shape by what it prints: its description and each
 // field's key, requiredness, type and description.
-func shapeKey(sh *Shape) string {
+func shapeKey(sh *ObjectType) string {
 	var b strings.Builder
 	b.WriteString(sh.Description)
 	for _, f := range sh.Fields {
@@ -671,7 +676,7 @@ func typeKey(t *Type) string {
 	b.WriteString(strconv.Itoa(int(t.Kind)))
 	switch t.Kind {
 	case KindObject:
-		b.WriteString(string(t.Shape.Name))
+		b.WriteString(string(t.Object.Name))
 	case KindList:
 		b.WriteString("[" + typeKey(t.Items) + "]")
 	case KindMap:

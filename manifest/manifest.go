@@ -65,6 +65,10 @@ type Tool struct {
 	// original input schema, output schema): the runtime refuses a tool whose
 	// live definition no longer matches.
 	Pin string `json:"pin"`
+	// Observed is the result schema inferred from real results, for a tool
+	// with no Output (every key optional); the stub's return type is typed
+	// from it. Not part of Pin.
+	Observed ir.Schema `json:"observed,omitempty"`
 }
 
 // Param is one parameter in signature order (required first).

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/enrich"
+	"github.com/codemode-dev/codemode/internal/filetree"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/parse"
@@ -48,6 +51,9 @@ type Tree struct {
 // Options changes how a pack compiles.
 type Options struct {
 	NoEnrich bool // skip the enrichment pass (the --no-enrich flag)
+	// Observed are result schemas inferred from real results, by tool: a
+	// tool with no output schema gets its return type from them.
+	Observed map[ir.ToolID]ir.Schema
 }
 
 // Manifest and log file names inside the output directory.
@@ -55,6 +61,43 @@ const (
 	ManifestFile = "manifest.json"
 	EnrichLog    = "enrich.jsonl"
 )
+
+// GeneratedWithoutEnrichment reports whether the generated files in dir
+// were written without the enrichment pass (gen --no-enrich): gen writes
+// EnrichLog beside ManifestFile exactly when the pass runs, so a
+// directory with a manifest and no log says so. codemode check reads it
+// instead of needing --no-enrich repeated.
+func GeneratedWithoutEnrichment(dir string) bool {
+	_, merr := os.Stat(filepath.Join(dir, ManifestFile))
+	_, lerr := os.Stat(filepath.Join(dir, EnrichLog))
+	return merr == nil && errors.Is(lerr, fs.ErrNotExist)
+}
+
+// ObservedIn is the observed result schemas the manifest generated in dir
+// records (Options.Observed, as the files there were generated); nil when
+// there is none or it cannot be read.
+func ObservedIn(dir string) map[ir.ToolID]ir.Schema {
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil
+	}
+	m, err := manifest.Read(data)
+	if err != nil {
+		return nil
+	}
+	var out map[ir.ToolID]ir.Schema
+	for _, s := range m.Services {
+		for _, t := range s.Tools {
+			if t.Observed != nil {
+				if out == nil {
+					out = map[ir.ToolID]ir.Schema{}
+				}
+				out[ir.ToolID{Service: s.Name, Wire: t.Wire}] = t.Observed
+			}
+		}
+	}
+	return out
+}
 
 // Compile parses every source of p, enriches, resolves and emits. Nothing
 // is written to disk.
@@ -98,6 +141,11 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 			}
 			markEnriched(svc, decisions)
 		}
+		for _, t := range svc.Tools {
+			if s := opts.Observed[ir.ToolID{Service: svc.Name, Wire: t.Wire}]; t.Output == nil && s != nil {
+				t.Observed = s
+			}
+		}
 		ir.Resolve(svc)
 		file := string(svc.Name) + ".py"
 		py, spans := emit.Python(svc)
@@ -110,6 +158,9 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 			if err := runtime.CheckGrant(&ms, src.Grant); err != nil {
 				return nil, fmt.Errorf("%s: %w", src.Describe(), err)
 			}
+		}
+		if _, err := policyRules(src, &ms); err != nil {
+			return nil, fmt.Errorf("%s: %w", src.Describe(), err)
 		}
 		out.Manifest.Services = append(out.Manifest.Services, ms)
 		out.Services = append(out.Services, svc)
@@ -143,7 +194,7 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 // checkGenerated refuses a generated file (or type-check stub) that breaks
 // the invariants manifest.CheckPython checks. The emitter guarantees them for
 // any input, so this is a compiler bug, stopped before anything is written.
-func checkGenerated(src Source, file string, py []byte, stub string) error {
+func checkGenerated(src Service, file string, py []byte, stub string) error {
 	if err := manifest.CheckPython(py); err != nil {
 		return fmt.Errorf("%s: codemode bug: generated %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
 	}
@@ -223,42 +274,10 @@ func (o *Output) Write() error {
 
 // WriteFiles writes files into dir, leaving its other files alone; each
 // file is written to a temporary file beside it and renamed into place.
-func WriteFiles(dir string, files map[string][]byte) error {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		target := filepath.Join(dir, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-			return err
-		}
-		f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".new-")
-		if err != nil {
-			return err
-		}
-		_, werr := f.Write(files[n])
-		cerr := f.Close()
-		if werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Chmod(f.Name(), 0o644)
-		}
-		if werr == nil {
-			werr = os.Rename(f.Name(), target)
-		}
-		if werr != nil {
-			os.Remove(f.Name())
-			return werr
-		}
-	}
-	return nil
-}
+func WriteFiles(dir string, files map[string][]byte) error { return filetree.WriteFiles(dir, files) }
 
 // parse reads one source into a service, named by the pack when it says so.
-func (p *Pack) parse(ctx context.Context, src Source) (*ir.Service, error) {
+func (p *Pack) parse(ctx context.Context, src Service) (*ir.Service, error) {
 	opts := parse.Options{Service: src.Name}
 	switch {
 	case src.MCP != "":
@@ -273,7 +292,7 @@ func (p *Pack) parse(ctx context.Context, src Source) (*ir.Service, error) {
 // CommandArgv is src's MCP command with a pack-relative program path
 // ("./server", "../bin/server") resolved against the pack's directory; bare
 // names are looked up on PATH as usual.
-func (p *Pack) CommandArgv(src Source) []string {
+func (p *Pack) CommandArgv(src Service) []string {
 	argv := append([]string(nil), src.MCPCommand...)
 	if strings.HasPrefix(argv[0], "./") || strings.HasPrefix(argv[0], "../") {
 		argv[0] = p.Path(argv[0])
@@ -346,51 +365,7 @@ func byTool(ds []enrich.Decision) map[ir.WireName][]json.RawMessage {
 // WriteDir replaces dir with exactly files, atomically: the files are
 // written to a new sibling directory which is then renamed into place, so a
 // failure leaves the old directory as it was.
-func WriteDir(dir string, files map[string][]byte) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".new-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		p := filepath.Join(tmp, filepath.FromSlash(n))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(p, files[n], 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return err
-	}
-	old := ""
-	if _, err := os.Stat(dir); err == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return err
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			os.Rename(old, dir)
-		}
-		return err
-	}
-	if old != "" {
-		return os.RemoveAll(old)
-	}
-	return nil
-}
+func WriteDir(dir string, files map[string][]byte) error { return filetree.WriteDir(dir, files) }
 
 // filter drops the diagnostics the pack's ignore rules match and adds one
 // for every rule that matched none.

@@ -2,6 +2,7 @@ package pack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,7 +52,7 @@ func (p *Pack) Upstreams(m *manifest.Manifest) (map[ir.ServiceName]upstream.Upst
 	}
 	ups := map[ir.ServiceName]upstream.Upstream{}
 	for _, pr := range pairs {
-		src, ms := pr.Source, pr.Manifest
+		src, ms := pr.Service, pr.Manifest
 		var up upstream.Upstream
 		switch {
 		case len(src.MCPCommand) > 0, src.MCPURL != "":
@@ -77,13 +78,13 @@ func (p *Pack) Upstreams(m *manifest.Manifest) (map[ir.ServiceName]upstream.Upst
 
 // Pair is one service of the pack with its entry in the manifest.
 type Pair struct {
-	Source   Source
+	Service  Service
 	Manifest *manifest.Service
 }
 
 // Join pairs the pack's services with the manifest's by name (a service the
 // pack does not name by its source), never by position, and checks that
-// each pair has the same source identity (Source.Identity). A service on one
+// each pair has the same source identity (Service.Identity). A service on one
 // side only, or a name whose source differs, is a one-line error saying to
 // run codemode gen.
 func (p *Pack) Join(m *manifest.Manifest) ([]Pair, error) {
@@ -119,7 +120,7 @@ func (p *Pack) Join(m *manifest.Manifest) ([]Pair, error) {
 			return nil, stale("service %s is listed twice in the pack", ms.Name)
 		}
 		used[ms.Name] = true
-		pairs = append(pairs, Pair{Source: src, Manifest: ms})
+		pairs = append(pairs, Pair{Service: src, Manifest: ms})
 	}
 	for _, s := range m.Services {
 		if !used[s.Name] {
@@ -133,7 +134,7 @@ func (p *Pack) Join(m *manifest.Manifest) ([]Pair, error) {
 // and the mcp file, mcp_command, mcp_url or openapi file. The manifest
 // records the same (ir.Source, without the digest), so a pack whose
 // services were swapped, renamed or pointed elsewhere is caught.
-func (s Source) Identity() ir.Source {
+func (s Service) Identity() ir.Source {
 	switch {
 	case s.MCP != "":
 		return ir.Source{Kind: ir.SourceMCP, File: filepath.ToSlash(s.MCP)}
@@ -237,9 +238,19 @@ func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstrea
 	cfg.WaitMeta = map[ir.ServiceName]string{}
 	for _, pr := range pairs {
 		name := pr.Manifest.Name
-		cfg.Grants[name] = grantList(pr.Source, pr.Manifest)
-		cfg.NotesMeta[name] = pr.Source.Notes
-		cfg.WaitMeta[name] = pr.Source.Wait
+		cfg.Grants[name] = grantList(pr.Service, pr.Manifest)
+		cfg.NotesMeta[name] = pr.Service.Notes
+		cfg.WaitMeta[name] = pr.Service.Wait
+		rules, err := policyRules(pr.Service, pr.Manifest)
+		if err != nil {
+			return cfg, fmt.Errorf("%s: %w", pr.Service.Describe(), err)
+		}
+		for id, rl := range rules {
+			if cfg.Rules == nil {
+				cfg.Rules = map[ir.ToolID]runtime.Rule{}
+			}
+			cfg.Rules[id] = rl
+		}
 	}
 	return cfg, nil
 }
@@ -269,7 +280,7 @@ func (p *Pack) OpenRuntime(ctx context.Context, mutate func(*runtime.Config)) (*
 // grantList is the runtime grant of one service: the pack's grant as
 // written (wire names; [] grants nothing), or every tool when the pack has
 // no grant: key.
-func grantList(src Source, ms *manifest.Service) []string {
+func grantList(src Service, ms *manifest.Service) []string {
 	if src.Grant != nil {
 		return src.Grant
 	}
@@ -278,4 +289,33 @@ func grantList(src Source, ms *manifest.Service) []string {
 		all = append(all, string(t.Wire))
 	}
 	return all
+}
+
+// policyRules turns a service's policy: entries into runtime rules, checking
+// that each names a tool by its wire name and only arguments it has.
+func policyRules(src Service, ms *manifest.Service) (map[ir.ToolID]runtime.Rule, error) {
+	rules := map[ir.ToolID]runtime.Rule{}
+	names := make([]string, 0, len(src.Policy))
+	for n := range src.Policy {
+		names = append(names, n)
+	}
+	if err := runtime.CheckGrant(ms, names); err != nil {
+		return nil, errors.New(strings.Replace(err.Error(), "grant of service", "policy of service", 1))
+	}
+	for i := range ms.Tools {
+		t := &ms.Tools[i]
+		tp, ok := src.Policy[string(t.Wire)]
+		if !ok {
+			continue
+		}
+		allow, err := runtime.CheckRule(t, tp.Allow)
+		if err != nil {
+			return nil, err
+		}
+		if tp.Deny == "" && len(allow) == 0 && !tp.Approve {
+			return nil, fmt.Errorf("policy of %s: the entry says nothing (give deny, allow or approve)", t.Wire)
+		}
+		rules[ir.ToolID{Service: ms.Name, Wire: t.Wire}] = runtime.Rule{Deny: tp.Deny, Allow: allow, Approve: tp.Approve}
+	}
+	return rules, nil
 }

@@ -166,7 +166,7 @@ func pyValue(t *ir.Type, depth int) string {
 		return pyValue(t.Variants[0], depth+1)
 	case ir.KindObject:
 		var kv []string
-		for _, f := range t.Shape.Fields {
+		for _, f := range t.Object.Fields {
 			if f.Required {
 				kv = append(kv, strconv.Quote(f.Wire)+": "+pyValue(f.Type, depth+1))
 			}

@@ -16,7 +16,7 @@
 // pointer, annotations, Params (in source order, with their locations and
 // pointers), Input (a self-contained JSON Schema of the arguments object),
 // Output and, for OpenAPI, HTTP. It does not derive Python types: Param.Type,
-// Tool.Result and Service.Shapes are left for Resolve.
+// Tool.Result and Service.Objects are left for Resolve.
 //
 // A document does not have to be valid to be compiled: whatever cannot be
 // represented (an unresolved $ref, a body in a media type with no schema, a

@@ -43,62 +43,63 @@ func MCP(name string, data []byte, opts Options) (*ir.Service, error) {
 }
 
 // mcpDoc finds the tools array of an MCP document, its JSON pointer, and
-// the object that may carry serverInfo/instructions.
-func mcpDoc(file string, doc any) (tools []any, ptr string, meta map[string]any, err error) {
+// what the document says of its server (serverInfo/instructions).
+func mcpDoc(file string, doc any) (tools []any, ptr string, server mcpServerObj, err error) {
 	switch d := doc.(type) {
 	case []any:
-		return d, "", nil, nil
+		return d, "", server, nil
 	case map[string]any:
-		if t, ok := d["tools"]; ok {
-			s, ok := t.([]any)
+		env := readMCPEnvelope(d)
+		if env.HasTools {
+			s, ok := env.Tools.([]any)
 			if !ok {
-				return nil, "", nil, errorf(file, "not an MCP tools/list document: \"tools\" is not an array")
+				return nil, "", server, errorf(file, "not an MCP tools/list document: \"tools\" is not an array")
 			}
-			return s, "/tools", d, nil
+			return s, "/tools", env.Server, nil
 		}
-		if e := asMap(d["error"]); e != nil {
-			return nil, "", nil, errorf(file, "JSON-RPC error response: %s", oneLine(asString(e["message"])))
+		if env.IsError {
+			return nil, "", server, errorf(file, "JSON-RPC error response: %s", oneLine(env.ErrorMessage))
 		}
-		if r := asMap(d["result"]); r != nil {
-			if t, ok := r["tools"]; ok {
-				s, ok := t.([]any)
+		if env.Result != nil {
+			if res := readMCPEnvelope(env.Result); res.HasTools {
+				s, ok := res.Tools.([]any)
 				if !ok {
-					return nil, "", nil, errorf(file, "not an MCP tools/list document: \"result.tools\" is not an array")
+					return nil, "", server, errorf(file, "not an MCP tools/list document: \"result.tools\" is not an array")
 				}
-				return s, "/result/tools", r, nil
+				return s, "/result/tools", res.Server, nil
 			}
 		}
-		return nil, "", nil, errorf(file, "not an MCP tools/list document: no \"tools\" array")
+		return nil, "", server, errorf(file, "not an MCP tools/list document: no \"tools\" array")
 	}
-	return nil, "", nil, errorf(file, "not an MCP tools/list document: top level is not an object or array")
+	return nil, "", server, errorf(file, "not an MCP tools/list document: top level is not an object or array")
 }
 
 func mcpService(file string, doc any, ord order, opts Options) (*ir.Service, error) {
-	tools, base, meta, err := mcpDoc(file, doc)
+	tools, base, server, err := mcpDoc(file, doc)
 	if err != nil {
 		return nil, err
 	}
-	info := asMap(meta["serverInfo"])
 	svc := &ir.Service{
-		Name:        serviceName(opts, asString(info["name"]), baseName(file)),
-		Title:       asString(info["title"]),
-		Description: asString(meta["instructions"]),
-		Version:     asString(info["version"]),
+		Name:        serviceName(opts, server.Name, baseName(file)),
+		Title:       server.Title,
+		Description: server.Instructions,
+		Version:     server.Version,
 	}
 	if svc.Title == "" {
-		svc.Title = asString(info["name"])
+		svc.Title = server.Name
 	}
 	d := &diags{file: file}
 	names := ir.NewNamer()
 	seen := map[string]string{}
 	for i, t := range tools {
 		ptr := base + "/" + strconv.Itoa(i)
-		tm := asMap(t)
-		if tm == nil {
+		tm, ok := t.(map[string]any)
+		if !ok {
 			d.add(ir.DiagBadTool, ptr, "tool is not an object; skipped")
 			continue
 		}
-		wire := asString(tm["name"])
+		to := readMCPTool(tm)
+		wire := to.Name
 		if wire == "" {
 			d.add(ir.DiagBadTool, ptr, "tool has no name; skipped")
 			continue
@@ -107,38 +108,38 @@ func mcpService(file string, doc any, ord order, opts Options) (*ir.Service, err
 			d.add(ir.DiagDuplicateTool, ptr, "tool %q is also defined at %s; both are kept, this one renamed", wire, prev)
 		}
 		seen[wire] = ptr
-		svc.Tools = append(svc.Tools, mcpTool(tm, wire, ptr, ord, names, d))
+		svc.Tools = append(svc.Tools, mcpTool(to, ptr, ord, names, d))
 	}
 	svc.Diagnostics = d.list
 	svc.Order = keyOrder(doc, ord)
 	return svc, nil
 }
 
-func mcpTool(tm map[string]any, wire, ptr string, ord order, names *ir.Namer, d *diags) *ir.Tool {
-	ann := asMap(tm["annotations"])
+func mcpTool(to mcpToolObj, ptr string, ord order, names *ir.Namer, d *diags) *ir.Tool {
+	wire := to.Name
 	tool := &ir.Tool{
 		Wire:        ir.WireName(wire),
 		Py:          names.Name(wire),
-		Title:       asString(tm["title"]),
-		Description: asString(tm["description"]),
+		Title:       to.Title,
+		Description: to.Description,
 		Pointer:     ptr,
 		Annotations: ir.Annotations{
-			ReadOnly:    asBool(ann["readOnlyHint"]),
-			Destructive: asBool(ann["destructiveHint"]),
-			Idempotent:  asBool(ann["idempotentHint"]),
-			OpenWorld:   asBool(ann["openWorldHint"]),
+			ReadOnly:    to.Annotations.ReadOnly,
+			Destructive: to.Annotations.Destructive,
+			Idempotent:  to.Annotations.Idempotent,
+			OpenWorld:   to.Annotations.OpenWorld,
 		},
 	}
 	if tool.Title == "" {
-		tool.Title = asString(ann["title"])
+		tool.Title = to.Annotations.Title
 	}
-	if out := asMap(tm["outputSchema"]); out != nil {
-		tool.Output, tool.OutputOrigin = out, ir.Origin{"": ptr + "/outputSchema"}
-	} else if _, ok := tm["outputSchema"]; ok && tm["outputSchema"] != nil {
+	if to.Output != nil {
+		tool.Output, tool.OutputOrigin = to.Output, ir.Origin{"": ptr + "/outputSchema"}
+	} else if to.BadOutput {
 		d.add(ir.DiagBadSchema, ptr+"/outputSchema", "outputSchema is not an object; ignored")
 	}
 
-	in := asMap(tm["inputSchema"])
+	in := to.Input
 	inPtr := ptr + "/inputSchema"
 	switch {
 	case in == nil:
@@ -179,7 +180,7 @@ func mcpTool(tm map[string]any, wire, ptr string, ord order, names *ir.Namer, d 
 	}
 	pnames := ir.NewNamer()
 	for _, key := range ord.keys(propsPtr, props) {
-		ps := asMap(props[key])
+		ps, _ := props[key].(map[string]any)
 		p := &ir.Param{
 			Arg:      key,
 			Wire:     ir.WireName(key),
@@ -189,8 +190,8 @@ func mcpTool(tm map[string]any, wire, ptr string, ord order, names *ir.Namer, d 
 			Pointer:  "/properties/" + esc(key),
 		}
 		if ps != nil {
-			p.Description = asString(ps["description"])
-			p.Deprecated = asBool(ps["deprecated"])
+			pr := readMCPProperty(ps)
+			p.Description, p.Deprecated = pr.Description, pr.Deprecated
 		}
 		tool.Params = append(tool.Params, p)
 	}

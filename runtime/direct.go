@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"strings"
 )
 
 // CallResult is the outcome of one direct call (Runtime.Call).
@@ -29,7 +30,19 @@ type CallResult struct {
 // audit event. name is what run_tool accepts: "service.tool", a wire name
 // or a Python name. The error is for a cancelled context only; every other
 // failure is a CallResult whose Status says what happened.
+//
+// A direct call holds the session as a program's does: while the session
+// has a pending wait the call is refused naming it, and a call that comes
+// back as a wait (a policy hook's, an upstream's, the pack's approve rule)
+// becomes the session's pending wait.
 func (r *Runtime) Call(ctx context.Context, session, name string, args map[string]any) (*CallResult, error) {
+	return r.call(ctx, session, name, args, "")
+}
+
+// call is Call; a job's own call passes the job's name, and is neither
+// refused by the session's wait (it may be what the session awaits) nor
+// recorded as one.
+func (r *Runtime) call(ctx context.Context, session, name string, args map[string]any, job string) (*CallResult, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
@@ -37,9 +50,22 @@ func (r *Runtime) Call(ctx context.Context, session, name string, args map[strin
 	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID, direct: true}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if job == "" {
+		pw, over := r.pendingWait(session)
+		if pw != nil {
+			msg := strings.NewReplacer("run_code refused", "the call was refused", "call run_code again", "call again").Replace(waitRefusal(pw))
+			if aerr := h.stopped(name, args, StatusRefused, ReasonWait, msg); aerr != nil {
+				return &CallResult{Call: name, Status: StatusError, Message: aerr.Error()}, nil
+			}
+			return &CallResult{Call: name, Status: StatusRefused, Message: msg, Wait: true}, nil
+		}
+		if over != "" {
+			h.notes = append(h.notes, over)
+		}
+	}
 	e, err := r.lookupTool(name)
 	if err != nil {
-		if aerr := h.stopped(name, args, StatusRefused, err.Error()); aerr != nil {
+		if aerr := h.stopped(name, args, StatusRefused, ReasonGrant, err.Error()); aerr != nil {
 			return &CallResult{Call: name, Status: StatusError, Message: aerr.Error()}, nil
 		}
 		return &CallResult{Call: name, Status: StatusRefused, Message: err.Error()}, nil
@@ -50,6 +76,13 @@ func (r *Runtime) Call(ctx context.Context, session, name string, args map[strin
 			return nil, ctx.Err()
 		}
 		return &CallResult{Call: e.call(), Status: StatusError, Message: err.Error()}, nil
+	}
+	if job == "" && h.waited {
+		if w, err := r.recordWait(session, h.waitTool, h.wait, h.pending); err != nil {
+			h.notes = append(h.notes, "the session's wait could not be recorded: "+err.Error())
+		} else {
+			h.notes = append(h.notes, strings.Replace(waitNote(w), "run_code is refused", "calls are refused", 1))
+		}
 	}
 	return &CallResult{
 		Call: e.call(), Status: out.status, Message: out.message, Value: out.value,

@@ -9,8 +9,17 @@
 // (enriched schema, then the original), policy hooks and the upstream, and
 // the full result comes back to the program as Python values.
 //
-// Tool calls are synchronous: a program calls a tool like a function and
-// gets its result; there is no await.
+// Programs run through a [Runner] (Config.Runner): Monty's worker pool
+// ([MontyRunner]) unless another interpreter is named. The runtime owns the
+// call path and speaks to the interpreter only through [Runner] and
+// [Interp], in package monty's vocabulary (values, calls, replies,
+// outcomes); the unit tests run it on a fake interpreter.
+//
+// A plain tool call is synchronous: a program calls a tool like a function
+// and gets its result. api.aio.<service>.<tool>(...) is the same call as
+// an awaitable, so `await asyncio.gather(...)` runs calls at the same time
+// (parallel.go); jobs.submit runs one in the background past the program's
+// end (jobs.go).
 //
 //	rt, err := runtime.New(ctx, runtime.Config{Manifest: m, Files: files, Upstreams: ups})
 //	res, err := rt.Run(ctx, "session-1", `print(api.everything.echo(message="hi"))`)

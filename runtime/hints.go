@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/codemode-dev/codemode/internal/suggest"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/runtime/monty"
 )
@@ -25,6 +26,7 @@ var (
 	typingAttr    = regexp.MustCompile("(?:Object of type|Type) `(_svc_[A-Za-z0-9_]+|_api)` has no attribute `([^`]+)`")
 	typingImport  = regexp.MustCompile("Cannot resolve imported module `([^`.]+)")
 	typingName    = regexp.MustCompile("Name `([^`]+)` used when not defined")
+	typingKey     = regexp.MustCompile("Unknown key \"([^\"]+)\" for TypedDict `_([A-Za-z0-9_]+)`")
 )
 
 // jobsHint is the correction for a program that tries to wait: sleeping,
@@ -186,6 +188,9 @@ func hintTyping(report string, r *Runtime) string {
 	for _, m := range typingName.FindAllStringSubmatch(report, -1) {
 		add(r.hintFor("NameError", "name '"+m[1]+"' is not defined"))
 	}
+	for _, m := range typingKey.FindAllStringSubmatch(report, -1) {
+		add(r.observedKeyHint(m[1], m[2]))
+	}
 	if len(hints) > 0 {
 		report += "\n" + strings.Join(hints, "\n")
 	}
@@ -210,72 +215,31 @@ func (r *Runtime) closestTool(name string) string {
 	return ""
 }
 
-// maxFuzzy is the longest name fuzzy matching considers: no misspelling of
-// a tool or service name is longer, and matching work grows with it.
-const maxFuzzy = 64
+// maxFuzzy is the longest name fuzzy matching considers.
+const maxFuzzy = suggest.MaxLen
 
-// closest returns the candidate nearest to s by edit distance, if it is
-// near enough to be a likely misspelling, else "". The work is bounded: a
-// name longer than maxFuzzy matches nothing, and a candidate is given up
-// as soon as it cannot be nearer than the best so far.
+// closest returns the candidate s most likely meant, or "" (suggest.Closest:
+// the one rule, shared with validation).
 func closest(s string, candidates []string) string {
-	if len(s) > maxFuzzy {
-		return ""
+	if i := suggest.Closest(s, candidates); i >= 0 {
+		return candidates[i]
 	}
-	limit := max(2, len(s)/3)
-	ls := []rune(strings.ToLower(s))
-	best, bestD := "", limit+1
-	for _, c := range candidates {
-		d := editDistanceWithin(ls, []rune(strings.ToLower(c)), bestD)
-		if d < bestD || d == bestD && d <= limit && c < best {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= limit {
-		return best
-	}
-	// A name that is the start of exactly one candidate ("github" for
-	// "github_rest") is a likely shorthand.
-	lower := strings.ToLower(s)
-	prefixed := ""
-	for _, c := range candidates {
-		if len(c) >= len(s) && strings.HasPrefix(strings.ToLower(c), lower) {
-			if prefixed != "" {
-				return ""
-			}
-			prefixed = c
-		}
-	}
-	return prefixed
+	return ""
 }
 
-// editDistanceWithin is the edit distance of a and b when it is at most
-// bound, else bound+1; it stops as soon as every entry of a row exceeds
-// bound.
-func editDistanceWithin(ra, rb []rune, bound int) int {
-	if d := len(ra) - len(rb); d > bound || -d > bound {
-		return bound + 1
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
+// observedKeyHint explains a refused key of a result type that gen typed
+// from observed results (the stub names its TypedDicts _<service>__<Name>):
+// such a type lists only the keys real results had.
+func (r *Runtime) observedKeyHint(key, typed string) string {
+	for _, s := range r.services {
+		if !strings.HasPrefix(typed, string(s.Name)+"__") {
+			continue
+		}
+		for _, t := range s.Tools {
+			if t.Observed != nil {
+				return fmt.Sprintf("Hint: a result type marked # observed lists only the keys real results had; if %q can be there, read it with .get(%q).", key, key)
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
 		}
-		if rowMin > bound {
-			return bound + 1
-		}
-		prev, cur = cur, prev
 	}
-	return min(prev[len(rb)], bound+1)
+	return ""
 }

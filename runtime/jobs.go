@@ -63,23 +63,33 @@ type Job struct {
 	// Owner is the runtime that runs it; a running job whose owner is gone
 	// has an unknown outcome.
 	Owner string `json:"owner"`
+	// approved is the digest of the approval its submit consumed: the
+	// job's call goes through the approve rule on it.
+	approved string
 }
 
 // JobWait is a session's pending wait: on jobs (jobs.wait), or on a call
 // (a policy hook's wait, an upstream's wait_meta result) that an approver
 // resolves. ID names it for codemode jobs approve.
 type JobWait struct {
-	ID       string    `json:"id,omitempty"`
-	Jobs     []string  `json:"jobs,omitempty"`
-	Tool     string    `json:"tool,omitempty"`   // a call wait: the call that waits
-	Reason   string    `json:"reason,omitempty"` // a call wait: why
-	Deadline time.Time `json:"deadline"`
+	ID     string   `json:"id,omitempty"`
+	Jobs   []string `json:"jobs,omitempty"`
+	Tool   string   `json:"tool,omitempty"`   // a call wait: the call that waits
+	Reason string   `json:"reason,omitempty"` // a call wait: why
+	// Calls are the calls held for approval (the pack's approve rule), the
+	// batch an approver approves or denies as one.
+	Calls    []PendingCall `json:"calls,omitempty"`
+	Since    time.Time     `json:"since,omitzero"`
+	Deadline time.Time     `json:"deadline"`
 }
 
 // What says what the wait awaits, for messages.
 func (w *JobWait) What() string {
 	if len(w.Jobs) > 0 {
 		return "job " + strings.Join(w.Jobs, ", ")
+	}
+	if len(w.Calls) > 0 {
+		return fmt.Sprintf("approval of %d call%s (%s)", len(w.Calls), plural(len(w.Calls)), w.Calls[0].String()+map[bool]string{true: ", …", false: ""}[len(w.Calls) > 1])
 	}
 	return fmt.Sprintf("%s (%s)", w.Tool, w.Reason)
 }
@@ -91,6 +101,9 @@ type SessionJobs struct {
 	// Resolved is how the last wait was resolved by an approver, told to
 	// the session's next program.
 	Resolved string `json:"resolved,omitempty"`
+	// Approved are the approved calls not yet made: each lets the same
+	// call (tool and arguments) through once, until it expires.
+	Approved []Approval `json:"approved,omitempty"`
 }
 
 // DefaultWaitTimeout is how long a call wait (a policy hook's, an
@@ -111,7 +124,41 @@ func ApproveWait(sj *SessionJobs, id string) (*JobWait, error) {
 		return nil, fmt.Errorf("the pending wait is %s (%s), not %s", w.ID, w.What(), id)
 	}
 	sj.Wait = nil
-	sj.Resolved = fmt.Sprintf("the wait %s for %s was approved by an approver at %s; the session runs again", w.ID, w.What(), time.Now().UTC().Format(time.RFC3339))
+	now := time.Now().UTC()
+	sj.Resolved = fmt.Sprintf("the wait %s for %s was approved by an approver at %s; the session runs again", w.ID, w.What(), now.Format(time.RFC3339))
+	if len(w.Calls) > 0 {
+		// An approval lasts as long as the wait did: the agent's next turn
+		// has that long to make the calls again.
+		until := now.Add(max(w.Deadline.Sub(w.Since), time.Minute))
+		lines := make([]string, len(w.Calls))
+		for i, c := range w.Calls {
+			sj.Approved = append(sj.Approved, Approval{Digest: c.Digest, Tool: c.Tool, Until: until})
+			lines[i] = c.String()
+		}
+		sj.Resolved = fmt.Sprintf("the wait %s was approved by an approver at %s: make these calls again, with the same arguments, and each goes through once (until %s): %s", w.ID, now.Format(time.RFC3339), until.Format(time.RFC3339), strings.Join(lines, "; "))
+	}
+	return w, nil
+}
+
+// DenyWait resolves sj's pending wait (the one named id, or any when id is
+// "") as denied: the session runs again, told its held calls were denied
+// and why; nothing is approved.
+func DenyWait(sj *SessionJobs, id, reason string) (*JobWait, error) {
+	w := sj.Wait
+	if w == nil || (len(w.Jobs) == 0 && time.Now().After(w.Deadline)) {
+		return nil, ErrNoWait
+	}
+	if id != "" && id != w.ID {
+		return nil, fmt.Errorf("the pending wait is %s (%s), not %s", w.ID, w.What(), id)
+	}
+	if len(w.Jobs) > 0 {
+		return nil, fmt.Errorf("the pending wait %s is on job %s, which ends by itself; cancel the job instead", w.ID, strings.Join(w.Jobs, ", "))
+	}
+	sj.Wait = nil
+	if reason == "" {
+		reason = "no reason given"
+	}
+	sj.Resolved = fmt.Sprintf("the wait %s for %s was DENIED by an approver at %s (%s); its calls were not made and will not be approved", w.ID, w.What(), time.Now().UTC().Format(time.RFC3339), reason)
 	return w, nil
 }
 
@@ -146,8 +193,9 @@ func (r *Runtime) peekWait(session string) (*JobWait, error) {
 }
 
 // recordWait makes a call's wait the session's pending wait.
-func (r *Runtime) recordWait(session, tool, reason string) (*JobWait, error) {
-	w := &JobWait{ID: "w-" + newRunID()[:8], Tool: tool, Reason: reason, Deadline: time.Now().UTC().Add(r.waitTimeout()).Truncate(time.Second)}
+func (r *Runtime) recordWait(session, tool, reason string, calls []PendingCall) (*JobWait, error) {
+	now := time.Now().UTC().Truncate(time.Second)
+	w := &JobWait{ID: "w-" + newRunID()[:8], Tool: tool, Reason: reason, Calls: calls, Since: now, Deadline: now.Add(r.waitTimeout())}
 	err := r.jobs.update(session, func(sj *SessionJobs) error {
 		sj.Wait, sj.Resolved = w, ""
 		return nil
@@ -573,7 +621,38 @@ func (h *handler) submit(c *monty.Call) (monty.Reply, error) {
 	if err := r.gate.Check(h.session, e.svc.Name, e.tool.Wire); err != nil {
 		return monty.Raise("PermissionError", fmt.Sprintf("%s was refused: %v", e.call(), err)), nil
 	}
-	j := &Job{Name: name, Kind: "call", Tool: e.call(), Args: args, State: JobRunning, Started: time.Now().UTC(), MaxRuntime: maxRuntime.Seconds(), Owner: r.jobs.owner}
+	// The pack's policy is applied when the job is submitted, so that a
+	// call held for approval holds this program and its session, not a
+	// job in the background.
+	approved := ""
+	id := ir.ToolID{Service: e.svc.Name, Wire: e.tool.Wire}
+	if rule, ok := r.cfg.Rules[id]; ok {
+		if h.waited && !(h.batch && rule.Approve) {
+			return monty.Raise("RuntimeError", fmt.Sprintf("jobs.submit(%q) was not started: an earlier call in this program is waiting (%s). End your turn now.", name, h.wait)), nil
+		}
+		if rule.Deny != "" {
+			return monty.Raise("PermissionError", fmt.Sprintf("%s was refused by the pack's policy: %s", e.call(), rule.Deny)), nil
+		}
+		if why := rule.allowed(e.call(), e.tool, args); why != "" {
+			return monty.Raise("PermissionError", why), nil
+		}
+		if rule.Approve {
+			digest := callDigest(id, args)
+			ok := false
+			if !h.batch {
+				if ok, err = r.takeApproval(h.session, digest); err != nil {
+					return monty.Raise("RuntimeError", fmt.Sprintf("jobs.submit(%q) was not started: its approval could not be checked: %v", name, err)), nil
+				}
+			}
+			if !ok {
+				out := h.holdForApproval(e, args, digest)
+				v, _ := monty.FromJSON(out.value)
+				return monty.Return(v), nil
+			}
+			approved = digest
+		}
+	}
+	j := &Job{Name: name, Kind: "call", Tool: e.call(), Args: args, State: JobRunning, Started: time.Now().UTC(), MaxRuntime: maxRuntime.Seconds(), Owner: r.jobs.owner, approved: approved}
 	err = r.jobs.update(h.session, func(sj *SessionJobs) error {
 		if old, ok := sj.Jobs[name]; ok && old.State == JobRunning {
 			return fmt.Errorf("a job named %q is still running in this session; pick another name or jobs.cancel(%q)", name, name)
@@ -600,6 +679,9 @@ func (h *handler) submit(c *monty.Call) (monty.Reply, error) {
 // startJob runs a job's call in the background and records how it ended.
 func (r *Runtime) startJob(session string, j *Job, e *toolEntry) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(j.MaxRuntime*float64(time.Second)))
+	if j.approved != "" {
+		ctx = context.WithValue(ctx, approvedKey{}, j.approved)
+	}
 	key := session + "\x00" + j.Name
 	r.jobs.mu.Lock()
 	r.jobs.run[key] = cancel
@@ -608,7 +690,7 @@ func (r *Runtime) startJob(session string, j *Job, e *toolEntry) {
 	go func() {
 		defer r.jobs.wg.Done()
 		defer cancel()
-		res, err := r.Call(ctx, session, string(e.svc.Name)+"."+string(e.tool.Py), j.Args)
+		res, err := r.call(ctx, session, string(e.svc.Name)+"."+string(e.tool.Py), j.Args, j.Name)
 		if r.jobs.closed.Load() {
 			return
 		}

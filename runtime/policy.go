@@ -25,6 +25,9 @@ type CallInfo struct {
 	Service ir.ServiceName
 	Tool    *manifest.Tool
 	Args    map[string]any // bound and validated, keyed by Arg
+	// Approved says an approver approved this very call (the pack's
+	// approve rule): it is being made once, on that approval.
+	Approved bool
 }
 
 // Verdict is a hook's answer. The zero Verdict allows the call.
@@ -69,4 +72,7 @@ type Event struct {
 	Result   *Payload      `json:"result,omitempty"` // the value the program got
 	Calls    int           `json:"calls,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
+	// Reason says, for metrics, why a call was not made (one of the
+	// Reason constants); it is not part of the audit record.
+	Reason string `json:"-"`
 }

@@ -55,6 +55,9 @@ type Result struct {
 	WaitDeadline time.Time
 	// WaitID names the session's pending wait (codemode jobs approve).
 	WaitID string
+	// WaitCalls are the calls held for approval, when the wait is the
+	// pack's approve rule's.
+	WaitCalls []PendingCall
 	// Attempts is how many workers the program was given: more than one
 	// only when a worker died before it had the program.
 	Attempts int
@@ -94,12 +97,15 @@ func (r *Result) setLimit(limit, message string) {
 
 // completedCalls tells the agent, after a worker death, which calls had
 // completed (their effects happened), so it does not blindly repeat them.
-func completedCalls(calls []CallRecord) string {
+func completedCalls(calls []CallRecord) string { return completedBefore(calls, "the worker died") }
+
+// completedBefore is completedCalls for a program stopped by event.
+func completedBefore(calls []CallRecord, event string) string {
 	if len(calls) == 0 {
-		return "No tool call was made before the worker died, so nothing outside the sandbox changed."
+		return "No tool call was made before " + event + ", so nothing outside the sandbox changed."
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d call%s completed before the worker died: ", len(calls), plural(len(calls)))
+	fmt.Fprintf(&b, "%d call%s completed before %s: ", len(calls), plural(len(calls)), event)
 	for i, c := range calls {
 		if i > 0 {
 			b.WriteString(", ")
@@ -244,7 +250,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Error = waitRefusal(pw)
 		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline, res.WaitID = true, "waiting for job "+strings.Join(pw.Jobs, ", "), pw.Jobs, pw.Deadline, pw.ID
 		if len(pw.Jobs) == 0 {
-			res.WaitTool, res.WaitReason = pw.Tool, pw.Reason
+			res.WaitTool, res.WaitReason, res.WaitCalls = pw.Tool, pw.Reason, pw.Calls
 		}
 		return res, nil
 	}
@@ -277,7 +283,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	rctx, cancel := ctx, context.CancelFunc(func() {})
 	defer func() { cancel() }()
 	var (
-		w   *monty.Worker
+		w   Interp
 		h   *handler
 		out *monty.Outcome
 	)
@@ -291,7 +297,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		var warmed bool
 		w, warmed = r.warmWorker(used, res.usesAio)
 		if !warmed {
-			w, err = r.pool.Get(ctx)
+			w, err = r.runner.Get(ctx)
 		}
 		res.Warmed = warmed
 		res.HandOut += time.Since(got)
@@ -300,7 +306,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		}
 		// The worker serves no other program; tearing it down is not the
 		// caller's wait.
-		defer func(w *monty.Worker) { go w.Close() }(w)
+		defer func(w Interp) { go w.Close() }(w)
 		if !warmed {
 			err = r.prepare(ctx, w, session, used, res)
 		}
@@ -336,6 +342,8 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Err = h.abort
 		res.Error = h.abort.Error()
 		res.Limit = h.abortLimit
+	case err != nil && ctx.Err() != nil && context.Cause(ctx) != nil && !errors.Is(context.Cause(ctx), context.Canceled):
+		res.Error = "cut: " + context.Cause(ctx).Error() + "; the program was stopped. " + completedBefore(res.Calls, "it was stopped")
 	case err != nil && ctx.Err() != nil:
 		res.Error = "cancelled: the run was cancelled; the program made no more calls"
 	case err != nil && rctx.Err() != nil:
@@ -379,11 +387,12 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	if h.waited {
 		res.WaitTool, res.WaitReason = h.waitTool, h.wait
 		// The call's wait holds the session, like a job wait.
-		if w, err := r.recordWait(session, h.waitTool, h.wait); err != nil {
+		res.WaitCalls = h.pending
+		if w, err := r.recordWait(session, h.waitTool, h.wait, h.pending); err != nil {
 			res.Notes = append(res.Notes, "the session's wait could not be recorded: "+err.Error())
 		} else {
 			res.WaitID, res.WaitDeadline = w.ID, w.Deadline
-			res.Notes = append(res.Notes, fmt.Sprintf("WAIT: this session waits (wait %s) until an approver resolves it or until %s; run_code is refused until then.", w.ID, w.Deadline.Format(time.RFC3339)))
+			res.Notes = append(res.Notes, waitNote(w))
 		}
 	}
 	res.Duration = time.Since(start)
@@ -391,9 +400,23 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	return res, nil
 }
 
+// waitNote tells the agent that its session now waits, and for a batch
+// held for approval, which calls the approver sees.
+func waitNote(w *JobWait) string {
+	note := fmt.Sprintf("WAIT: this session waits (wait %s) until an approver resolves it or until %s; run_code is refused until then.", w.ID, w.Deadline.Format(time.RFC3339))
+	if len(w.Calls) > 0 {
+		lines := make([]string, len(w.Calls))
+		for i, c := range w.Calls {
+			lines[i] = c.String()
+		}
+		note += fmt.Sprintf(" Held for approval (%d): %s. Once approved, make these calls again with the same arguments: each goes through once.", len(w.Calls), strings.Join(lines, "; "))
+	}
+	return note
+}
+
 // prepare configures a fresh worker (or restores a persistent session)
 // and pre-imports json and re, unless the pool did it already.
-func (r *Runtime) prepare(ctx context.Context, w *monty.Worker, session string, used []*manifest.Service, res *Result) error {
+func (r *Runtime) prepare(ctx context.Context, w Interp, session string, used []*manifest.Service, res *Result) error {
 	if r.warm {
 		return nil
 	}
@@ -525,7 +548,7 @@ func (r *Runtime) inputs() []monty.NamedValue {
 	return in
 }
 
-func (r *Runtime) saveState(w *monty.Worker, session, code string) error {
+func (r *Runtime) saveState(w Interp, session, code string) error {
 	state, err := w.Dump()
 	if err != nil {
 		return err

@@ -34,8 +34,12 @@ type Config struct {
 	// Upstreams connect each service; a service without one refuses calls.
 	Upstreams map[ir.ServiceName]upstream.Upstream
 
-	MontyBin string // "" finds the pinned binary (monty.FindBinary)
-	Workers  int    // workers kept ready; default 2
+	// Runner starts the interpreters programs run in; nil runs them in
+	// Monty workers (MontyRunner) of MontyBin, "" finding the pinned
+	// binary (monty.FindBinary).
+	Runner   NewRunner
+	MontyBin string
+	Workers  int // workers kept ready; default 2
 	Limits   Limits
 	// MemoryBudget bounds the sum of the memory limits (Limits.Memory) of
 	// the programs running at once; a program waits for room (as long as
@@ -67,6 +71,9 @@ type Config struct {
 	// PinReport, when set, receives the refusals (or the error) of every
 	// check of a service's live tools, e.g. for a log.
 	PinReport func(service ir.ServiceName, refused []string, err error)
+	// Rules are the pack's launch policy per tool (deny, allowed values,
+	// approval), checked before the hooks; see [Rule].
+	Rules map[ir.ToolID]Rule
 	// Hooks run around every call, in order.
 	Hooks []Policy
 	// NotesMeta and WaitMeta name, per service, the MCP _meta keys that
@@ -144,8 +151,8 @@ func (l Limits) withDefaults() Limits {
 type Runtime struct {
 	cfg       Config
 	limits    Limits
-	bin       string
-	pool      *monty.Pool
+	runner    Runner
+	newRunner NewRunner // starts the runner and each warm set's (warmsets.go)
 	validator *validate.Validator
 	gate      *readgate.Gate
 	tools     map[toolKey]*toolEntry
@@ -179,6 +186,23 @@ type Runtime struct {
 
 // Queued is the number of programs waiting for room in the memory budget.
 func (r *Runtime) Queued() int { return int(r.queued.Load()) }
+
+// IdleWorkers is the number of sandbox workers ready to be handed out.
+func (r *Runtime) IdleWorkers() int {
+	if p, ok := r.runner.(interface{ Idle() int }); ok {
+		return p.Idle()
+	}
+	return 0
+}
+
+// Ready says whether the runtime can run programs: its worker pool (a
+// Runner with a Health method) is open and its workers start.
+func (r *Runtime) Ready() error {
+	if p, ok := r.runner.(interface{ Health() error }); ok {
+		return p.Health()
+	}
+	return nil
+}
 
 // toolKey is a program's address of a tool (api.<service>.<py>), which
 // calls are resolved by; the tool's identity elsewhere is its ir.ToolID.
@@ -256,11 +280,15 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	r.gate = readgate.New(cfg.ReadGate, defs)
 	r.newPins()
 	r.apiInputs = r.inputs()
-	r.bin = cfg.MontyBin
-	if r.bin == "" {
-		if r.bin, err = monty.FindBinary(); err != nil {
-			return nil, err
+	newRunner := cfg.Runner
+	if newRunner == nil {
+		bin := cfg.MontyBin
+		if bin == "" {
+			if bin, err = monty.FindBinary(); err != nil {
+				return nil, err
+			}
 		}
+		newRunner = MontyRunner(bin, r.startOptions())
 	}
 	if cfg.Persistent && cfg.StateDir == "" {
 		return nil, errors.New("runtime: persistent mode needs a StateDir")
@@ -274,11 +302,16 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		r.sweepStates()
 	}
 	r.initJobs()
-	pool, err := monty.NewPool(ctx, r.poolConfig())
+	r.newRunner = newRunner
+	runner, err := newRunner(ctx, r.runnerConfig())
 	if err != nil {
-		return nil, fmt.Errorf("runtime: no Monty worker could start, so nothing can run: %w", err)
+		what := "Monty worker"
+		if cfg.Runner != nil {
+			what = "interpreter of Config.Runner"
+		}
+		return nil, fmt.Errorf("runtime: no %s could start, so nothing can run: %w", what, err)
 	}
-	r.pool = pool
+	r.runner = runner
 	return r, nil
 }
 
@@ -292,29 +325,29 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 // pay for all of them.
 const warmStubLimit = 32 << 10
 
-// poolConfig chooses how workers wait in the pool: warmed up with every
+// runnerConfig chooses how workers wait in the pool: warmed up with every
 // service's stubs when they are small, else unconfigured (configured per
 // program, or restored from a persistent session's state).
-func (r *Runtime) poolConfig() monty.PoolConfig {
-	pc := monty.PoolConfig{Bin: r.bin, Size: r.cfg.Workers, Unconfigured: true, Start: r.startOptions()}
+func (r *Runtime) runnerConfig() RunnerConfig {
+	rc := RunnerConfig{Size: r.cfg.Workers}
 	if r.cfg.Persistent {
-		return pc
+		return rc
 	}
 	stubs := ""
 	if !r.cfg.NoTypeCheck {
 		stubs = r.stubs(r.services)
 		if len(stubs) > warmStubLimit {
-			return pc
+			return rc
 		}
 	}
 	r.warm = true
-	pc.Unconfigured = false
-	pc.Config = r.workerConfig(stubs)
-	pc.Prepare = preImport
+	wc := r.workerConfig(stubs)
+	rc.Config = &wc
+	rc.Prepare = preImport
 	if stubs != "" {
-		pc.Prepare = warmUp
+		rc.Prepare = warmUp
 	}
-	return pc
+	return rc
 }
 
 // startOptions start workers in the OS sandbox (unless NoSandbox), with
@@ -338,7 +371,7 @@ func (r *Runtime) workerConfig(stubs string) monty.Config {
 }
 
 // preImport gives a program json and re, imported before it starts.
-func preImport(ctx context.Context, w *monty.Worker) error {
+func preImport(ctx context.Context, w Interp) error {
 	out, err := w.Feed(ctx, "import json\nimport re\n", nil, monty.Funcs{})
 	if err != nil {
 		return fmt.Errorf("preparing the sandbox worker: %w", err)
@@ -355,7 +388,7 @@ func (r *Runtime) Close() error {
 	// is unknown to the next runtime, not a failure of this one's closing.
 	r.jobs.closed.Store(true)
 	r.closeWarmSets()
-	err := r.pool.Close()
+	err := r.runner.Close()
 	for _, name := range sortedServices(r.cfg.Upstreams) {
 		if cerr := r.cfg.Upstreams[name].Close(); cerr != nil && err == nil {
 			err = cerr

@@ -30,7 +30,7 @@ type warmSets struct {
 }
 
 type warmSet struct {
-	pool *monty.Pool // nil while it starts
+	pool Runner // nil while it starts
 	used uint64
 }
 
@@ -51,7 +51,7 @@ func setKey(used []*manifest.Service, aio bool) string {
 // service set when one is ready (ok), else nil, and makes sure the set is
 // kept warm for the next program. Only packs whose pool workers wait
 // unconfigured use sets.
-func (r *Runtime) warmWorker(used []*manifest.Service, aio bool) (*monty.Worker, bool) {
+func (r *Runtime) warmWorker(used []*manifest.Service, aio bool) (Interp, bool) {
 	if r.warm || r.cfg.Persistent || r.cfg.NoTypeCheck {
 		return nil, false
 	}
@@ -88,15 +88,12 @@ func (r *Runtime) warmWorker(used []*manifest.Service, aio bool) (*monty.Worker,
 	}
 	s := &warmSet{used: ws.tick}
 	ws.sets[key] = s
-	cfg := monty.PoolConfig{
-		Bin: r.bin, Size: 1, Start: r.startOptions(),
-		Config:  r.workerConfig(r.stubsFor(used, aio)),
-		Prepare: warmUp,
-	}
+	wc := r.workerConfig(r.stubsFor(used, aio))
+	cfg := RunnerConfig{Size: 1, Config: &wc, Prepare: warmUp}
 	ws.starting.Add(1)
 	go func() {
 		defer ws.starting.Done()
-		p, err := monty.NewPool(context.Background(), cfg)
+		p, err := r.newRunner(context.Background(), cfg)
 		ws.mu.Lock()
 		defer ws.mu.Unlock()
 		if err != nil || ws.closed || ws.sets[key] != s {
@@ -118,7 +115,7 @@ func (r *Runtime) closeWarmSets() {
 	ws := &r.warmSets
 	ws.mu.Lock()
 	ws.closed = true
-	var pools []*monty.Pool
+	var pools []Runner
 	for _, s := range ws.sets {
 		if s.pool != nil {
 			pools = append(pools, s.pool)
@@ -136,7 +133,7 @@ func (r *Runtime) closeWarmSets() {
 // feed that defines nothing and runs nothing (a lambda never called): a
 // checker's first checks after its start are several times slower than
 // the ones after, and this takes one of them off the program's path.
-func warmUp(ctx context.Context, w *monty.Worker) error {
+func warmUp(ctx context.Context, w Interp) error {
 	if err := preImport(ctx, w); err != nil {
 		return err
 	}

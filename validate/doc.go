@@ -27,7 +27,9 @@
 //	api.jira.search: argument filters[0].value must be at most 64 characters long; got 80 characters
 //
 // Wire keys are mapped back to Python parameter names through ir.Param.
-// "Did you mean" uses edit distance, ignoring case, '_' and '-'. An
+// "Did you mean" is codemode's one rule (internal/suggest, shared with the
+// runtime's hints): edit distance with transpositions, ignoring case, '_'
+// and '-', or a unique prefix. An
 // unknown argument whose suggestion is also reported missing is reported
 // once. A failed anyOf/oneOf is explained by the branch the value came
 // closest to; branches that only disagree on the type are merged ("expected

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codemode-dev/codemode/ir"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
@@ -628,78 +629,8 @@ func typeFix(want []string, v any) string {
 	return ""
 }
 
-// repr prints a JSON value in Python syntax, with strings in double
-// quotes, cut to a readable length.
-func repr(v any) string {
-	var b strings.Builder
-	writeRepr(&b, v, 80)
-	return b.String()
-}
-
-func writeRepr(b *strings.Builder, v any, budget int) {
-	if b.Len() > budget {
-		b.WriteString("...")
-		return
-	}
-	switch x := v.(type) {
-	case nil:
-		b.WriteString("None")
-	case bool:
-		if x {
-			b.WriteString("True")
-		} else {
-			b.WriteString("False")
-		}
-	case string:
-		if len(x) > 60 {
-			cut := 57
-			for cut > 0 && !utf8Start(x[cut]) {
-				cut--
-			}
-			b.WriteString(strconv.Quote(x[:cut]) + "...")
-			return
-		}
-		b.WriteString(strconv.Quote(x))
-	case json.Number:
-		b.WriteString(string(x))
-	case []any:
-		b.WriteByte('[')
-		for i, it := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if b.Len() > budget {
-				b.WriteString("...")
-				break
-			}
-			writeRepr(b, it, budget)
-		}
-		b.WriteByte(']')
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if b.Len() > budget {
-				b.WriteString("...")
-				break
-			}
-			b.WriteString(strconv.Quote(k) + ": ")
-			writeRepr(b, x[k], budget)
-		}
-		b.WriteByte('}')
-	default:
-		fmt.Fprint(b, x)
-	}
-}
-
-func utf8Start(c byte) bool { return c&0xC0 != 0x80 }
+// repr prints a JSON value in Python syntax, cut to a readable length.
+func repr(v any) string { return ir.PyLiteralCut(v, 60, 80) }
 
 // valueList prints enum values: `"a", "b", "c"`, at most n of them.
 func valueList(vs []any, n int) string {

@@ -19,8 +19,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlags("check", stderr)
 	config := fs.String("c", "codemode.yaml", "pack `FILE`")
 	out := fs.String("o", "", "generated `DIR` to compare (default: the pack's out:)")
-	noEnrich := fs.Bool("no-enrich", false, "the files were generated with --no-enrich")
+	noEnrich := fs.Bool("no-enrich", false, "compare with files generated with --no-enrich (default: as the files on disk were generated)")
 	asJSON := fs.Bool("json", false, "print JSON: every directory and stale file")
+	shapes, noObserved := observedFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -31,13 +32,25 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	res, err := pack.Compile(ctx, p, pack.Options{NoEnrich: *noEnrich})
+	// Files generated with --no-enrich say so (they have no enrich.jsonl):
+	// they are compared as gen --no-enrich would write them now.
+	if !*noEnrich && pack.GeneratedWithoutEnrichment(p.Path(p.Out)) {
+		*noEnrich = true
+	}
+	observed, err := observedReturns(p, *shapes, *noObserved)
+	if err != nil {
+		return err
+	}
+	res, err := pack.Compile(ctx, p, pack.Options{NoEnrich: *noEnrich, Observed: observed})
 	if err != nil {
 		return err
 	}
 	fix := "run codemode gen -c " + *config
-	if *noEnrich {
+	if *noEnrich && !p.Enrich.Disabled {
 		fix += " --no-enrich"
+	}
+	if *noObserved {
+		fix += " --no-observed"
 	}
 	var stale []string
 	n := 0

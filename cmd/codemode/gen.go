@@ -7,18 +7,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 
+	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/pack"
 )
 
 // sourceFlags collects --mcp/--mcp-cmd/--mcp-url/--openapi in order, with
 // --service naming the source before it.
-type sourceFlags struct{ sources []pack.Source }
+type sourceFlags struct{ sources []pack.Service }
 
 func (s *sourceFlags) register(fs *flag.FlagSet) {
 	fs.Func("mcp", "MCP tools/list JSON `FILE`", func(v string) error {
-		s.sources = append(s.sources, pack.Source{MCP: v})
+		s.sources = append(s.sources, pack.Service{MCP: v})
 		return nil
 	})
 	fs.Func("mcp-cmd", "stdio MCP server `COMMAND` (quoted, with its arguments)", func(v string) error {
@@ -29,15 +32,15 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 		if len(argv) == 0 {
 			return fmt.Errorf("empty command")
 		}
-		s.sources = append(s.sources, pack.Source{MCPCommand: argv})
+		s.sources = append(s.sources, pack.Service{MCPCommand: argv})
 		return nil
 	})
 	fs.Func("mcp-url", "streamable-HTTP MCP server `URL`", func(v string) error {
-		s.sources = append(s.sources, pack.Source{MCPURL: v})
+		s.sources = append(s.sources, pack.Service{MCPURL: v})
 		return nil
 	})
 	fs.Func("openapi", "OpenAPI 2.0/3.x `FILE` (JSON or YAML)", func(v string) error {
-		s.sources = append(s.sources, pack.Source{OpenAPI: v})
+		s.sources = append(s.sources, pack.Service{OpenAPI: v})
 		return nil
 	})
 	fs.Func("service", "service `NAME` of the source given just before", func(v string) error {
@@ -50,7 +53,7 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 }
 
 // loadPack builds the pack from -c or from source flags.
-func loadPack(config string, srcs []pack.Source, out string) (*pack.Pack, error) {
+func loadPack(config string, srcs []pack.Service, out string) (*pack.Pack, error) {
 	if config != "" {
 		if len(srcs) > 0 {
 			return nil, usageErr("codemode: give either -c or source flags, not both")
@@ -82,6 +85,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fs.String("o", "", "output `DIR` (default api/, or the pack's out:)")
 	noEnrich := fs.Bool("no-enrich", false, "turn the enrichment pass off")
 	goPkg := fs.String("go-package", "", "also emit a Go package embedding the surface into `DIR`")
+	shapes, noObserved := observedFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -101,7 +105,11 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *goPkg != "" {
 		p.GoPackage = *goPkg
 	}
-	res, err := pack.Compile(ctx, p, pack.Options{NoEnrich: *noEnrich})
+	observed, err := observedReturns(p, *shapes, *noObserved)
+	if err != nil {
+		return err
+	}
+	res, err := pack.Compile(ctx, p, pack.Options{NoEnrich: *noEnrich, Observed: observed})
 	if err != nil {
 		return err
 	}
@@ -149,4 +157,33 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// observedFlags are gen's and check's flags for return types typed from
+// observed results.
+func observedFlags(fs *flag.FlagSet) (shapes *string, off *bool) {
+	shapes = fs.String("shapes", "", "type the returns of tools without an output schema from the results serve saw, kept in `FILE` (default .codemode/shapes.json beside the pack, when there is one)")
+	off = fs.Bool("no-observed", false, "do not type returns from observed results")
+	return shapes, off
+}
+
+// observedReturns reads the result schemas serve recorded (the shape cache
+// at path, default .codemode/shapes.json beside the pack). Without a cache
+// (a fresh clone, CI) the generated manifest's own observed schemas are
+// kept, so gen and check agree everywhere; none when off is set.
+func observedReturns(p *pack.Pack, path string, off bool) (map[ir.ToolID]ir.Schema, error) {
+	if off {
+		return nil, nil
+	}
+	if path == "" {
+		path = p.Path(filepath.Join(".codemode", "shapes.json"))
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return pack.ObservedIn(p.Path(p.Out)), nil
+	}
+	s, err := gateway.OpenShapes(path)
+	if err != nil {
+		return nil, err
+	}
+	return s.Observed(), nil
 }

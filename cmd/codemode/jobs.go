@@ -14,15 +14,16 @@ import (
 	"github.com/codemode-dev/codemode/runtime"
 )
 
-// cmdJobs is "codemode jobs list|get|wait|approve --session ID [JOB|WAIT]":
+// cmdJobs is "codemode jobs list|get|wait|approve|deny --session ID [JOB|WAIT]":
 // it reads the jobs store a gateway keeps (beside the pack, or in --state
 // DIR/jobs), for a workflow engine that holds a run until a job ends. wait
 // polls until the job is no longer running, or fails at --timeout; approve
 // resolves the session's pending wait (the one named WAIT, if given), so
-// its next run_code runs.
+// its next run_code runs, and lists the calls it approved; deny resolves it
+// with those calls refused (--reason says why to the agent).
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const use = "usage: codemode jobs list|get|wait|approve [-c codemode.yaml] [--state DIR] --session ID [--timeout DURATION] [JOB|WAIT]"
-	if len(args) == 0 || !slices.Contains([]string{"list", "get", "wait", "approve"}, args[0]) {
+	const use = "usage: codemode jobs list|get|wait|approve|deny [-c codemode.yaml] [--state DIR] --session ID [--timeout DURATION] [--reason TEXT] [JOB|WAIT]"
+	if len(args) == 0 || !slices.Contains([]string{"list", "get", "wait", "approve", "deny"}, args[0]) {
 		return usageErr(use)
 	}
 	sub := args[0]
@@ -31,13 +32,15 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	state := fs.String("state", "", "the gateway's --state `DIR` (its jobs are in DIR/jobs)")
 	session := fs.String("session", "", "the agent session `ID` (the _meta \"codemode/session\" name; over authenticated HTTP, \"token:…\"/name)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "with wait, give up after `DURATION`")
+	reason := fs.String("reason", "", "with deny, the `TEXT` the agent is told")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
 	if *session == "" {
 		return usageErr("codemode jobs %s: --session is required\n%s", sub, use)
 	}
-	if sub != "approve" && (sub == "list") != (fs.NArg() == 0) || fs.NArg() > 1 {
+	resolve := sub == "approve" || sub == "deny"
+	if !resolve && (sub == "list") != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return usageErr(use)
 	}
 	dir := filepath.Join(*state, "jobs")
@@ -49,19 +52,26 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		dir = p.Path(filepath.Join(".codemode", "jobs"))
 	}
 	store := runtime.FileJobStore{Dir: dir}
-	if sub == "approve" {
+	if resolve {
 		var w *runtime.JobWait
 		err := store.Update(*session, func(sj *runtime.SessionJobs) (err error) {
-			w, err = runtime.ApproveWait(sj, fs.Arg(0))
+			if sub == "deny" {
+				w, err = runtime.DenyWait(sj, fs.Arg(0), *reason)
+			} else {
+				w, err = runtime.ApproveWait(sj, fs.Arg(0))
+			}
 			return err
 		})
 		if errors.Is(err, runtime.ErrNoWait) {
-			return &exitError{1, fmt.Sprintf("codemode jobs approve: session %q has no pending wait", *session)}
+			return &exitError{1, fmt.Sprintf("codemode jobs %s: session %q has no pending wait", sub, *session)}
 		}
 		if err != nil {
-			return &exitError{1, "codemode jobs approve: " + err.Error()}
+			return &exitError{1, "codemode jobs " + sub + ": " + err.Error()}
 		}
-		fmt.Fprintf(stdout, "approved %s: %s\n", w.ID, w.What())
+		fmt.Fprintf(stdout, "%s %s: %s\n", map[string]string{"approve": "approved", "deny": "denied"}[sub], w.ID, w.What())
+		for _, c := range w.Calls {
+			fmt.Fprintf(stdout, "  %s\n", c)
+		}
 		return nil
 	}
 	sj, err := store.Load(*session)
@@ -69,6 +79,12 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if sub == "list" {
+		if w := sj.Wait; w != nil {
+			fmt.Fprintf(stdout, "wait %s\t%s\tuntil %s\n", w.ID, w.What(), w.Deadline.Format(time.RFC3339))
+			for _, c := range w.Calls {
+				fmt.Fprintf(stdout, "  %s\n", c)
+			}
+		}
 		names := make([]string, 0, len(sj.Jobs))
 		for n := range sj.Jobs {
 			names = append(names, n)

@@ -2,21 +2,15 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
+	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/gateway"
-	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/pack"
-	"github.com/codemode-dev/codemode/runtime"
 )
 
 // cmdServe runs the MCP server: find_tool, run_code and read_api (or every
@@ -26,7 +20,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	config := fs.String("c", "codemode.yaml", "pack `FILE`")
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
 	direct := fs.Bool("direct", false, "offer every granted tool as an MCP tool instead of find_tool/run_code")
-	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none)")
+	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none), or to a postgres:// URL (or $VAR holding one) shared by every replica")
 	shapesPath := fs.String("shapes", "", "keep the result-shape cache in `FILE` (default .codemode/shapes.json beside the pack)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	state := fs.String("state", "", "keep each session's variables across programs, saved in `DIR` (persistent mode)")
@@ -34,6 +28,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	tokenFile := fs.String("token-file", "", "with --http, accept the bearer tokens in `FILE` (one per line; read again when it changes)")
 	noAuth := fs.Bool("insecure-no-auth", false, "with --http on a loopback address, serve without authentication")
 	idleTTL := fs.Duration("idle-ttl", 0, "with --http, close a session after `DURATION` without a request (default 30m, or serve.idle_ttl)")
+	drainTimeout := fs.Duration("drain-timeout", gateway.DefaultDrainTimeout, "on SIGTERM, let programs in flight run for up to `DURATION`, then cut them")
+	metricsAddr := fs.String("metrics-addr", "", "serve /metrics, /healthz and /readyz without a token on `ADDR` (host:port), for the platform only; else /metrics is behind --http's bearer token")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -43,6 +39,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if *addr == "" && (*tokenEnv != "" || *tokenFile != "" || *noAuth || *idleTTL != 0) {
 		return usageErr("codemode serve: --token-env, --token-file, --insecure-no-auth and --idle-ttl are for --http")
 	}
+	if *drainTimeout <= 0 {
+		return usageErr("codemode serve: --drain-timeout %s: want a positive duration like 10s", *drainTimeout)
+	}
 	p, err := loadPack(*config, nil, "")
 	if err != nil {
 		return err
@@ -51,105 +50,27 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	if p.Runtime.NoSandbox() {
 		logf("%s", pack.SandboxWarning)
 	}
-	// The HTTP settings are checked, and the address taken, before anything
-	// starts.
-	var hopts gateway.HTTPOptions
-	var ln net.Listener
+	o := gateway.Options{
+		FileDir: p.Out, Direct: *direct, Version: version(),
+		Dir:      p.Path(".codemode"),
+		AuditLog: *auditPath, AuditKey: audit.KeyFromEnv(),
+		Shapes: *shapesPath, StateDir: *state, NoPins: *noPins,
+		Addr: *addr, Logf: logf,
+		Drain: *drainTimeout, MetricsAddr: *metricsAddr,
+	}
+	// The HTTP settings are checked before anything starts (Open takes the
+	// address first).
 	if *addr != "" {
-		if hopts, err = httpOptions(p, *tokenEnv, *tokenFile, *noAuth, *idleTTL, logf); err != nil {
-			return err
-		}
-		if ln, err = gateway.ListenHTTP(*addr, hopts); err != nil {
-			return err
-		}
-		defer ln.Close()
-	}
-
-	if *shapesPath == "" {
-		*shapesPath = p.Path(filepath.Join(".codemode", "shapes.json"))
-	}
-	shapes, err := gateway.OpenShapes(*shapesPath)
-	if err != nil {
-		return err
-	}
-	var auditor runtime.Auditor
-	if log, err := openAudit(p, *auditPath, logf); err != nil {
-		return err
-	} else if log != nil {
-		defer log.Close()
-		auditor = log
-	}
-	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
-		c.Hooks = append(c.Hooks, shapes)
-		c.Audit = auditor
-		if *state != "" {
-			c.Persistent, c.StateDir = true, *state
-		} else {
-			// Jobs outlive the gateway, beside the pack.
-			c.Jobs = runtime.FileJobStore{Dir: p.Path(filepath.Join(".codemode", "jobs"))}
-		}
-		// The runtime checks live MCP tool definitions against the pins
-		// before calls; here every check's refusals are also logged.
-		c.NoPins = *noPins
-		c.PinReport = func(svc ir.ServiceName, refused []string, err error) {
-			if err != nil {
-				logf("service %s: checking pins: %v", svc, err)
-			}
-			for _, r := range refused {
-				logf("service %s: refusing: %s", svc, r)
-			}
-		}
-	})
-	if err != nil {
-		return err
-	}
-	defer rt.Close()
-	// Connect now, so the pins are checked (and refusals logged) before the
-	// first call.
-	if !*noPins {
-		rt.CheckPins(ctx)
-	}
-	srv, err := gateway.New(gateway.Config{
-		Runtime: rt, FileDir: p.Out, Direct: *direct, Shapes: shapes, Audit: auditor, Persistent: *state != "",
-		Version: version(),
-	})
-	if err != nil {
-		return err
-	}
-	if *addr == "" {
-		err := srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
-		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		return nil
-	}
-	handler, err := srv.NewHTTPHandler(hopts)
-	if err != nil {
-		return err
-	}
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	if hopts.NoAuth {
-		logf("WARNING: --insecure-no-auth: anyone who can connect to %s runs programs with this pack's credentials", ln.Addr())
-	} else {
-		logf("bearer tokens from %s: %d accepted", hopts.Tokens.Source(), hopts.Tokens.Len())
-	}
-	logf("serving MCP over streamable HTTP at http://%s%s", ln.Addr(), gateway.MCPPath)
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		// Requests under way get a moment; an open event stream never
-		// ends by itself, so what is left is then closed.
-		sctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		defer cancel()
-		if err := hs.Shutdown(sctx); errors.Is(err, context.DeadlineExceeded) {
-			return hs.Close()
-		} else {
+		if o.HTTP, err = httpOptions(p, *tokenEnv, *tokenFile, *noAuth, *idleTTL, logf); err != nil {
 			return err
 		}
 	}
+	g, err := gateway.Open(ctx, p.OpenRuntime, o)
+	if err != nil {
+		return err
+	}
+	defer g.Close()
+	return g.Serve(ctx, stdin, stdout)
 }
 
 // httpOptions resolves the HTTP settings: flags over the pack's serve
@@ -185,10 +106,6 @@ func httpOptions(p *pack.Pack, tokenEnv, tokenFile string, noAuth bool, idleTTL 
 	}
 	return o, err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 func mkdirFor(path string) error {
 	return os.MkdirAll(filepath.Dir(path), 0o700)

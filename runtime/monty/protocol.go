@@ -187,6 +187,24 @@ func NotFound(name string) Reply { return Reply{kind: 4, name: name} }
 // error (PermissionError for filesystem calls, RuntimeError otherwise).
 func NotHandled() Reply { return Reply{kind: 5} }
 
+// Result is what the program sees of a reply: the value a Return gives, or
+// the exception a Raise (NameError for NotFound, RuntimeError for
+// NotHandled) raises; both nil for a Future. It is for interpreters other
+// than the child process, which need to read replies (see runtime.Interp).
+func (r Reply) Result() (Value, *Exception) {
+	switch r.kind {
+	case 1:
+		return r.value, nil
+	case 2:
+		return nil, r.exc
+	case 4:
+		return nil, &Exception{Type: "NameError", Message: fmt.Sprintf("name '%s' is not defined", r.name), HasMessage: true}
+	case 5:
+		return nil, &Exception{Type: "RuntimeError", Message: "not handled", HasMessage: true}
+	}
+	return nil, nil
+}
+
 func (r Reply) encode() ([]byte, error) {
 	return r.encodeFor(0)
 }
