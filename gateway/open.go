@@ -196,12 +196,13 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	g.rt, err = open(ctx, func(c *runtime.Config) {
 		c.Hooks = append(c.Hooks, shapes)
 		c.Audit = auditor
-		switch {
-		case o.StateDir != "":
+		if o.StateDir != "" {
 			c.Persistent, c.StateDir = true, o.StateDir
+		}
+		switch {
 		case o.Jobs != nil:
 			c.Jobs = o.Jobs
-		case o.Dir != "":
+		case o.StateDir == "" && o.Dir != "":
 			// Jobs outlive the gateway, beside the pack.
 			c.Jobs = runtime.FileJobStore{Dir: filepath.Join(o.Dir, "jobs")}
 		}

@@ -305,7 +305,11 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	r.newRunner = newRunner
 	runner, err := newRunner(ctx, r.runnerConfig())
 	if err != nil {
-		return nil, fmt.Errorf("runtime: no Monty worker could start, so nothing can run: %w", err)
+		what := "Monty worker"
+		if cfg.Runner != nil {
+			what = "interpreter of Config.Runner"
+		}
+		return nil, fmt.Errorf("runtime: no %s could start, so nothing can run: %w", what, err)
 	}
 	r.runner = runner
 	return r, nil
