@@ -180,3 +180,40 @@ func TestPostgresEditedRowNamed(t *testing.T) {
 		t.Fatalf("after the break: %d events, %d breaks, problems:\n%v\nwant:\n%v", res.Events, res.Breaks, res.Problems, want)
 	}
 }
+
+// BenchmarkAppend compares one event's append to a file (flock, write,
+// fsync) and to PostgreSQL (a transaction locking the head row), with
+// goroutines appending at once (-cpu sets how many).
+func BenchmarkAppend(b *testing.B) {
+	ev := runtime.Event{Time: time.Unix(1, 0).UTC(), Kind: "call", RunID: "r", Session: "s", Call: 1, Tool: "api.svc.tool", Status: runtime.StatusOK}
+	b.Run("file", func(b *testing.B) {
+		l, err := audit.Open(b.TempDir() + "/audit.jsonl")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := l.Record(ev); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("postgres", func(b *testing.B) {
+		l, err := audit.OpenPostgres(context.Background(), testpg.Start(b), audit.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := l.Record(ev); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+}
