@@ -276,6 +276,10 @@ func openAuditLog(ctx context.Context, o Options) (auditLog, error) {
 // Server is the gateway's MCP server.
 func (g *Gateway) Server() *Server { return g.srv }
 
+// Metrics is the gateway's metrics (Options.Metrics, or its own): a store
+// reports its latency with Metrics().Store.
+func (g *Gateway) Metrics() *metrics.Metrics { return g.opts.Metrics }
+
 // Runtime is the runtime the gateway serves.
 func (g *Gateway) Runtime() *runtime.Runtime { return g.rt }
 
