@@ -136,16 +136,20 @@ func (s *Server) requestSession(ctx context.Context, ss *mcp.ServerSession, meta
 	return s.namedSession(ss, meta, extra)
 }
 
-// subscribe is resources/subscribe: the generated files never change (a
-// subscription is accepted and nothing is sent); JobsURI subscribes the
-// MCP session to its agent session's jobs.
-func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+// subscribeJobs is resources/subscribe: the generated files never change
+// (a subscription is accepted and nothing is sent); JobsURI subscribes the
+// MCP session to its agent session's jobs; in direct mode, anything else is
+// an upstream's resource.
+func (s *Server) subscribeJobs(ctx context.Context, req *mcp.SubscribeRequest) error {
 	if req.Params == nil {
 		return fmt.Errorf("resources/subscribe: no uri")
 	}
 	uri := req.Params.URI
 	if _, ok := s.files[uri]; ok {
 		return nil
+	}
+	if uri != JobsURI && s.cfg.Direct {
+		return s.subscribe(ctx, req)
 	}
 	if uri != JobsURI || req.Session == nil {
 		return mcp.ResourceNotFoundError(uri)
@@ -155,10 +159,18 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
 	return nil
 }
 
-// unsubscribe is resources/unsubscribe: the MCP session's subscriptions to
-// uri end (for every agent session it named, as the SDK drops them all).
-func (s *Server) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-	if req.Params != nil && req.Params.URI == JobsURI && req.Session != nil {
+// unsubscribeJobs is resources/unsubscribe: the MCP session's
+// subscriptions to JobsURI end (for every agent session it named, as the
+// SDK drops them all); in direct mode, an upstream's resource is
+// unsubscribed upstream.
+func (s *Server) unsubscribeJobs(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	if req.Params == nil {
+		return nil
+	}
+	if _, ok := s.files[req.Params.URI]; !ok && req.Params.URI != JobsURI && s.cfg.Direct {
+		return s.unsubscribe(ctx, req)
+	}
+	if req.Params.URI == JobsURI && req.Session != nil {
 		s.notify.drop(req.Session)
 	}
 	return nil

@@ -1,6 +1,9 @@
 package runtime
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // The jobs' event hook: what a gateway needs to tell a session's client
 // that its jobs or its wait changed (see gateway's jobs resource).
@@ -27,11 +30,21 @@ func (js *jobState) notifyChanged(session string) {
 }
 
 // SessionJobs is a snapshot of a session's jobs and wait as the store has
-// them now (running jobs of a gateway that stopped show as unknown).
+// them now: one read, and a write only when a job must be settled (its
+// replica is gone, or it is overdue), as run_code settles it.
 func (r *Runtime) SessionJobs(session string) (*SessionJobs, error) {
-	r.jobs.mu.Lock()
-	defer r.jobs.mu.Unlock()
-	return r.jobs.load(session)
+	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
+	defer stop()
+	sj, err := LoadSession(ctx, r.jobs.st, session)
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range sj.Jobs {
+		if j.State == JobRunning && (j.OwnerGone || time.Since(j.Started) > time.Duration(j.MaxRuntime*float64(time.Second))+jobGrace) {
+			return r.jobs.view(session)
+		}
+	}
+	return sj, nil
 }
 
 // Holds says whether w still holds its session at now: a call wait until
