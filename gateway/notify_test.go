@@ -440,3 +440,38 @@ jobs.wait("op", wake_after=600)
 		t.Fatalf("turn 2: %q", text)
 	}
 }
+
+// BenchmarkJobsPollRead is what one poll costs per subscribed session: a
+// read of its jobs from the SQLite store (here 4 ended jobs and no wait).
+func BenchmarkJobsPollRead(b *testing.B) {
+	f := newFixture(b, false, func(c *runtime.Config) { c.StateDir, c.ReadGate = b.TempDir(), readgate.Off })
+	cs := f.connect(b)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "run_code", Arguments: map[string]any{"code": `for i in range(4):
+    jobs.submit("j" + str(i), api.everything.echo, message="x")
+`}, Meta: mcp.Meta{gateway.SessionMeta: "bench"}})
+	if err != nil || res.IsError {
+		b.Fatal(err, res)
+	}
+	for {
+		sj, err := f.rt.SessionJobs("bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		running := 0
+		for _, j := range sj.Jobs {
+			if j.State == runtime.JobRunning {
+				running++
+			}
+		}
+		if running == 0 && len(sj.Jobs) == 4 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := f.rt.SessionJobs("bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
