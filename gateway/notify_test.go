@@ -475,3 +475,44 @@ func BenchmarkJobsPollRead(b *testing.B) {
 		}
 	}
 }
+
+// TestJobEndedOnOtherReplicaWakesNoOne: two gateways share one store, and
+// a harness on each subscribes to the same named session. The session's
+// job, taken from the queue by either gateway, ends there; both harnesses
+// are told the same: the one on the gateway that ran it through the
+// runtime's hook, the other through the poll of the store.
+func TestJobEndedOnOtherReplicaWakesNoOne(t *testing.T) {
+	bin := buildCodemode(t)
+	everything, err := testpeer.NodeBin("mcp-server-everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	testpack.Build(t, dir, fmt.Sprintf("out: api\nservices:\n  - name: everything\n    mcp_command: [%q, stdio]\n    grant: [echo, trigger-long-running-operation]\nruntime:\n  read_gate: off\n", everything))
+	packFile, state := filepath.Join(dir, "codemode.yaml"), t.TempDir()
+	serve := func() (*mcp.ClientSession, heard) {
+		c, h := listenTo()
+		cmd := exec.Command(bin, "serve", "-c", packFile, "--state", state, "--audit", "off")
+		cs, err := c.Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, &mcp.ClientSessionOptions{ProtocolVersion: legacyProtocol})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		subscribeJobs(t, cs, "rollout")
+		return cs, h
+	}
+	cs1, h1 := serve()
+	_, h2 := serve()
+	text, _, _ := runCodeNamed(t, cs1, "rollout", `jobs.submit("slow", api.everything.trigger_long_running_operation, duration=2, steps=1)
+jobs.wait("slow", wake_after=600)
+`)
+	if !strings.HasPrefix(text, "NOTE: WAIT: this session waits for job slow until it ends or until ") {
+		t.Fatalf("first gateway: %q", text)
+	}
+	for i, h := range []heard{h1, h2} {
+		h.expect(t, fmt.Sprintf("gateway %d", i+1),
+			`message: [info codemode] job "slow" (api.everything.trigger_long_running_operation) ended: done; jobs.get("slow") returns its state and result`,
+			"message: [info codemode] the wait w-ID for job slow is over: the job ended; run_code in this session runs again",
+			"updated: codemode://session/jobs rollout")
+	}
+}
