@@ -448,7 +448,8 @@ func TestSIGTERMStdioSlowProgramCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := <-result; got != "finished\n[1 tool call]\n" {
-		t.Fatalf("the slow program: %q", got)
+		<-s.done
+		t.Fatalf("the slow program: %q (stderr %q)", got, s.stderr())
 	}
 	<-s.done
 	if err := cs.Close(); err != nil {
