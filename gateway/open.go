@@ -17,6 +17,7 @@ import (
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/metrics"
 	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // A RuntimeOpener starts the runtime a gateway serves, after configure has
@@ -88,10 +89,11 @@ type Options struct {
 	// Metrics receives the gateway's metrics; nil makes its own.
 	Metrics *metrics.Metrics
 
-	// Jobs keeps the sessions' jobs and waits; nil keeps them in Dir/jobs
-	// (the runtime's own choice in persistent mode or without a Dir).
-	// Further stores (sessions) and a Metrics sink are to be added here.
-	Jobs runtime.JobStore
+	// Store keeps the sessions' jobs, waits, state and reads (package
+	// store; the caller closes it); nil keeps them in Dir/state.db (the
+	// runtime's own choice, StateDir/state.db, in persistent mode or
+	// without a Dir).
+	Store store.Store
 
 	// Logf receives the gateway's log lines (pin refusals, the address it
 	// serves); nil discards them.
@@ -107,6 +109,10 @@ type Gateway struct {
 	ln        net.Listener
 	metricsLn net.Listener
 	audit     auditLog
+	// store is the runtime's store; ownStore says the gateway opened it
+	// (and closes it, after the runtime).
+	store    store.Store
+	ownStore bool
 
 	// The listeners are served from the moment they are taken: /healthz
 	// answers at once, /readyz says starting until Serve.
@@ -193,18 +199,20 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	ready, _ := g.audit.(interface{ Ready(context.Context) error })
 	// Calls are counted from the audit events, also with no audit log.
 	auditor = o.Metrics.Auditor(auditor)
+	g.store = o.Store
+	if g.store == nil && o.StateDir == "" && o.Dir != "" {
+		// Jobs and waits outlive the gateway, beside the pack.
+		if g.store, err = store.Open(ctx, filepath.Join(o.Dir, runtime.StoreFile), store.Options{}); err != nil {
+			return g, err
+		}
+		g.ownStore = true
+	}
 	g.rt, err = open(ctx, func(c *runtime.Config) {
 		c.Hooks = append(c.Hooks, shapes)
 		c.Audit = auditor
+		c.Store = g.store
 		if o.StateDir != "" {
 			c.Persistent, c.StateDir = true, o.StateDir
-		}
-		switch {
-		case o.Jobs != nil:
-			c.Jobs = o.Jobs
-		case o.StateDir == "" && o.Dir != "":
-			// Jobs outlive the gateway, beside the pack.
-			c.Jobs = runtime.FileJobStore{Dir: filepath.Join(o.Dir, "jobs")}
 		}
 		// The runtime checks live MCP tool definitions against the pins
 		// before calls; here every check's refusals are also logged.
@@ -233,7 +241,7 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	o.Metrics.Services(services)
 	g.srv, err = New(Config{
 		Runtime: g.rt, FileDir: o.FileDir, Direct: o.Direct, Shapes: shapes, Audit: auditor,
-		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics,
+		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics, Logf: o.Logf,
 	})
 	g.opts = o
 	if err == nil && ready != nil {
@@ -388,6 +396,9 @@ func (g *Gateway) Close() error {
 	}
 	if g.rt != nil {
 		errs = append(errs, g.rt.Close())
+	}
+	if g.ownStore {
+		errs = append(errs, g.store.Close())
 	}
 	if g.audit != nil {
 		errs = append(errs, g.audit.Close())
