@@ -41,7 +41,7 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 		for _, p := range SignatureOrder(t) {
 			mt.Params = append(mt.Params, manifest.Param{
 				Arg: p.Arg, Wire: p.Wire, Py: p.Py, In: p.In, Required: p.Required,
-				Style: p.Style, Explode: p.Explode, Pointer: p.Pointer,
+				Style: p.Style, Explode: p.Explode, Ref: p.Ref,
 			})
 		}
 		ms.Tools = append(ms.Tools, mt)
