@@ -13,6 +13,8 @@
 //	nolist answers initialize, never tools/list
 //	conformance  the conformance suite's fixture tools, resources and
 //	       prompts (conformance.go)
+//	asker  tool ask sends elicitation/create whatever the client declared
+//	       and waits for the answer (conformance.go)
 package testmcp
 
 import (
@@ -69,6 +71,8 @@ func Main(args []string) int {
 		})
 	case "conformance":
 		s = conformanceServer()
+	case "asker":
+		return asker()
 	case "loop", "nolist":
 		return loop(args[0] == "nolist")
 	case "mute":
