@@ -266,14 +266,15 @@ func TestBadPackFiles(t *testing.T) {
 }
 
 // TestRuntimeMontyFromPack: runtime.monty names the sandbox binary,
-// relative to the pack; a wrong one fails closed, naming it.
+// relative to the pack; a wrong one fails closed before any worker starts,
+// naming the key and the file.
 func TestRuntimeMontyFromPack(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "tools.json"), []byte(`{"tools": [{"name": "ping", "inputSchema": {"type": "object"}}]}`), 0o644)
 	p := testpack.Build(t, dir, "services:\n  - mcp: tools.json\nruntime:\n  monty: bin/monty\n")
 	_, err := p.OpenRuntime(context.Background(), nil)
 	want := filepath.Join(dir, "bin", "monty")
-	if err == nil || !strings.Contains(err.Error(), "no Monty worker could start") || !strings.Contains(err.Error(), want) {
+	if err == nil || !strings.HasPrefix(err.Error(), "runtime.monty: ") || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want it to name %s", err, want)
 	}
 }
