@@ -17,6 +17,7 @@ import (
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/metrics"
 	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // A RuntimeOpener starts the runtime a gateway serves, after configure has
@@ -88,10 +89,11 @@ type Options struct {
 	// Metrics receives the gateway's metrics; nil makes its own.
 	Metrics *metrics.Metrics
 
-	// Jobs keeps the sessions' jobs and waits; nil keeps them in Dir/jobs
-	// (the runtime's own choice in persistent mode or without a Dir).
-	// Further stores (sessions) and a Metrics sink are to be added here.
-	Jobs runtime.JobStore
+	// Store keeps the sessions' jobs, waits, state and reads (package
+	// store; the caller closes it); nil keeps them in Dir/state.db (the
+	// runtime's own choice, StateDir/state.db, in persistent mode or
+	// without a Dir).
+	Store store.Store
 
 	// Logf receives the gateway's log lines (pin refusals, the address it
 	// serves); nil discards them.
@@ -107,6 +109,29 @@ type Gateway struct {
 	ln        net.Listener
 	metricsLn net.Listener
 	audit     auditLog
+	// store is the runtime's store; ownStore says the gateway opened it
+	// (and closes it, after the runtime).
+	store    store.Store
+	ownStore bool
+
+	// The listeners are served from the moment they are taken: /healthz
+	// answers at once, /readyz says starting until Serve.
+	hs, ms   *http.Server
+	late     lateHandler
+	lateOps  lateHandler
+	hsServed chan error
+}
+
+// serveEarly serves ln with h from now on.
+func serveEarly(ln net.Listener, h http.Handler, done chan error) *http.Server {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		err := hs.Serve(ln)
+		if done != nil {
+			done <- err
+		}
+	}()
+	return hs
 }
 
 // auditLog is a file or a database audit log.
@@ -147,11 +172,14 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 		if g.ln, err = ListenHTTP(o.Addr, o.HTTP); err != nil {
 			return g, err
 		}
+		g.hsServed = make(chan error, 1)
+		g.hs = serveEarly(g.ln, &g.late, g.hsServed)
 	}
 	if o.MetricsAddr != "" {
 		if g.metricsLn, err = net.Listen("tcp", o.MetricsAddr); err != nil {
 			return g, fmt.Errorf("--metrics-addr: %w", err)
 		}
+		g.ms = serveEarly(g.metricsLn, &g.lateOps, nil)
 	}
 	shapesPath := o.Shapes
 	if shapesPath == "" && o.Dir != "" {
@@ -171,18 +199,20 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	ready, _ := g.audit.(interface{ Ready(context.Context) error })
 	// Calls are counted from the audit events, also with no audit log.
 	auditor = o.Metrics.Auditor(auditor)
+	g.store = o.Store
+	if g.store == nil && o.StateDir == "" && o.Dir != "" {
+		// Jobs and waits outlive the gateway, beside the pack.
+		if g.store, err = store.Open(ctx, filepath.Join(o.Dir, runtime.StoreFile), store.Options{}); err != nil {
+			return g, err
+		}
+		g.ownStore = true
+	}
 	g.rt, err = open(ctx, func(c *runtime.Config) {
 		c.Hooks = append(c.Hooks, shapes)
 		c.Audit = auditor
+		c.Store = g.store
 		if o.StateDir != "" {
 			c.Persistent, c.StateDir = true, o.StateDir
-		}
-		switch {
-		case o.Jobs != nil:
-			c.Jobs = o.Jobs
-		case o.StateDir == "" && o.Dir != "":
-			// Jobs outlive the gateway, beside the pack.
-			c.Jobs = runtime.FileJobStore{Dir: filepath.Join(o.Dir, "jobs")}
 		}
 		// The runtime checks live MCP tool definitions against the pins
 		// before calls; here every check's refusals are also logged.
@@ -254,6 +284,10 @@ func openAuditLog(ctx context.Context, o Options) (auditLog, error) {
 // Server is the gateway's MCP server.
 func (g *Gateway) Server() *Server { return g.srv }
 
+// Metrics is the gateway's metrics (Options.Metrics, or its own): a store
+// reports its latency with Metrics().Store.
+func (g *Gateway) Metrics() *metrics.Metrics { return g.opts.Metrics }
+
 // Runtime is the runtime the gateway serves.
 func (g *Gateway) Runtime() *runtime.Runtime { return g.rt }
 
@@ -270,9 +304,7 @@ func (g *Gateway) Addr() net.Addr {
 // and stdout), ending cleanly at EOF.
 func (g *Gateway) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	if g.metricsLn != nil {
-		ms := &http.Server{Handler: g.srv.OpsHandler(g.opts.Metrics.Handler()), ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = ms.Serve(g.metricsLn) }()
-		defer ms.Close()
+		g.lateOps.set(g.srv.OpsHandler(g.opts.Metrics.Handler()))
 		g.opts.Logf("serving /metrics, /healthz and /readyz without a token on %s", g.metricsLn.Addr())
 	}
 	if g.ln == nil {
@@ -301,17 +333,16 @@ func (g *Gateway) Serve(ctx context.Context, in io.Reader, out io.Writer) error 
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	hs := g.hs
+	g.late.set(handler)
 	if g.opts.HTTP.NoAuth {
 		g.opts.Logf("WARNING: --insecure-no-auth: anyone who can connect to %s runs programs with this pack's credentials", g.ln.Addr())
 	} else {
 		g.opts.Logf("bearer tokens from %s: %d accepted", g.opts.HTTP.Tokens.Source(), g.opts.HTTP.Tokens.Len())
 	}
 	g.opts.Logf("serving MCP over streamable HTTP at http://%s%s", g.ln.Addr(), MCPPath)
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(g.ln) }()
 	select {
-	case err := <-done:
+	case err := <-g.hsServed:
 		return err
 	case <-ctx.Done():
 		// Programs in flight finish (or are cut) while the listener still
@@ -352,8 +383,16 @@ func plural(n int) string {
 // the listener.
 func (g *Gateway) Close() error {
 	var errs []error
+	for _, hs := range []*http.Server{g.hs, g.ms} {
+		if hs != nil {
+			_ = hs.Close()
+		}
+	}
 	if g.rt != nil {
 		errs = append(errs, g.rt.Close())
+	}
+	if g.ownStore {
+		errs = append(errs, g.store.Close())
 	}
 	if g.audit != nil {
 		errs = append(errs, g.audit.Close())

@@ -39,6 +39,12 @@ type Pack struct {
 	Services  []Service       `yaml:"services"`
 	Runtime   RuntimeSettings `yaml:"runtime"`
 	Serve     Serve           `yaml:"serve"`
+	// Store names where sessions, jobs and waits are kept: the path of a
+	// SQLite file (relative to the pack) or a postgres:// URL, which
+	// several gateways share; "$VAR" or "${VAR}" takes it from the
+	// environment (store: ${CODEMODE_STORE}). Empty (or an unset
+	// variable) keeps the SQLite file .codemode/state.db beside the pack.
+	Store string `yaml:"store"`
 	// Ignore silences diagnostics a pack author has reviewed, by code
 	// ("webhook-skipped") or by code and source ("webhook-skipped
 	// train-travel.json#/webhooks/newBooking", matching as a prefix). The
@@ -398,6 +404,19 @@ func (p *Pack) check() error {
 		return fmt.Errorf("runtime.read_gate: %q is not file, tool or off", p.Runtime.ReadGate)
 	}
 	return p.Serve.check()
+}
+
+// StoreLocation is the pack's store: "" for the default, else a
+// postgres:// URL or a SQLite file's path resolved against the pack.
+func (p *Pack) StoreLocation() string {
+	loc := p.Store
+	if strings.HasPrefix(loc, "$") {
+		loc = os.ExpandEnv(loc)
+	}
+	if loc == "" || strings.Contains(loc, "://") {
+		return loc
+	}
+	return p.Path(loc)
 }
 
 // Path resolves a pack-relative path.

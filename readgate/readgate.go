@@ -1,14 +1,17 @@
 package readgate
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // Mode says what counts as having read a tool.
@@ -115,7 +118,29 @@ type Gate struct {
 
 	mu       sync.Mutex
 	sessions map[string]*reads
+
+	// st, when set, keeps the reads beyond this process: every read is
+	// written to it, and a call the reads in memory do not cover is
+	// checked again against it (another replica's reads, or this one's
+	// before a restart).
+	st ReadStore
 }
+
+// ReadStore keeps reads (package store implements it).
+type ReadStore interface {
+	AddRead(ctx context.Context, session string, r store.Read) error
+	Reads(ctx context.Context, session string) ([]store.Read, error)
+	ForgetReads(ctx context.Context, session string) error
+}
+
+// storeTimeout bounds one read or write of the store.
+const storeTimeout = 10 * time.Second
+
+// SetStore makes the gate keep its reads in st too. Call it before the
+// gate is used. A read the store cannot record is kept in memory only; a
+// store that cannot be read lets through only what memory covers (it
+// fails closed).
+func (g *Gate) SetStore(st ReadStore) { g.st = st }
 
 // New returns a Gate over the given definitions. When two Defs name the
 // same tool the last one wins.
@@ -158,6 +183,31 @@ func (g *Gate) Read(session, file string, start, end int) {
 		g.sessions[session] = s
 	}
 	s.files[file] = addSpan(s.files[file], span{start, end})
+	if g.st != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		defer cancel()
+		_ = g.st.AddRead(ctx, session, store.Read{File: file, Lo: start, Hi: end})
+	}
+}
+
+// loadReads merges the store's reads of session into memory.
+func (g *Gate) loadReads(session string) {
+	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+	defer cancel()
+	rs, err := g.st.Reads(ctx, session)
+	if err != nil || len(rs) == 0 {
+		return
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	s := g.sessions[session]
+	if s == nil {
+		s = &reads{files: map[string][]span{}}
+		g.sessions[session] = s
+	}
+	for _, r := range rs {
+		s.files[r.File] = addSpan(s.files[r.File], span{r.Lo, r.Hi})
+	}
 }
 
 // ReadTool records that session read exactly the lines of one tool's
@@ -183,6 +233,20 @@ func (g *Gate) Check(session string, service ir.ServiceName, tool ir.WireName) e
 	if !ok {
 		return fmt.Errorf("readgate: %w %s.%s", ErrUnknownTool, service, tool)
 	}
+	if g.covered(session, d) {
+		return nil
+	}
+	if g.st != nil {
+		g.loadReads(session)
+		if g.covered(session, d) {
+			return nil
+		}
+	}
+	return &Refusal{Def: d, Mode: g.mode}
+}
+
+// covered says whether the reads in memory cover d.
+func (g *Gate) covered(session string, d Def) bool {
 	g.mu.Lock()
 	var spans []span
 	if s := g.sessions[session]; s != nil {
@@ -195,15 +259,11 @@ func (g *Gate) Check(session string, service ir.ServiceName, tool ir.WireName) e
 		if sig < d.Start || sig > d.End {
 			sig = d.Start
 		}
-		if covers(spans, span{sig, d.End}) {
-			return nil
-		}
+		return covers(spans, span{sig, d.End})
 	case PerTool:
-		if covers(spans, span{d.Start, d.End}) {
-			return nil
-		}
+		return covers(spans, span{d.Start, d.End})
 	}
-	return &Refusal{Def: d, Mode: g.mode}
+	return false
 }
 
 // Forget drops everything recorded for session.
@@ -211,6 +271,11 @@ func (g *Gate) Forget(session string) {
 	g.mu.Lock()
 	delete(g.sessions, session)
 	g.mu.Unlock()
+	if g.st != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
+		defer cancel()
+		_ = g.st.ForgetReads(ctx, session)
+	}
 }
 
 // addSpan inserts n into the sorted, merged list ss and returns a new list

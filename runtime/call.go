@@ -50,8 +50,9 @@ type handler struct {
 	abort      error
 	abortLimit string
 
-	seq    int  // calls audited so far
-	direct bool // one call outside any program (Runtime.Call)
+	seq    int    // calls audited so far
+	direct bool   // one call outside any program (Runtime.Call)
+	job    string // the job whose call this is (audited with it)
 
 	// mu guards the handler's state: Call holds it, and so does each aio
 	// call running in the background, except while its request is out
@@ -605,7 +606,7 @@ func (h *handler) write(ev Event, what string) error {
 	if h.r.cfg.Audit == nil {
 		return nil
 	}
-	ev.Time, ev.RunID, ev.Session = time.Now().UTC(), h.runID, h.session
+	ev.Time, ev.RunID, ev.Session, ev.Job = time.Now().UTC(), h.runID, h.session, h.job
 	ev.Message = capMessage(ev.Message)
 	if err := h.r.cfg.Audit.Record(ev); err != nil {
 		stop := " and the program was stopped"

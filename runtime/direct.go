@@ -39,22 +39,27 @@ type CallResult struct {
 // back as a wait (a policy hook's, an upstream's, the pack's approve rule)
 // becomes the session's pending wait.
 func (r *Runtime) Call(ctx context.Context, session, name string, args map[string]any) (*CallResult, error) {
-	return r.call(ctx, session, name, args, "")
+	return r.call(ctx, session, newRunID(), "", 0, name, args)
 }
 
-// call is Call; a job's own call passes the job's name, and is neither
-// refused by the session's wait (it may be what the session awaits) nor
-// recorded as one.
-func (r *Runtime) call(ctx context.Context, session, name string, args map[string]any, job string) (*CallResult, error) {
+// call is Call audited under runID; a job's own call passes the job's
+// name, is audited under the run that submitted it (as its call number
+// seq+1), and is neither refused by the session's wait (it may be what
+// the session awaits) nor recorded as one.
+func (r *Runtime) call(ctx context.Context, session, runID, job string, seq int, name string, args map[string]any) (*CallResult, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
-	res := &Result{RunID: newRunID()}
-	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID, direct: true}
+	res := &Result{RunID: runID}
+	h := &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID, direct: true, job: job, seq: seq}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if job == "" {
-		pw, over := r.pendingWait(session)
+		pw, over, err := r.pendingWait(session)
+		if err != nil {
+			msg := "the call was refused: the session's record could not be read, so nothing was called: " + firstLine(err.Error())
+			return &CallResult{Call: name, Status: StatusError, Message: msg}, nil
+		}
 		if pw != nil {
 			msg := strings.NewReplacer("run_code refused", "the call was refused", "call run_code again", "call again").Replace(waitRefusal(pw))
 			if aerr := h.stopped(name, args, StatusRefused, ReasonWait, msg); aerr != nil {

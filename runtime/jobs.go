@@ -2,22 +2,19 @@ package runtime
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/runtime/monty"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // Jobs: long calls that outlive a program and its turn.
@@ -32,41 +29,24 @@ import (
 // bounded by its max_runtime. jobs.wait records the session's pending
 // wait: until the job ends or wake_after passes, the session's programs
 // are refused with a message naming what is awaited. Jobs and waits live
-// in a JobStore (a file per session beside the persistent state by
-// default); a job that was running in a gateway that stopped is reported
-// with state "unknown" and never run again.
+// in the store (package store: SQLite beside the pack by default,
+// PostgreSQL when replicas share the work) and are run by River on
+// whichever replica takes them; a job that was running in a gateway that
+// stopped is reported with state "unknown" and never run again, unless
+// its tool is read-only or idempotent (then it runs again, at most
+// MaxJobAttempts times in all).
 
 // Job states.
 const (
-	JobRunning   = "running"
-	JobDone      = "done"
-	JobFailed    = "failed"
-	JobCancelled = "cancelled"
-	JobUnknown   = "unknown"
+	JobRunning   = store.JobRunning
+	JobDone      = store.JobDone
+	JobFailed    = store.JobFailed
+	JobCancelled = store.JobCancelled
+	JobUnknown   = store.JobUnknown
 )
 
-// Job is one background job of a session.
-type Job struct {
-	Name string `json:"name"`
-	// Kind says what the job runs: "call" (one tool call, Tool with
-	// Args). Another kind adds its own fields to Spec, not to the store.
-	Kind       string         `json:"kind"`
-	Tool       string         `json:"tool"`
-	Args       map[string]any `json:"args,omitempty"`
-	Spec       map[string]any `json:"spec,omitempty"`
-	State      string         `json:"state"`
-	Result     any            `json:"result,omitempty"`
-	Error      string         `json:"error,omitempty"`
-	Started    time.Time      `json:"started"`
-	Ended      time.Time      `json:"ended,omitzero"`
-	MaxRuntime float64        `json:"max_runtime"` // seconds
-	// Owner is the runtime that runs it; a running job whose owner is gone
-	// has an unknown outcome.
-	Owner string `json:"owner"`
-	// approved is the digest of the approval its submit consumed: the
-	// job's call goes through the approve rule on it.
-	approved string
-}
+// Job is one background job of a session (the store keeps it).
+type Job = store.Job
 
 // JobWait is a session's pending wait: on jobs (jobs.wait), or on a call
 // (a policy hook's wait, an upstream's wait_meta result) that an approver
@@ -94,7 +74,9 @@ func (w *JobWait) What() string {
 	return fmt.Sprintf("%s (%s)", w.Tool, w.Reason)
 }
 
-// SessionJobs is what a JobStore keeps for one session.
+// SessionJobs is what the store keeps for one session: its jobs, and the
+// session's record (its wait, how the last one was resolved, approvals),
+// which the store keeps as JSON it does not read.
 type SessionJobs struct {
 	Jobs map[string]*Job `json:"jobs"`
 	Wait *JobWait        `json:"wait,omitempty"`
@@ -104,6 +86,56 @@ type SessionJobs struct {
 	// Approved are the approved calls not yet made: each lets the same
 	// call (tool and arguments) through once, until it expires.
 	Approved []Approval `json:"approved,omitempty"`
+}
+
+// sessionRecord is SessionJobs without its jobs: the record the store keeps.
+type sessionRecord struct {
+	Wait     *JobWait   `json:"wait,omitempty"`
+	Resolved string     `json:"resolved,omitempty"`
+	Approved []Approval `json:"approved,omitempty"`
+}
+
+func fromStore(ss *store.Session) (*SessionJobs, error) {
+	var rec sessionRecord
+	if len(ss.Record) > 0 {
+		if err := json.Unmarshal(ss.Record, &rec); err != nil {
+			return nil, fmt.Errorf("the session's record in the store is corrupt: %v", err)
+		}
+	}
+	return &SessionJobs{Jobs: ss.Jobs, Wait: rec.Wait, Resolved: rec.Resolved, Approved: rec.Approved}, nil
+}
+
+func toStore(sj *SessionJobs, ss *store.Session) error {
+	b, err := json.Marshal(sessionRecord{Wait: sj.Wait, Resolved: sj.Resolved, Approved: sj.Approved})
+	if err != nil {
+		return err
+	}
+	ss.Jobs, ss.Record = sj.Jobs, b
+	return nil
+}
+
+// LoadSession reads a session's jobs and record from st.
+func LoadSession(ctx context.Context, st store.Store, session string) (*SessionJobs, error) {
+	ss, err := st.Session(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	return fromStore(ss)
+}
+
+// UpdateSession changes a session's jobs and record in st under the
+// session's lock (as codemode jobs approve does from outside a gateway).
+func UpdateSession(ctx context.Context, st store.Store, session string, f func(*SessionJobs) error) error {
+	return st.Update(ctx, session, func(ss *store.Session) error {
+		sj, err := fromStore(ss)
+		if err != nil {
+			return err
+		}
+		if err := f(sj); err != nil {
+			return err
+		}
+		return toStore(sj, ss)
+	})
 }
 
 // DefaultWaitTimeout is how long a call wait (a policy hook's, an
@@ -178,18 +210,11 @@ func (r *Runtime) Approve(session, id string) (*JobWait, error) {
 
 // PendingWait is the session's pending wait, or nil.
 func (r *Runtime) PendingWait(session string) *JobWait {
-	w, _ := r.peekWait(session)
-	return w
-}
-
-func (r *Runtime) peekWait(session string) (*JobWait, error) {
-	r.jobs.mu.Lock()
-	defer r.jobs.mu.Unlock()
-	sj, err := r.jobs.load(session)
-	if err != nil || sj.Wait == nil {
-		return nil, err
+	sj, err := r.jobs.view(session)
+	if err != nil {
+		return nil
 	}
-	return sj.Wait, nil
+	return sj.Wait
 }
 
 // recordWait makes a call's wait the session's pending wait.
@@ -210,122 +235,6 @@ func (r *Runtime) waitTimeout() time.Duration {
 	return DefaultWaitTimeout
 }
 
-// JobStore keeps each session's jobs and wait. Load returns an empty
-// SessionJobs for a session it has nothing for.
-type JobStore interface {
-	Load(session string) (*SessionJobs, error)
-	Save(session string, sj *SessionJobs) error
-}
-
-// FileJobStore keeps one JSON file per session in a directory.
-type FileJobStore struct {
-	Dir string
-}
-
-func (s FileJobStore) path(session string) string {
-	sum := sha256.Sum256([]byte(session))
-	return filepath.Join(s.Dir, hex.EncodeToString(sum[:16])+".jobs.json")
-}
-
-// Load implements JobStore.
-func (s FileJobStore) Load(session string) (*SessionJobs, error) {
-	b, err := os.ReadFile(s.path(session))
-	if errors.Is(err, os.ErrNotExist) {
-		return &SessionJobs{Jobs: map[string]*Job{}}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	sj := &SessionJobs{}
-	if err := json.Unmarshal(b, sj); err != nil {
-		return nil, fmt.Errorf("the job store file %s is corrupt: %v", filepath.Base(s.path(session)), err)
-	}
-	if sj.Jobs == nil {
-		sj.Jobs = map[string]*Job{}
-	}
-	return sj, nil
-}
-
-// Lock holds the session's file lock (shared by every process using the
-// directory, as codemode jobs approve and the gateway) until unlock.
-func (s FileJobStore) Lock(session string) (unlock func(), err error) {
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(s.path(session)+".lock", os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
-}
-
-// Update loads, changes and saves a session's jobs under its file lock.
-func (s FileJobStore) Update(session string, f func(sj *SessionJobs) error) error {
-	unlock, err := s.Lock(session)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	sj, err := s.Load(session)
-	if err != nil {
-		return err
-	}
-	if err := f(sj); err != nil {
-		return err
-	}
-	return s.Save(session, sj)
-}
-
-// Save implements JobStore.
-func (s FileJobStore) Save(session string, sj *SessionJobs) error {
-	if err := os.MkdirAll(s.Dir, 0o700); err != nil {
-		return err
-	}
-	b, err := json.Marshal(sj)
-	if err != nil {
-		return err
-	}
-	tmp := s.path(session) + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, s.path(session))
-}
-
-// memJobStore is the store of a runtime without a state directory.
-type memJobStore struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
-
-func (s *memJobStore) Load(session string) (*SessionJobs, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	sj := &SessionJobs{Jobs: map[string]*Job{}}
-	if b, ok := s.m[session]; ok {
-		_ = json.Unmarshal(b, sj)
-	}
-	return sj, nil
-}
-
-func (s *memJobStore) Save(session string, sj *SessionJobs) error {
-	b, err := json.Marshal(sj)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string][]byte{}
-	}
-	s.m[session] = b
-	return nil
-}
-
 // DefaultMaxRuntime is a job's max_runtime when the program gives none;
 // MaxMaxRuntime is the most it may ask.
 const (
@@ -333,32 +242,64 @@ const (
 	MaxMaxRuntime     = 24 * time.Hour
 	// MaxRunningJobs is how many jobs one session may have running.
 	MaxRunningJobs = 16
+	// MaxJobAttempts is how many times a job whose tool is read-only or
+	// idempotent may run when the replica running it dies.
+	MaxJobAttempts = 3
 )
 
-// jobState is the runtime's side of the jobs: the store and the jobs this
-// runtime runs.
+// JobKind runs one kind of job: it returns the job's result, or an error
+// that fails it. The job's max_runtime bounds ctx.
+type JobKind func(ctx context.Context, r *Runtime, session string, j *Job) (any, error)
+
+// jobKinds are the kinds of job the runtime runs, by Job.Kind. The store
+// keeps a job's kind and Spec without reading them: a kind is added here,
+// not there.
+var jobKinds = map[string]JobKind{"call": callJob}
+
+// jobState is the runtime's side of the jobs: the store, and the jobs
+// this runtime runs.
 type jobState struct {
-	store JobStore
-	owner string
-	mu    sync.Mutex // guards every Load-change-Save of the store
-	run   map[string]context.CancelFunc
-	wg    sync.WaitGroup
+	st  store.Store
+	own bool // the runtime opened st, and closes it
+	mu  sync.Mutex
+	run map[string]context.CancelFunc // session, name, token → its cancel
 	// closed is set when the runtime closes: a job ending after that
 	// (its upstream closed under it) records nothing.
 	closed atomic.Bool
 	ttl    time.Duration // ended jobs are dropped after it
 }
 
-func (r *Runtime) initJobs() {
-	st := r.cfg.Jobs
-	if st == nil && r.cfg.StateDir != "" {
-		st = FileJobStore{Dir: filepath.Join(r.cfg.StateDir, "jobs")}
+// initJobs opens the store (Config.Store; else StateDir/state.db; else a
+// temporary one) and starts working its queue.
+func (r *Runtime) initJobs(ctx context.Context) error {
+	js := &jobState{st: r.cfg.Store, run: map[string]context.CancelFunc{}, ttl: r.sessionTTL()}
+	if js.st == nil {
+		var err error
+		if r.cfg.StateDir != "" {
+			js.st, err = store.Open(ctx, filepath.Join(r.cfg.StateDir, StoreFile), store.Options{})
+		} else {
+			js.st, err = store.OpenTemp(ctx, store.Options{})
+		}
+		if err != nil {
+			return fmt.Errorf("runtime: %w", err)
+		}
+		js.own = true
 	}
-	if st == nil {
-		st = &memJobStore{}
+	r.jobs = js
+	if err := js.st.StartQueue(ctx, r.work); err != nil {
+		if js.own {
+			js.st.Close()
+		}
+		return fmt.Errorf("runtime: %w", err)
 	}
-	r.jobs = &jobState{store: st, owner: newRunID(), run: map[string]context.CancelFunc{}, ttl: r.sessionTTL()}
+	return nil
 }
+
+// StoreFile is the SQLite store's name in a state directory.
+const StoreFile = "state.db"
+
+// Store is the runtime's store.
+func (r *Runtime) Store() store.Store { return r.jobs.st }
 
 // hasJobs says programs get the jobs object: not when a service is named
 // jobs (the service wins).
@@ -402,47 +343,211 @@ func withJobs(stubs string) string {
 	return stubs + jobsStub
 }
 
-// session loads (under mu) a session's jobs, marking as unknown the
-// running jobs of a runtime that is gone.
-func (js *jobState) load(session string) (*SessionJobs, error) {
-	sj, err := js.store.Load(session)
+const lostJob = "the gateway that ran this job stopped before the job ended: its outcome is unknown, and it was not run again; check its effects before submitting it again"
+
+// update changes a session's jobs under the store's lock, first settling
+// the jobs of replicas that are gone: a job that never started is queued
+// again, one whose tool may run again (read-only, idempotent) too, up to
+// MaxJobAttempts; any other is reported unknown and never run again. What
+// must reach the queue is done once the change is committed.
+func (js *jobState) update(session string, f func(sj *SessionJobs) error) error {
+	var requeue []*Job
+	var cancel []int64
+	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
+	defer stop()
+	err := UpdateSession(ctx, js.st, session, func(sj *SessionJobs) error {
+		requeue, cancel = nil, nil
+		for n, j := range sj.Jobs {
+			// Ended jobs are kept for the session TTL.
+			if j.State != JobRunning && !j.Ended.IsZero() && time.Since(j.Ended) > js.ttl {
+				delete(sj.Jobs, n)
+				continue
+			}
+			if j.State != JobRunning {
+				continue
+			}
+			overdue := time.Since(j.Started) > time.Duration(j.MaxRuntime*float64(time.Second))+jobGrace
+			switch {
+			case j.OwnerGone && (j.Attempt == 0 || j.Retry && j.Attempt < MaxJobAttempts):
+				cancel = append(cancel, j.QueueID)
+				j.Owner, j.Token, j.QueueID = js.st.Replica(), newRunID(), 0
+				cp := *j
+				requeue = append(requeue, &cp)
+			case j.OwnerGone:
+				cancel = append(cancel, j.QueueID)
+				j.State, j.Ended, j.Error = JobUnknown, time.Now().UTC(), lostJob
+			case overdue:
+				cancel = append(cancel, j.QueueID)
+				j.State, j.Ended = JobUnknown, time.Now().UTC()
+				j.Error = fmt.Sprintf("the job did not end within its max_runtime (%s): its outcome is unknown, and it was not run again; check its effects before submitting it again", time.Duration(j.MaxRuntime*float64(time.Second)))
+			}
+		}
+		if f == nil {
+			return nil
+		}
+		return f(sj)
+	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for n, j := range sj.Jobs {
-		// Ended jobs are kept for the session TTL.
-		if j.State != JobRunning && !j.Ended.IsZero() && time.Since(j.Ended) > js.ttl {
-			delete(sj.Jobs, n)
-			continue
-		}
-		if j.State == JobRunning && j.Owner != js.owner {
-			j.State, j.Ended = JobUnknown, time.Now().UTC()
-			j.Error = "the gateway that ran this job stopped before the job ended: its outcome is unknown, and it was not run again; check its effects before submitting it again"
-		}
+	for _, id := range cancel {
+		_ = js.st.CancelQueued(ctx, id)
 	}
-	return sj, nil
+	for _, j := range requeue {
+		js.enqueue(session, j)
+	}
+	return nil
 }
 
-func (js *jobState) update(session string, f func(sj *SessionJobs) error) error {
-	js.mu.Lock()
-	defer js.mu.Unlock()
-	if l, ok := js.store.(interface {
-		Lock(session string) (func(), error)
-	}); ok {
-		unlock, err := l.Lock(session)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-	}
-	sj, err := js.load(session)
+// storeTimeout bounds one change of the store; jobGrace is how long past
+// its max_runtime a job may take to report.
+const (
+	storeTimeout = 30 * time.Second
+	jobGrace     = time.Minute
+)
+
+// quiet says the session has no jobs and an empty record (no wait, no
+// approvals): nothing to settle, which one read tells without a write.
+func (js *jobState) quiet(session string) (bool, error) {
+	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
+	defer stop()
+	ss, err := js.st.Session(ctx, session)
 	if err != nil {
+		return false, err
+	}
+	rec := strings.TrimSpace(string(ss.Record))
+	return len(ss.Jobs) == 0 && (rec == "" || rec == "{}"), nil
+}
+
+// view is a session's jobs, settled as update settles them.
+func (js *jobState) view(session string) (*SessionJobs, error) {
+	var out *SessionJobs
+	err := js.update(session, func(sj *SessionJobs) error {
+		out = sj
+		return nil
+	})
+	return out, err
+}
+
+// enqueue puts a job on the queue; a job that cannot be queued fails.
+func (js *jobState) enqueue(session string, j *Job) {
+	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
+	defer stop()
+	attempts := 1
+	if j.Retry {
+		attempts = MaxJobAttempts
+	}
+	id, err := js.st.Enqueue(ctx, store.JobRef{Session: session, Name: j.Name, Token: j.Token}, store.EnqueueOptions{
+		MaxAttempts: attempts, Timeout: time.Duration(j.MaxRuntime*float64(time.Second)) + jobGrace,
+	})
+	_ = js.update(session, func(sj *SessionJobs) error {
+		cur := sj.Jobs[j.Name]
+		if cur == nil || cur.Token != j.Token || cur.State != JobRunning {
+			return nil
+		}
+		if err != nil {
+			cur.State, cur.Ended, cur.Error = JobFailed, time.Now().UTC(), "the job could not be queued: "+err.Error()
+			return nil
+		}
+		cur.QueueID = id
+		return nil
+	})
+}
+
+// work runs one queued job (River's worker calls it, on whichever replica
+// takes the job): it claims the job, runs its kind, and records how it
+// ended.
+func (r *Runtime) work(ctx context.Context, ref store.JobRef) error {
+	js := r.jobs
+	if js.closed.Load() {
+		return nil // the next replica to read the job queues it again
+	}
+	var j *Job
+	err := js.update(ref.Session, func(sj *SessionJobs) error {
+		cur := sj.Jobs[ref.Name]
+		if cur == nil || cur.Token != ref.Token || cur.State != JobRunning {
+			return nil // cancelled, replaced, or queued again elsewhere
+		}
+		if cur.Attempt > 0 && !cur.Retry {
+			cur.State, cur.Ended, cur.Error = JobUnknown, time.Now().UTC(), lostJob
+			return nil
+		}
+		cur.Attempt++
+		cur.Owner = js.st.Replica()
+		cp := *cur
+		j = &cp
+		return nil
+	})
+	if err != nil || j == nil {
 		return err
 	}
-	if err := f(sj); err != nil {
-		return err
+	kind := jobKinds[j.Kind]
+	maxRuntime := time.Duration(j.MaxRuntime * float64(time.Second))
+	jctx, cancel := context.WithTimeout(ctx, maxRuntime)
+	defer cancel()
+	key := ref.Session + "\x00" + ref.Name + "\x00" + ref.Token
+	js.mu.Lock()
+	js.run[key] = cancel
+	js.mu.Unlock()
+	defer func() {
+		js.mu.Lock()
+		delete(js.run, key)
+		js.mu.Unlock()
+	}()
+	var res any
+	if kind == nil {
+		err = fmt.Errorf("this runtime does not know jobs of kind %q", j.Kind)
+	} else {
+		res, err = kind(jctx, r, ref.Session, j)
 	}
-	return js.store.Save(session, sj)
+	ended := time.Now().UTC()
+	record := func(sj *SessionJobs) error {
+		cur, ok := sj.Jobs[j.Name]
+		if !ok || cur.Token != j.Token || cur.State != JobRunning || cur.Owner != js.st.Replica() {
+			return nil // cancelled, or replaced
+		}
+		cur.Ended = ended
+		switch {
+		case errors.Is(jctx.Err(), context.DeadlineExceeded):
+			cur.State, cur.Error = JobFailed, fmt.Sprintf("the job ran longer than its max_runtime (%s) and was stopped", maxRuntime)
+		case err != nil:
+			cur.State, cur.Error = JobFailed, err.Error()
+		default:
+			cur.State, cur.Result = JobDone, res
+		}
+		return nil
+	}
+	// The outcome is known here only: while the store cannot be reached
+	// (a PostgreSQL restart, a network cut) it is tried again, until its
+	// job's grace runs out.
+	wait := 100 * time.Millisecond
+	for give := time.Now().Add(jobGrace); ; {
+		if js.closed.Load() {
+			return nil
+		}
+		uerr := js.update(ref.Session, record)
+		if uerr == nil || time.Now().After(give) {
+			return uerr
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 5*time.Second)
+	}
+}
+
+// callJob runs a "call" job: one tool call through every check a
+// program's call passes, audited under the run that submitted it.
+func callJob(ctx context.Context, r *Runtime, session string, j *Job) (any, error) {
+	if d, ok := j.Spec["approved"].(string); ok && d != "" {
+		ctx = context.WithValue(ctx, approvedKey{}, d)
+	}
+	res, err := r.call(ctx, session, j.RunID, j.Name, max(j.Call-1, 0), j.Tool, j.Args)
+	switch {
+	case err != nil:
+		return nil, err
+	case res.Status == StatusOK:
+		return res.Value, nil
+	}
+	return nil, errors.New(string(res.Status) + ": " + res.Message)
 }
 
 // jobView is what a program sees of a job.
@@ -497,28 +602,34 @@ func (h *handler) jobsCall(c *monty.Call, f string) (monty.Reply, error) {
 			return monty.Raise("TypeError", fmt.Sprintf("jobs.%s() needs the job's name: jobs.%s(\"name\")", f, f)), nil
 		}
 		var view map[string]any
+		var stopped *Job
+		missing := false
 		err := r.jobs.update(session, func(sj *SessionJobs) error {
 			j, ok := sj.Jobs[name]
 			if !ok {
+				missing = true
 				return fmt.Errorf("there is no job named %q in this session; jobs.list() lists them", name)
 			}
 			if f == "cancel" && j.State == JobRunning {
-				if cancel := r.jobs.run[session+"\x00"+name]; cancel != nil {
-					cancel()
-				}
 				j.State, j.Ended, j.Error = JobCancelled, time.Now().UTC(), "cancelled by the program"
+				cp := *j
+				stopped = &cp
 			}
 			view = jobView(j)
 			return nil
 		})
-		if err != nil {
+		if err != nil && missing {
 			return monty.Raise("KeyError", err.Error()), nil
+		}
+		if err != nil {
+			return monty.Raise("RuntimeError", fmt.Sprintf("jobs.%s(): %v", f, err)), nil
+		}
+		if stopped != nil {
+			r.jobs.stop(session, stopped)
 		}
 		return jobReply(view), nil
 	case "list":
-		r.jobs.mu.Lock()
-		sj, err := r.jobs.load(session)
-		r.jobs.mu.Unlock()
+		sj, err := r.jobs.view(session)
 		if err != nil {
 			return monty.Raise("RuntimeError", "jobs.list(): "+err.Error()), nil
 		}
@@ -652,7 +763,20 @@ func (h *handler) submit(c *monty.Call) (monty.Reply, error) {
 			approved = digest
 		}
 	}
-	j := &Job{Name: name, Kind: "call", Tool: e.call(), Args: args, State: JobRunning, Started: time.Now().UTC(), MaxRuntime: maxRuntime.Seconds(), Owner: r.jobs.owner, approved: approved}
+	// The job's call is audited as a call of this run: it takes its number
+	// now.
+	h.seq++
+	a := e.tool.Annotations
+	retry := a.ReadOnly || a.Idempotent || (e.tool.HTTP != nil && (e.tool.HTTP.Method == "GET" || e.tool.HTTP.Method == "HEAD"))
+	j := &Job{
+		Name: name, Kind: "call", Tool: e.call(), Args: args, State: JobRunning, Started: time.Now().UTC(), MaxRuntime: maxRuntime.Seconds(),
+		Owner: r.jobs.st.Replica(), RunID: h.runID, Call: h.seq, Token: newRunID(), Retry: retry,
+	}
+	if approved != "" {
+		// The job's call goes through the approve rule on the approval its
+		// submit consumed, on whichever replica runs it.
+		j.Spec = map[string]any{"approved": approved}
+	}
 	err = r.jobs.update(h.session, func(sj *SessionJobs) error {
 		if old, ok := sj.Jobs[name]; ok && old.State == JobRunning {
 			return fmt.Errorf("a job named %q is still running in this session; pick another name or jobs.cancel(%q)", name, name)
@@ -672,58 +796,32 @@ func (h *handler) submit(c *monty.Call) (monty.Reply, error) {
 	if err != nil {
 		return monty.Raise("ValueError", "jobs.submit(): "+err.Error()), nil
 	}
-	r.startJob(h.session, j, e)
+	r.jobs.enqueue(h.session, j)
 	return jobReply(jobView(j)), nil
 }
 
-// startJob runs a job's call in the background and records how it ended.
-func (r *Runtime) startJob(session string, j *Job, e *toolEntry) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(j.MaxRuntime*float64(time.Second)))
-	if j.approved != "" {
-		ctx = context.WithValue(ctx, approvedKey{}, j.approved)
+// stop stops a cancelled job: here if this runtime runs it, else through
+// the queue (the replica running it is told).
+func (js *jobState) stop(session string, j *Job) {
+	js.mu.Lock()
+	cancel := js.run[session+"\x00"+j.Name+"\x00"+j.Token]
+	js.mu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
-	key := session + "\x00" + j.Name
-	r.jobs.mu.Lock()
-	r.jobs.run[key] = cancel
-	r.jobs.mu.Unlock()
-	r.jobs.wg.Add(1)
-	go func() {
-		defer r.jobs.wg.Done()
-		defer cancel()
-		res, err := r.call(ctx, session, string(e.svc.Name)+"."+string(e.tool.Py), j.Args, j.Name)
-		if r.jobs.closed.Load() {
-			return
-		}
-		_ = r.jobs.update(session, func(sj *SessionJobs) error {
-			delete(r.jobs.run, key)
-			cur, ok := sj.Jobs[j.Name]
-			if !ok || cur.Started != j.Started || cur.State != JobRunning {
-				return nil // cancelled, or replaced
-			}
-			cur.Ended = time.Now().UTC()
-			switch {
-			case errors.Is(ctx.Err(), context.DeadlineExceeded):
-				cur.State, cur.Error = JobFailed, fmt.Sprintf("the job ran longer than its max_runtime (%s) and was stopped", time.Duration(j.MaxRuntime*float64(time.Second)))
-			case err != nil:
-				cur.State, cur.Error = JobFailed, err.Error()
-			case res.Status == StatusOK:
-				cur.State, cur.Result = JobDone, res.Value
-			default:
-				cur.State, cur.Error = JobFailed, string(res.Status)+": "+res.Message
-			}
-			return nil
-		})
-	}()
+	ctx, done := context.WithTimeout(context.Background(), storeTimeout)
+	defer done()
+	_ = js.st.CancelQueued(ctx, j.QueueID)
 }
 
 // pendingWait is the session's wait while it holds: nil when there is none
 // or it is over (then it is cleared, and over says how it ended).
-func (r *Runtime) pendingWait(session string) (w *JobWait, over string) {
-	_ = r.jobs.update(session, func(sj *SessionJobs) error {
+func (r *Runtime) pendingWait(session string) (w *JobWait, over string, err error) {
+	if quiet, err := r.jobs.quiet(session); err != nil || quiet {
+		return nil, "", err
+	}
+	err = r.jobs.update(session, func(sj *SessionJobs) error {
 		if sj.Wait == nil {
-			if sj.Resolved == "" {
-				return errors.New("unchanged")
-			}
 			over, sj.Resolved = sj.Resolved, ""
 			return nil
 		}
@@ -735,7 +833,7 @@ func (r *Runtime) pendingWait(session string) (w *JobWait, over string) {
 		}
 		if held && time.Now().Before(sj.Wait.Deadline) {
 			w = sj.Wait
-			return errors.New("unchanged")
+			return nil
 		}
 		names := strings.Join(sj.Wait.Jobs, ", ")
 		switch {
@@ -749,7 +847,10 @@ func (r *Runtime) pendingWait(session string) (w *JobWait, over string) {
 		sj.Wait = nil
 		return nil
 	})
-	return w, over
+	if err != nil {
+		return nil, "", err
+	}
+	return w, over, nil
 }
 
 // waitRefusal is the refusal of a program while its session waits.
@@ -763,9 +864,7 @@ func waitRefusal(w *JobWait) string {
 // runningJobs says which of the session's jobs still run, for a death
 // notice ("" when none).
 func (r *Runtime) runningJobs(session string) string {
-	r.jobs.mu.Lock()
-	sj, err := r.jobs.load(session)
-	r.jobs.mu.Unlock()
+	sj, err := r.jobs.view(session)
 	if err != nil {
 		return ""
 	}

@@ -2,10 +2,13 @@ package runtime_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
@@ -15,10 +18,15 @@ import (
 type held struct {
 	upstream.Upstream
 	release chan struct{}
+	started chan struct{} // a call of echo started (when nobody is waiting, nothing is told)
 }
 
 func (h *held) Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*upstream.Result, error) {
 	if tool.Wire == "echo" {
+		select {
+		case h.started <- struct{}{}:
+		default:
+		}
 		select {
 		case <-h.release:
 		case <-ctx.Done():
@@ -29,9 +37,25 @@ func (h *held) Call(ctx context.Context, tool *manifest.Tool, args map[string]an
 }
 
 func heldRuntime(t *testing.T, state string) (*runtime.Runtime, *held) {
+	return heldRuntimeWith(t, state, nil)
+}
+
+// notReadOnly makes everything's echo a tool that may not run twice.
+func notReadOnly(c *runtime.Config) {
+	for i := range c.Manifest.Services {
+		for j := range c.Manifest.Services[i].Tools {
+			c.Manifest.Services[i].Tools[j].Annotations = ir.Annotations{}
+		}
+	}
+}
+
+func heldRuntimeWith(t *testing.T, state string, mutate func(*runtime.Config)) (*runtime.Runtime, *held) {
 	var hu *held
 	rt := newRuntime(t, func(c *runtime.Config) {
-		hu = &held{Upstream: c.Upstreams["everything"], release: make(chan struct{})}
+		if mutate != nil {
+			mutate(c)
+		}
+		hu = &held{Upstream: c.Upstreams["everything"], release: make(chan struct{}), started: make(chan struct{})}
 		c.Upstreams["everything"] = hu
 		c.StateDir = state
 		c.Limits.Output = 2000
@@ -103,19 +127,66 @@ print([x["name"] for x in jobs.list()])
 
 // TestJobInFlightAtRestartRerun: a job running when its runtime stopped is
 // reported by the next runtime on the same state as "unknown", never run
-// again, and no longer holds the session.
+// again (its tool is neither read-only nor idempotent), and no longer
+// holds the session.
 func TestJobInFlightAtRestartRerun(t *testing.T) {
+	state := t.TempDir()
+	rt, _ := heldRuntimeWith(t, state, notReadOnly)
+	if res := runIn(t, rt, "s", submitAndWait); !res.Wait {
+		t.Fatalf("submit and wait: %s", res.Text())
+	}
+	waitClaimed(t, rt, "s", "e")
+	rt.Close()
+	rt2, _ := heldRuntimeWith(t, state, notReadOnly)
+	res := runIn(t, rt2, "s", "j = jobs.get('e')\nprint(j['state'])\nprint(j['error'])\n")
+	want := "unknown\nthe gateway that ran this job stopped before the job ended: its outcome is unknown, and it was not run again; check its effects before submitting it again\n"
+	if !res.OK() || res.Output != want {
+		t.Fatalf("after the restart: %s", res.Text())
+	}
+}
+
+// waitClaimed waits until a replica has started the session's job.
+func waitClaimed(t *testing.T, rt *runtime.Runtime, session, name string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		sj, err := rt.Store().Session(context.Background(), session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j := sj.Jobs[name]; j != nil && j.Attempt > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s was not started", name)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestReadOnlyJobLostAtRestart: a job whose tool is read-only, running
+// when its runtime stopped, runs again on the next runtime (it may: it
+// changes nothing), and its result is collected there.
+func TestReadOnlyJobLostAtRestart(t *testing.T) {
 	state := t.TempDir()
 	rt, _ := heldRuntime(t, state)
 	if res := runIn(t, rt, "s", submitAndWait); !res.Wait {
 		t.Fatalf("submit and wait: %s", res.Text())
 	}
+	waitClaimed(t, rt, "s", "e")
 	rt.Close()
-	rt2, _ := heldRuntime(t, state)
-	res := runIn(t, rt2, "s", "j = jobs.get('e')\nprint(j['state'])\nprint(j['error'])\n")
-	want := "unknown\nthe gateway that ran this job stopped before the job ended: its outcome is unknown, and it was not run again; check its effects before submitting it again\n"
-	if !res.OK() || res.Output != want {
+	rt2, hu2 := heldRuntime(t, state)
+	if res := runIn(t, rt2, "s", "print(1)\n"); !strings.HasPrefix(res.Error, "run_code refused: this session is waiting for job e") {
+		t.Fatalf("the job is not running again: %s", res.Text())
+	}
+	close(hu2.release)
+	res := untilNotWaiting(t, rt2, "s", "j = jobs.get('e')\nprint(j['state'], j['result'])\n")
+	if !res.OK() || res.Output != "done Echo: hi\n" {
 		t.Fatalf("after the restart: %s", res.Text())
+	}
+	sj, _ := rt2.Store().Session(context.Background(), "s")
+	if j := sj.Jobs["e"]; j.Attempt != 2 {
+		t.Fatalf("attempts %d, want 2", j.Attempt)
 	}
 }
 
@@ -176,5 +247,38 @@ func TestJobsUnbounded(t *testing.T) {
 	}
 	if res := runIn(t, rt, "s", "print(len(jobs.list()))\njobs.cancel('j0')\njobs.submit('again', api.everything.echo, message='x')\n"); !res.OK() || res.Output != "16\n" {
 		t.Fatalf("after a cancel: %s", res.Text())
+	}
+}
+
+// TestJobCallNotAudited pins that a job's call goes through the audit like
+// a program's: its intent and outcome are recorded under the run that
+// submitted it, with the job's name, and a call number of that run no
+// other call has.
+func TestJobCallNotAudited(t *testing.T) {
+	a := &memAudit{}
+	rt, hu := heldRuntimeWith(t, t.TempDir(), func(c *runtime.Config) { c.Audit = a })
+	close(hu.release)
+	res := runIn(t, rt, "s", "api.everything.echo(message='before')\njobs.submit('e', api.everything.echo, message='hi')\njobs.wait('e', wake_after=600)\n")
+	if !res.Wait {
+		t.Fatalf("submit and wait: %s", res.Text())
+	}
+	untilNotWaiting(t, rt, "s", "print(1)\n")
+	var got []string
+	for _, ev := range a.events() {
+		if ev.RunID == res.RunID {
+			got = append(got, fmt.Sprintf("%s %s %s #%d job=%q", ev.Kind, ev.Status, ev.Tool, ev.Call, ev.Job))
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		`call ok api.everything.echo #1 job=""`,
+		`call ok api.everything.echo #2 job="e"`,
+		`intent intent api.everything.echo #1 job=""`,
+		`intent intent api.everything.echo #2 job="e"`,
+		`run started  #0 job=""`,
+		`run_end ok  #0 job=""`,
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events of the run:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -63,6 +63,7 @@ type Event struct {
 	Kind     string        `json:"kind"`
 	RunID    string        `json:"run"`
 	Session  string        `json:"session"`
+	Job      string        `json:"job,omitempty"`  // a job's call: the job's name
 	Call     int           `json:"call,omitempty"` // the call's number in its run: links an intent to its outcome
 	Tool     string        `json:"tool,omitempty"`
 	Args     *Payload      `json:"args,omitempty"`

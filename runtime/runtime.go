@@ -18,6 +18,7 @@ import (
 	"github.com/codemode-dev/codemode/runtime/monty"
 	"github.com/codemode-dev/codemode/runtime/sandbox"
 	"github.com/codemode-dev/codemode/runtime/upstream"
+	"github.com/codemode-dev/codemode/store"
 	"github.com/codemode-dev/codemode/validate"
 	"golang.org/x/sync/semaphore"
 )
@@ -99,9 +100,11 @@ type Config struct {
 	// default DefaultMaxParallel.
 	MaxParallel int
 
-	// Jobs keeps the sessions' jobs and waits; nil keeps them in
-	// StateDir/jobs, or in memory without a StateDir.
-	Jobs JobStore
+	// Store keeps the sessions' jobs, waits, persistent state and reads,
+	// and runs the jobs (package store); the caller closes it. Nil opens
+	// the SQLite store StateDir/state.db, or a temporary one without a
+	// StateDir, which the runtime closes.
+	Store store.Store
 
 	// Audit receives one event per run and per call; nil records nothing.
 	Audit Auditor
@@ -298,13 +301,15 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			return nil, err
 		}
 	}
-	if cfg.Persistent {
-		r.sweepStates()
+	if err := r.initJobs(ctx); err != nil {
+		return nil, err
 	}
-	r.initJobs()
+	r.gate.SetStore(r.jobs.st)
+	r.sweepStates()
 	r.newRunner = newRunner
 	runner, err := newRunner(ctx, r.runnerConfig())
 	if err != nil {
+		r.closeStore()
 		what := "Monty worker"
 		if cfg.Runner != nil {
 			what = "interpreter of Config.Runner"
@@ -389,12 +394,23 @@ func (r *Runtime) Close() error {
 	r.jobs.closed.Store(true)
 	r.closeWarmSets()
 	err := r.runner.Close()
+	if cerr := r.closeStore(); err == nil {
+		err = cerr
+	}
 	for _, name := range sortedServices(r.cfg.Upstreams) {
 		if cerr := r.cfg.Upstreams[name].Close(); cerr != nil && err == nil {
 			err = cerr
 		}
 	}
 	return err
+}
+
+// closeStore closes the store if the runtime opened it.
+func (r *Runtime) closeStore() error {
+	if r.jobs.own {
+		return r.jobs.st.Close()
+	}
+	return nil
 }
 
 func sortedServices(m map[ir.ServiceName]upstream.Upstream) []ir.ServiceName {

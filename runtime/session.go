@@ -1,25 +1,23 @@
 package runtime
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
+	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/codemode-dev/codemode/store"
 )
 
-// Persistent sessions. A session's state is one file in StateDir, named
-// after a digest of the session id (two ids never share a file, whatever
-// characters they hold), with the names its programs defined beside it.
-// A state older than SessionTTL is discarded; one that cannot be restored
-// is moved aside and reported, never silently replaced.
+// Persistent sessions. A session's state is kept in the store, keyed by
+// the session id itself (two ids never share a state, whatever characters
+// they hold), with the names its programs defined beside it. A state
+// older than SessionTTL is discarded; one that cannot be restored is moved
+// aside and reported, never silently replaced.
 
 // DefaultSessionTTL is Config.SessionTTL's default.
 const DefaultSessionTTL = 24 * time.Hour
@@ -65,70 +63,85 @@ func (r *Runtime) sessionTTL() time.Duration {
 	return DefaultSessionTTL
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
-
-func (r *Runtime) statePath(session string) string {
-	sum := sha256.Sum256([]byte(session))
-	name := unsafeName.ReplaceAllString(session, "_")
-	if len(name) > 40 {
-		name = name[:40]
+// leaseSession takes a persistent session for this replica for one
+// program (its time limit twice over, and a minute to restore and save
+// its state), or says why it cannot.
+func (r *Runtime) leaseSession(session string) (release func(), err error) {
+	ctx, cancel := stateCtx()
+	defer cancel()
+	err = r.jobs.st.Lease(ctx, session, 2*r.limits.Time+time.Minute)
+	if errors.Is(err, store.ErrLeased) {
+		return nil, errors.New("run_code refused: this session is running a program on another gateway replica now, and its state is that program's until it ends; nothing ran. Run this program again when that one has ended.")
 	}
-	return filepath.Join(r.cfg.StateDir, name+"-"+hex.EncodeToString(sum[:12])+".monty")
+	if err != nil {
+		return nil, fmt.Errorf("run_code refused: the session's record could not be read, so nothing ran: %s", firstLine(err.Error()))
+	}
+	return func() {
+		ctx, cancel := stateCtx()
+		defer cancel()
+		_ = r.jobs.st.Release(ctx, session)
+	}, nil
 }
 
-func (r *Runtime) namesPath(session string) string { return r.statePath(session) + ".names" }
+// stateCtx bounds one read or write of a session's state in the store.
+func stateCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), storeTimeout)
+}
 
 // loadState reads a session's saved state: nil when it has none, or when
-// it expired (then note says so). An unreadable file is an error.
+// it expired (then note says so). A store that cannot be read is an error.
 func (r *Runtime) loadState(session string) (state []byte, note string, err error) {
-	path := r.statePath(session)
-	fi, err := os.Stat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, "", nil
+	ctx, cancel := stateCtx()
+	defer cancel()
+	st, err := r.jobs.st.State(ctx, session)
+	if err != nil || st == nil {
+		return nil, "", err
 	}
-	if err == nil && time.Since(fi.ModTime()) > r.sessionTTL() {
+	if age := time.Since(st.Saved); age > r.sessionTTL() {
 		r.removeState(session)
-		return nil, fmt.Sprintf("this session's saved state was last saved %s ago, longer than the session TTL (%s), and was discarded: this program starts in a fresh session", time.Since(fi.ModTime()).Round(time.Second), r.sessionTTL()), nil
+		return nil, fmt.Sprintf("this session's saved state was last saved %s ago, longer than the session TTL (%s), and was discarded: this program starts in a fresh session", age.Round(time.Second), r.sessionTTL()), nil
 	}
-	if err == nil {
-		state, err = os.ReadFile(path)
-	}
-	return state, "", err
+	return st.Dump, "", nil
 }
 
 // quarantine moves a state that cannot be restored aside, so it is kept for
 // inspection and not overwritten, and says so.
 func (r *Runtime) quarantine(session string, why error) string {
-	path := r.statePath(session)
-	aside := path + ".corrupt-" + time.Now().UTC().Format("20060102T150405Z")
-	moved := "it was moved to " + filepath.Base(aside)
-	if err := os.Rename(path, aside); err != nil {
-		moved = "it could not be moved aside (" + err.Error() + ")"
+	ctx, cancel := stateCtx()
+	defer cancel()
+	moved := "it was kept aside in the store (" + r.jobs.st.Describe() + ", codemode_session.corrupt)"
+	if err := r.jobs.st.QuarantineState(ctx, session); err != nil {
+		moved = "it could not be moved aside (" + firstLine(err.Error()) + ")"
 	}
-	_ = os.Remove(r.namesPath(session))
 	return fmt.Sprintf("this session's saved state could not be restored (%s): %s, and this program starts in a fresh session; the variables of earlier programs are gone", firstLine(why.Error()), moved)
 }
 
-func (r *Runtime) removeState(session string) {
-	_ = os.Remove(r.statePath(session))
-	_ = os.Remove(r.namesPath(session))
+func (r *Runtime) removeState(session string) error {
+	ctx, cancel := stateCtx()
+	defer cancel()
+	return r.jobs.st.DeleteState(ctx, session)
 }
 
-// sessionNames are the names the session's saved programs defined at top
-// level, as recorded beside its state.
-func (r *Runtime) sessionNames(session string) []string {
-	b, err := os.ReadFile(r.namesPath(session))
+// sessionState is a session's saved state, nil when there is none or it
+// cannot be read.
+func (r *Runtime) sessionState(session string) *store.State {
+	ctx, cancel := stateCtx()
+	defer cancel()
+	st, _ := r.jobs.st.State(ctx, session)
+	return st
+}
+
+// saveState saves a session's state after a program, with the names its
+// programs defined at top level.
+func (r *Runtime) saveState(w Interp, session, code string) error {
+	dump, err := w.Dump()
 	if err != nil {
-		return nil
+		return err
 	}
 	var names []string
-	_ = json.Unmarshal(b, &names)
-	return names
-}
-
-// saveNames records the names after a program that was saved.
-func (r *Runtime) saveNames(session, code string) error {
-	names := r.sessionNames(session)
+	if old := r.sessionState(session); old != nil {
+		names = old.Names
+	}
 	defined, deleted := topNames(code)
 	for _, n := range defined {
 		if !slices.Contains(names, n) {
@@ -137,21 +150,19 @@ func (r *Runtime) saveNames(session, code string) error {
 	}
 	names = slices.DeleteFunc(names, func(n string) bool { return slices.Contains(deleted, n) })
 	slices.Sort(names)
-	b, _ := json.Marshal(names)
-	tmp := r.namesPath(session) + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, r.namesPath(session))
+	ctx, cancel := stateCtx()
+	defer cancel()
+	return r.jobs.st.SaveState(ctx, session, &store.State{Dump: dump, Names: names})
 }
 
 // survived tells the agent, when a program's changes were lost (its worker
 // died, or a limit stopped it), what of the session is left.
 func (r *Runtime) survived(session string) string {
-	if _, err := os.Stat(r.statePath(session)); err != nil {
+	st := r.sessionState(session)
+	if st == nil {
 		return "This session had no saved state: no variables of earlier programs survive."
 	}
-	names := r.sessionNames(session)
+	names := st.Names
 	list := "none that the runtime recorded"
 	if len(names) > 0 {
 		if len(names) > 30 {
@@ -206,20 +217,10 @@ func topNames(code string) (defined, deleted []string) {
 	return defined, deleted
 }
 
-// sweepStates removes the saved states (of any session, e.g. one whose
-// gateway crashed) older than the session TTL.
+// sweepStates removes what the store holds (of any session, e.g. one
+// whose gateway crashed) that is older than the session TTL.
 func (r *Runtime) sweepStates() {
-	ents, err := os.ReadDir(r.cfg.StateDir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".monty") && !strings.HasSuffix(name, ".monty.names") {
-			continue
-		}
-		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > r.sessionTTL() {
-			_ = os.Remove(filepath.Join(r.cfg.StateDir, name))
-		}
-	}
+	ctx, cancel := stateCtx()
+	defer cancel()
+	_ = r.jobs.st.Sweep(ctx, r.sessionTTL())
 }

@@ -2,13 +2,14 @@ package runtime_test
 
 import (
 	"context"
-	"os"
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-dev/codemode/runtime"
+	_ "modernc.org/sqlite"
 )
 
 func persistentRuntime(t *testing.T, mutate func(*runtime.Config)) (*runtime.Runtime, string) {
@@ -32,45 +33,42 @@ func runIn(t *testing.T, rt *runtime.Runtime, session, code string) *runtime.Res
 	return res
 }
 
-// stateFiles lists the saved states in dir.
-func stateFiles(t *testing.T, dir string) []string {
+// stateDB opens the SQLite store the runtime keeps in dir, to reach behind
+// its back.
+func stateDB(t *testing.T, dir string) *sql.DB {
 	t.Helper()
-	m, err := filepath.Glob(filepath.Join(dir, "*.monty"))
+	db, err := sql.Open("sqlite", filepath.Join(dir, runtime.StoreFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 // TestCorruptStateSilentlyReplaced pins the defect: a state file that
 // could not be restored was replaced by a fresh session without a word.
-// Now the run says so first, and the file is kept aside.
+// Now the run says so first, and the state is kept aside.
 func TestCorruptStateSilentlyReplaced(t *testing.T) {
 	rt, dir := persistentRuntime(t, nil)
 	if res := runIn(t, rt, "s", "x = 1\n"); !res.OK() {
 		t.Fatal(res.Text())
 	}
-	files := stateFiles(t, dir)
-	if len(files) != 1 {
-		t.Fatalf("state files %q, want one", files)
-	}
-	if err := os.WriteFile(files[0], []byte("not a dump"), 0o600); err != nil {
+	db := stateDB(t, dir)
+	if r, err := db.Exec("UPDATE codemode_session SET state = ? WHERE id = 's' AND state IS NOT NULL", []byte("not a dump")); err != nil {
 		t.Fatal(err)
+	} else if n, _ := r.RowsAffected(); n != 1 {
+		t.Fatalf("%d saved states, want one", n)
 	}
 	res := runIn(t, rt, "s", "y = 2\nprint(y)\n")
-	if len(res.Notes) == 0 || !strings.HasPrefix(res.Notes[0], "this session's saved state could not be restored (monty: load: RuntimeError: protocol violation: failed to load session: not a monty dump): it was moved to ") ||
-		!strings.HasSuffix(res.Notes[0], ", and this program starts in a fresh session; the variables of earlier programs are gone") {
+	if len(res.Notes) == 0 || res.Notes[0] != "this session's saved state could not be restored (monty: load: RuntimeError: protocol violation: failed to load session: not a monty dump): it was kept aside in the store (SQLite "+filepath.Join(dir, runtime.StoreFile)+", codemode_session.corrupt), and this program starts in a fresh session; the variables of earlier programs are gone" {
 		t.Fatalf("notes %q", res.Notes)
 	}
 	if !res.OK() || res.Output != "2\n" {
 		t.Fatalf("the program after the report: %s", res.Text())
 	}
-	aside, _ := filepath.Glob(files[0] + ".corrupt-*")
-	if len(aside) != 1 {
-		t.Fatalf("the corrupt state was not kept aside: %q", aside)
-	}
-	if b, _ := os.ReadFile(aside[0]); string(b) != "not a dump" {
-		t.Fatalf("kept aside: %q", b)
+	var aside []byte
+	if err := db.QueryRow("SELECT corrupt FROM codemode_session WHERE id = 's'").Scan(&aside); err != nil || string(aside) != "not a dump" {
+		t.Fatalf("kept aside: %q %v", aside, err)
 	}
 	// The fresh session was saved and goes on.
 	if res := runIn(t, rt, "s", "print(y + 1)\n"); len(res.Notes) != 0 || res.Output != "3\n" {
@@ -127,11 +125,9 @@ func TestSessionStateFilesCollide(t *testing.T) {
 func TestExpiredStateDiscarded(t *testing.T) {
 	rt, dir := persistentRuntime(t, func(c *runtime.Config) { c.SessionTTL = time.Hour })
 	runIn(t, rt, "s", "x = 1\n")
-	old := time.Now().Add(-2 * time.Hour)
-	for _, f := range stateFiles(t, dir) {
-		if err := os.Chtimes(f, old, old); err != nil {
-			t.Fatal(err)
-		}
+	old := time.Now().Add(-2 * time.Hour).UnixMicro()
+	if _, err := stateDB(t, dir).Exec("UPDATE codemode_session SET state_at = ? WHERE id = 's'", old); err != nil {
+		t.Fatal(err)
 	}
 	res := runIn(t, rt, "s", "print(x)\n")
 	if len(res.Notes) != 1 || !strings.Contains(res.Notes[0], "longer than the session TTL (1h0m0s), and was discarded: this program starts in a fresh session") ||
@@ -158,5 +154,42 @@ func TestWorkerDeathSaysNothingSurvived(t *testing.T) {
 	}
 	if res := runIn(t, rt, "s", "print(x, f())\n"); res.Output != "1 2\n" {
 		t.Fatalf("after the limit: %s", res.Text())
+	}
+}
+
+// TestSessionRacedAcrossReplicas pins the defect: two gateways sharing a
+// store could run programs of one persistent session at once, each from
+// the same saved state, and the later save lost the other's changes. A
+// program of a session running on one replica now refuses the session's
+// programs on the other, clearly, until it ends; then the other sees its
+// state.
+func TestSessionRacedAcrossReplicas(t *testing.T) {
+	state := t.TempDir()
+	persistentHeld := func(c *runtime.Config) { c.Persistent = true }
+	a, ha := heldRuntimeWith(t, state, persistentHeld)
+	b, _ := heldRuntimeWith(t, state, persistentHeld)
+	done := make(chan *runtime.Result)
+	go func() {
+		res, _ := a.Run(context.Background(), "s", "x = api.everything.echo(message='from a')\n")
+		done <- res
+	}()
+	select {
+	case <-ha.started:
+	case res := <-done:
+		t.Fatalf("A: %s", res.Text())
+	}
+	res := runIn(t, b, "s", "y = 1\n")
+	if res.Error != "run_code refused: this session is running a program on another gateway replica now, and its state is that program's until it ends; nothing ran. Run this program again when that one has ended." {
+		t.Fatalf("B while A runs: %s", res.Text())
+	}
+	close(ha.release)
+	if res := <-done; !res.OK() {
+		t.Fatalf("A: %s", res.Text())
+	}
+	if res := runIn(t, b, "s", "print(x)\n"); !res.OK() || res.Output != "Echo: from a\n" {
+		t.Fatalf("B after A: %s", res.Text())
+	}
+	if res := runIn(t, b, "other", "print(1)\n"); !res.OK() {
+		t.Fatalf("another session: %s", res.Text())
 	}
 }

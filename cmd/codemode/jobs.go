@@ -6,30 +6,31 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // cmdJobs is "codemode jobs list|get|wait|approve|deny --session ID [JOB|WAIT]":
-// it reads the jobs store a gateway keeps (beside the pack, or in --state
-// DIR/jobs), for a workflow engine that holds a run until a job ends. wait
+// it reads the store a gateway keeps (beside the pack, in --state DIR, or
+// the --store / pack's store: database), for a workflow engine that holds a run until a job ends. wait
 // polls until the job is no longer running, or fails at --timeout; approve
 // resolves the session's pending wait (the one named WAIT, if given), so
 // its next run_code runs, and lists the calls it approved; deny resolves it
 // with those calls refused (--reason says why to the agent).
 func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const use = "usage: codemode jobs list|get|wait|approve|deny [-c codemode.yaml] [--state DIR] --session ID [--timeout DURATION] [--reason TEXT] [JOB|WAIT]"
+	const use = "usage: codemode jobs list|get|wait|approve|deny [-c codemode.yaml] [--state DIR] [--store STORE] --session ID [--timeout DURATION] [--reason TEXT] [JOB|WAIT]"
 	if len(args) == 0 || !slices.Contains([]string{"list", "get", "wait", "approve", "deny"}, args[0]) {
 		return usageErr(use)
 	}
 	sub := args[0]
 	fs := newFlags("jobs "+sub, stderr)
-	config := fs.String("c", "codemode.yaml", "pack `FILE` (its jobs are in .codemode/jobs beside it)")
-	state := fs.String("state", "", "the gateway's --state `DIR` (its jobs are in DIR/jobs)")
+	config := fs.String("c", "codemode.yaml", "pack `FILE` (its jobs are in .codemode/state.db beside it, or in its store:)")
+	state := fs.String("state", "", "the gateway's --state `DIR` (its jobs are in DIR/state.db)")
+	storeFlag := fs.String("store", "", "the gateway's --store `STORE` (a SQLite file or a postgres:// URL)")
 	session := fs.String("session", "", "the agent session `ID` (the _meta \"codemode/session\" name; over authenticated HTTP, \"token:…\"/name)")
 	timeout := fs.Duration("timeout", 10*time.Minute, "with wait, give up after `DURATION`")
 	reason := fs.String("reason", "", "with deny, the `TEXT` the agent is told")
@@ -43,18 +44,37 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !resolve && (sub == "list") != (fs.NArg() == 0) || fs.NArg() > 1 {
 		return usageErr(use)
 	}
-	dir := filepath.Join(*state, "jobs")
-	if *state == "" {
+	var loc string
+	if *storeFlag != "" || *state != "" {
+		loc = storeLocation(nil, *storeFlag, *state, "")
+	} else {
 		p, err := pack.Load(*config)
 		if err != nil {
 			return err
 		}
-		dir = p.Path(filepath.Join(".codemode", "jobs"))
+		loc = storeLocation(p, "", "", defaultStore(p))
 	}
-	store := runtime.FileJobStore{Dir: dir}
+	st, err := store.Open(ctx, loc, store.Options{NoReplica: true})
+	if err != nil {
+		return &exitError{1, "codemode jobs " + sub + ": " + err.Error()}
+	}
+	defer st.Close()
+	load := func() (*runtime.SessionJobs, error) {
+		sj, err := runtime.LoadSession(ctx, st, *session)
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range sj.Jobs {
+			if j.OwnerGone && j.Attempt > 0 && !j.Retry {
+				// As the gateway will report it on its next read.
+				j.State, j.Error = runtime.JobUnknown, "the gateway that ran this job stopped before the job ended: its outcome is unknown"
+			}
+		}
+		return sj, nil
+	}
 	if resolve {
 		var w *runtime.JobWait
-		err := store.Update(*session, func(sj *runtime.SessionJobs) (err error) {
+		err := runtime.UpdateSession(ctx, st, *session, func(sj *runtime.SessionJobs) (err error) {
 			if sub == "deny" {
 				w, err = runtime.DenyWait(sj, fs.Arg(0), *reason)
 			} else {
@@ -74,7 +94,7 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		return nil
 	}
-	sj, err := store.Load(*session)
+	sj, err := load()
 	if err != nil {
 		return err
 	}
@@ -116,7 +136,7 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
-		if sj, err = store.Load(*session); err != nil {
+		if sj, err = load(); err != nil {
 			return err
 		}
 	}

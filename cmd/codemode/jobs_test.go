@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // TestJobsCommandReadsStore: codemode jobs list, get and wait read the
@@ -14,13 +17,23 @@ import (
 // and fails at its timeout while it is; a missing job is a one-line error.
 func TestJobsCommandReadsStore(t *testing.T) {
 	state := t.TempDir()
-	store := runtime.FileJobStore{Dir: state + "/jobs"}
+	st, err := store.Open(context.Background(), filepath.Join(state, runtime.StoreFile), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	save := func(sj *runtime.SessionJobs) error {
+		return runtime.UpdateSession(context.Background(), st, "job-42", func(cur *runtime.SessionJobs) error {
+			*cur = *sj
+			return nil
+		})
+	}
 	started := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	sj := &runtime.SessionJobs{Jobs: map[string]*runtime.Job{
 		"build": {Name: "build", Kind: "call", Tool: "api.ci.build", State: runtime.JobRunning, Started: started, MaxRuntime: 600},
 		"lint":  {Name: "lint", Kind: "call", Tool: "api.ci.lint", State: runtime.JobDone, Result: "clean", Started: started, Ended: started.Add(time.Second), MaxRuntime: 600},
 	}}
-	if err := store.Save("job-42", sj); err != nil {
+	if err := save(sj); err != nil {
 		t.Fatal(err)
 	}
 	cli := func(args ...string) (string, string, int) {
@@ -38,7 +51,7 @@ func TestJobsCommandReadsStore(t *testing.T) {
 		t.Fatalf("wait on a running job: %d %q", code, errs)
 	}
 	sj.Jobs["build"].State, sj.Jobs["build"].Result = runtime.JobDone, "ok"
-	if err := store.Save("job-42", sj); err != nil {
+	if err := save(sj); err != nil {
 		t.Fatal(err)
 	}
 	if out, _, code := cli("wait", "--state", state, "--session", "job-42", "build"); code != 0 || !strings.Contains(out, `"state": "done"`) {

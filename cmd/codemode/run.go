@@ -11,6 +11,7 @@ import (
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/readgate"
 	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // cmdRun runs one program against a pack, as a trusted local user: the
@@ -24,6 +25,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	noCheck := fs.Bool("no-type-check", false, "do not type-check the program before running it")
 	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
+	storeFlag := fs.String("store", "", "keep the session, its jobs and waits in `STORE`: a SQLite file or a postgres:// URL (default the pack's store:, else state.db in --state, else nothing is kept)")
 	asJSON := fs.Bool("json", false, "print the outcome as one JSON object on stdout: output, notes, calls, error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -55,8 +57,16 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if p.Runtime.NoSandbox() {
 		fmt.Fprintf(stderr, "codemode run: %s\n", pack.SandboxWarning)
 	}
+	st, err := openStore(ctx, storeLocation(p, *storeFlag, *state, ""), store.Options{})
+	if err != nil {
+		return err
+	}
+	if st != nil {
+		defer st.Close()
+	}
 	gateSet := p.Runtime.ReadGate != ""
 	rt, err := p.OpenRuntime(ctx, func(c *runtime.Config) {
+		c.Store = st
 		if !gateSet {
 			c.ReadGate = readgate.Off
 		}

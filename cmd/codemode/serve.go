@@ -11,6 +11,7 @@ import (
 	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/pack"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // cmdServe runs the MCP server: find_tool, run_code and read_api (or every
@@ -24,6 +25,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	shapesPath := fs.String("shapes", "", "keep the result-shape cache in `FILE` (default .codemode/shapes.json beside the pack)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	state := fs.String("state", "", "keep each session's variables across programs, saved in `DIR` (persistent mode)")
+	storeFlag := fs.String("store", "", "keep sessions, jobs and waits in `STORE`: a SQLite file, or a postgres:// URL shared by several gateways (default the pack's store:, else .codemode/state.db beside the pack, or state.db in --state)")
 	tokenEnv := fs.String("token-env", "", "with --http, accept the bearer tokens in environment variable `VAR` (one per line)")
 	tokenFile := fs.String("token-file", "", "with --http, accept the bearer tokens in `FILE` (one per line; read again when it changes)")
 	noAuth := fs.Bool("insecure-no-auth", false, "with --http on a loopback address, serve without authentication")
@@ -65,6 +67,12 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 			return err
 		}
 	}
+	// Jobs, waits and sessions outlive the gateway: beside the pack, or in
+	// a database several gateways share.
+	if o.Store, err = openStore(ctx, storeLocation(p, *storeFlag, *state, defaultStore(p)), store.Options{}); err != nil {
+		return err
+	}
+	defer o.Store.Close()
 	g, err := gateway.Open(ctx, p.OpenRuntime, o)
 	if err != nil {
 		return err

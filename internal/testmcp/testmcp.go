@@ -11,6 +11,10 @@
 //	stubborn  big, but it does not exit when its stdin ends
 //	loop   answers initialize, then every tools/list with the same cursor
 //	nolist answers initialize, never tools/list
+//	slow   tools write (neither read-only nor idempotent) and read
+//	       (read-only): each appends "<tool> <tag>" to the file $SLOW_LOG
+//	       when it starts, sleeps seconds, and answers "<tool> <tag> done"
+//	       ("<tool> <tag> cancelled" is logged when the call is cancelled)
 //	conformance  the conformance suite's fixture tools, resources and
 //	       prompts (conformance.go)
 //	asker  tool ask sends elicitation/create whatever the client declared
@@ -69,6 +73,33 @@ func Main(args []string) int {
 			os.Exit(1)
 			return nil, nil, nil
 		})
+	case "slow":
+		type slowArgs struct {
+			Seconds float64 `json:"seconds"`
+			Tag     string  `json:"tag"`
+		}
+		for _, name := range []string{"write", "read"} {
+			tool := &mcp.Tool{Name: name, Description: "Takes seconds, then answers with the tag."}
+			if name == "read" {
+				tool.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true}
+			}
+			mcp.AddTool(s, tool, func(ctx context.Context, _ *mcp.CallToolRequest, in slowArgs) (*mcp.CallToolResult, any, error) {
+				logf := func(format string, a ...any) {
+					if f, err := os.OpenFile(os.Getenv("SLOW_LOG"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+						fmt.Fprintf(f, format+"\n", a...)
+						f.Close()
+					}
+				}
+				logf("%s %s", name, in.Tag)
+				select {
+				case <-time.After(time.Duration(in.Seconds * float64(time.Second))):
+				case <-ctx.Done():
+					logf("%s %s cancelled", name, in.Tag)
+					return nil, nil, ctx.Err()
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " " + in.Tag + " done"}}}, nil, nil
+			})
+		}
 	case "conformance":
 		s = conformanceServer()
 	case "asker":

@@ -18,6 +18,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	mrand "math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -378,10 +380,21 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 
 // FreeRedirect is a loopback redirect URL on a port free just now.
 func FreeRedirect(t testing.TB) string {
-	srv := httptest.NewServer(http.NotFoundHandler())
-	u := srv.URL
-	srv.Close()
-	return u + "/callback"
+	t.Helper()
+	// A port below the kernel's ephemeral range (32768-60999 by default):
+	// one picked there and let go may be handed to another test's
+	// listener before the client listens on it.
+	for i := 0; i < 100; i++ {
+		port := 20000 + mrand.IntN(12000)
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			continue
+		}
+		l.Close()
+		return fmt.Sprintf("http://127.0.0.1:%d/callback", port)
+	}
+	t.Fatal("testoauth: no free loopback port for a redirect")
+	return ""
 }
 
 // Opts are the options the servers were started with.

@@ -16,7 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/codemode-dev/codemode/internal/tail"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -121,7 +122,7 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 			}
 			m.red.Add(creds.secrets...)
 		}
-		var oauth auth.OAuthHandler
+		var oauth *oauthState
 		if cfg.Auth != nil && cfg.Auth.Type == "oauth" {
 			name := cfg.Name
 			if name == "" {
@@ -140,7 +141,18 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 		m.launch = func() (*launched, error) {
 			// The standalone SSE stream stays on: servers send requests
 			// unrelated to a call (elicitation) and list_changed there.
-			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: -1, OAuthHandler: oauth}}, nil
+			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: -1}}, nil
+		}
+		if oauth != nil {
+			plain := m.launch
+			m.launch = func() (*launched, error) {
+				oauth.newConnection()
+				l, err := plain()
+				if st, ok := l.t.(*mcp.StreamableClientTransport); ok && err == nil {
+					st.OAuthHandler = oauth
+				}
+				return l, err
+			}
 		}
 	default:
 		return nil, errors.New("mcp: no command and no URL")
@@ -288,7 +300,7 @@ func (m *MCP) startProcess(argv, env []string) (*launched, error) {
 		return nil, err
 	}
 	p := &process{cmd: cmd, exited: make(chan struct{}), pipes: []io.Closer{inW, outR}, errEOF: make(chan struct{}),
-		stderr: &stderrLog{max: 4096, maxLines: 200, log: m.cfg.Log, prefix: "mcp " + m.name + " stderr: ", red: m.red}}
+		stderr: &stderrLog{tail: tail.Buffer{Max: 4096}, maxLines: 200, log: m.cfg.Log, prefix: "mcp " + m.name + " stderr: ", red: m.red}}
 	go func() {
 		io.Copy(p.stderr, errR)
 		errR.Close()
@@ -459,12 +471,11 @@ func (b *bodyCap) Close() error { return b.rc.Close() }
 // kept for StderrTail. Everything is redacted first.
 type stderrLog struct {
 	mu       sync.Mutex
-	max      int
 	maxLines int
 	log      io.Writer
 	prefix   string
 	red      *Redactor
-	tail     []byte
+	tail     tail.Buffer
 	partial  []byte
 	lines    int
 }
@@ -472,10 +483,7 @@ type stderrLog struct {
 func (s *stderrLog) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.tail = append(s.tail, p...)
-	if len(s.tail) > s.max {
-		s.tail = append([]byte(nil), s.tail[len(s.tail)-s.max:]...)
-	}
+	s.tail.Write(p)
 	s.partial = append(s.partial, p...)
 	for {
 		i := bytes.IndexByte(s.partial, '\n')
@@ -525,7 +533,7 @@ func (s *stderrLog) count() int {
 func (s *stderrLog) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.red.String(string(s.tail))
+	return s.red.String(s.tail.String())
 }
 
 // startErr words a failed start on one line.
