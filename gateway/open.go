@@ -316,15 +316,21 @@ func (g *Gateway) Serve(ctx context.Context, in io.Reader, out io.Writer) error 
 		// stdin's end stops at once; ctx's end (SIGTERM) drains first.
 		rctx, stop := context.WithCancel(context.Background())
 		defer stop()
+		tr := &answering{Transport: &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
 		go func() {
 			select {
 			case <-ctx.Done():
 				g.drain()
+				// The programs' replies are written before the session
+				// ends (a few seconds at most).
+				wctx, cancel := context.WithTimeout(context.Background(), cutGrace)
+				tr.wait(wctx)
+				cancel()
 				stop()
 			case <-rctx.Done():
 			}
 		}()
-		err := g.srv.MCP().Run(rctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+		err := g.srv.MCP().Run(rctx, tr)
 		if err != nil && rctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return err
 		}
