@@ -279,11 +279,16 @@ func (l *Log) undo(size int64) {
 }
 
 func (l *Log) encode(seq int, prev string, ev runtime.Event) ([]byte, string, error) {
+	return encodeLine(l.opt.Key, seq, prev, ev)
+}
+
+// encodeLine is one event's line, with its newline, and its hash.
+func encodeLine(key []byte, seq int, prev string, ev runtime.Event) ([]byte, string, error) {
 	body, err := marshal(line{Seq: seq, Prev: prev, Event: ev})
 	if err != nil {
 		return nil, "", fmt.Errorf("audit: %w", err)
 	}
-	hash := sign(body, l.opt.Key)
+	hash := sign(body, key)
 	out := make([]byte, 0, len(body)+len(hash)+12)
 	out = append(out, body[:len(body)-1]...)
 	out = append(out, `,"hash":"`...)
@@ -473,6 +478,24 @@ func (e *LineError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e
 type VerifyOptions struct {
 	Key  []byte // the HMAC key the log was written with, if any
 	Head string // a head hash kept from earlier: Result.HeadLine finds it
+
+	row func(line int) int // a database's rows: the seq of the nth line read
+}
+
+// name names the nth line read in a message: "line n", or a database's
+// "row SEQ".
+func (o VerifyOptions) name(n int) string {
+	if o.row != nil {
+		return fmt.Sprintf("row %d", o.row(n))
+	}
+	return fmt.Sprintf("line %d", n)
+}
+
+func (o VerifyOptions) unit() string {
+	if o.row != nil {
+		return "row"
+	}
+	return "line"
 }
 
 // Verify checks the whole chain of the audit file at path. It returns what
@@ -537,9 +560,9 @@ func VerifyReaderWith(r io.Reader, o VerifyOptions) (Result, error) {
 		case *c.Prev != res.Head && n == 1:
 			res.Problems = append(res.Problems, LineError{n, "chain broken: the first line's prev is not empty (lines before it were deleted)"})
 		case *c.Prev != res.Head:
-			res.Problems = append(res.Problems, LineError{n, fmt.Sprintf("chain broken: prev does not match the hash of line %d (a line before it was deleted, inserted or moved)", n-1)})
+			res.Problems = append(res.Problems, LineError{n, fmt.Sprintf("chain broken: prev does not match the hash of %s (a %s before it was deleted, inserted or moved)", o.name(n-1), o.unit())})
 		case *c.Seq != prevSeq+1:
-			res.Problems = append(res.Problems, LineError{n, fmt.Sprintf("sequence broken: seq %d at line %d, want %d", *c.Seq, n, prevSeq+1)})
+			res.Problems = append(res.Problems, LineError{n, fmt.Sprintf("sequence broken: seq %d at %s, want %d", *c.Seq, o.name(n), prevSeq+1)})
 		}
 		synced = true
 		prevSeq = *c.Seq

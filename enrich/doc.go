@@ -29,7 +29,15 @@
 // inventing one (open lists, conditional requiredness, alternatives,
 // lists of formats or syntaxes, templates, defaults that depend on another
 // parameter and behaviour-of-omission sentences are deliberately left
-// alone). Markdown emphasis is read as quoting ("**true**" as "`true`"),
-// and a sign rule ("+/-", "prefix with `-` for descending") gives the
-// listed values with their signs, never the bare list.
+// alone). Markdown is stripped first, in place: links keep their text,
+// HTML tags become spaces or line breaks ("<code>x</code>" a code quote),
+// and emphasis is read as quoting ("**true**" as "`true`"). A sign rule
+// ("+/-", "prefix with `-` for descending") gives the listed values with
+// their signs, never the bare list. Bare (unquoted) alternatives are read
+// only in two sentence shapes ("<noun phrase>, red or blue.", "is either
+// a or b."). A schema without a type whose anyOf/oneOf branches share one
+// type is read as that type, and a proposal must then fit some branch and
+// keep every value the branches list. An enum may narrow an existing one
+// only by dropping values unlike every listed value (a stray lower-case
+// "side" beside `LEFT` and `RIGHT`), never "" or null.
 package enrich

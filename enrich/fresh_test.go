@@ -79,6 +79,20 @@ func corpusFiles(t *testing.T) []string {
 // order Run visits them.
 func corpusParams(t *testing.T, file string) []corpusParam {
 	t.Helper()
+	if ps, ok := corpusParamsMemo[file]; ok {
+		return ps
+	}
+	ps := parseCorpusParams(t, file)
+	corpusParamsMemo[file] = ps
+	return ps
+}
+
+// corpusParamsMemo keeps each file's parameter slots for the tests that
+// read the whole corpus (they do not change them).
+var corpusParamsMemo = map[string][]corpusParam{}
+
+func parseCorpusParams(t *testing.T, file string) []corpusParam {
+	t.Helper()
 	path := filepath.Join("..", "testdata", "corpus", file)
 	var svc *ir.Service
 	var err error

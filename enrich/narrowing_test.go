@@ -129,6 +129,7 @@ func TestBareAlternativesGrammar(t *testing.T) {
 		"Use `string` if the item type is unknown or mixed.",
 		"Colour of the label, red or blue, for example.",
 		"Colour of the label, red and blue.",
+		"Name of the branch, main or master.",
 		"Colour of the label, red or blue or any other colour.",
 	} {
 		if got := changes(t, desc, `{"type":"string"}`, false); len(got) != 0 {
@@ -136,7 +137,7 @@ func TestBareAlternativesGrammar(t *testing.T) {
 		}
 	}
 	// A list holding the parameter's own name lists parameters.
-	if _, _, ds := enrichOne("tool", "/properties/filename", "Where the manifest comes from, manifest or filename.", mustSchema(t, `{"type":"string"}`), false); len(ds) != 0 {
+	if _, _, ds := enrichOne("tool", "/properties/filename", "Source type of the manifest, manifest or filename.", mustSchema(t, `{"type":"string"}`), false); len(ds) != 0 {
 		t.Errorf("own name: %+v", ds)
 	}
 }
@@ -220,5 +221,49 @@ func TestFreshSetMisses(t *testing.T) {
 		if n != want {
 			t.Errorf("%s: %d runtime defaults, want %d", ptr, n, want)
 		}
+	}
+}
+
+// TestDefaultForOneCaseIgnored pins a wrong narrowing found by taking the
+// spec's own keywords away: "If you're creating a repository in an
+// organization that has disabled repository projects, the default is
+// `false`" (repos/create-in-org.has_projects, whose spec default is true)
+// gave the default false. A default stated for one case is no default.
+func TestDefaultForOneCaseIgnored(t *testing.T) {
+	for _, c := range []struct{ desc, schema string }{
+		{"Either `true` to enable projects for this repository or `false` to disable them. **Note:** If you're creating a repository in an organization that has disabled repository projects, the default is `false`, and if you pass `true`, the API returns an error.", `{"type":"boolean"}`},
+		{"The source balance to use for this transfer. One of `bank_account`, `card`, or `fpx`. For most users, this will default to `card`.", `{"type":"string","enum":["bank_account","card","fpx"]}`},
+	} {
+		if got := changes(t, c.desc, c.schema, false); len(got) != 0 {
+			t.Errorf("%q changed the schema: %v", c.desc, got)
+		}
+	}
+}
+
+// TestOmissionPhrasings pins misses: "If no value is passed, the default
+// is `x`" and "When you omit the amount, it defaults to ..." name the
+// parameter's omission, so the default that follows is its own.
+func TestOmissionPhrasings(t *testing.T) {
+	for _, c := range []struct{ desc, schema, kind, want string }{
+		{"Determines how to handle prorations. If no value is passed, the default is `create_prorations`.", `{"type":"string"}`, KindStaticDefault, `{"default":"create_prorations"}`},
+		{"Amount to apply. When you omit the amount, it defaults to the remaining amount requested on the PaymentIntent.", `{"type":"integer"}`, KindRuntimeDefault, `{"required":true}`},
+		{"Role to grant. If no role is specified, the team's `role` attribute will be used.", `{"type":"string"}`, KindRuntimeDefault, `{"required":true}`},
+	} {
+		got := changes(t, c.desc, c.schema, false)
+		if got[c.kind] != c.want || len(got) != 1 {
+			t.Errorf("%q: got %v, want %s %s", c.desc, got, c.kind, c.want)
+		}
+	}
+}
+
+// TestOmittedServiceActsIsNoDefault pins a wrong narrowing: "If no value
+// is passed, Stripe will dynamically show relevant payment methods from
+// your payment method settings" (PostPaymentLinks.payment_method_types)
+// says what the service does when the parameter is left out, a choice of
+// its own, not a value it takes.
+func TestOmittedServiceActsIsNoDefault(t *testing.T) {
+	desc := "The list of payment method types that customers can use. If no value is passed, Stripe will dynamically show relevant payment methods from your payment method settings (20+ payment methods supported)."
+	if got := changes(t, desc, `{"type":"array","items":{"type":"string"}}`, false); len(got) != 0 {
+		t.Errorf("got %v", got)
 	}
 }

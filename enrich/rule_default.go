@@ -30,7 +30,7 @@ var (
 	omitRe = regexp.MustCompile(`(?i)\b(?:if|when|where)\s+(?:(?:it|this|this value|this field|this parameter|this option|the value|the parameter|the field|a value|no value)\s+(?:is|are)\s+)?(?:not\s+(?:specified|provided|set|given|passed|supplied|present|defined|included|used|sent)|omitted|unset|unspecified|absent|missing|left (?:blank|empty|out|unset)|nil|null|empty|blank)\b` +
 		`|\b(?:if|when)\s+(?:you\s+)?(?:do not|don't|did not)\s+(?:specify|provide|pass|set|supply|give|include)(?:\s+(?:a value|one|it|this parameter|this))?\b` +
 		`|\b(?:if|when)\s+(?:the\s+)?[\w-]+\s+(?:does not|doesn't)\s+(?:provide|specify|set|pass|supply)\s+(?:this|it|one|a value)\b` +
-		`|\bif\s+no\s+value\s+is\s+(?:given|provided|specified|set)\b`)
+		`|\b(?:if|when)\s+(?:you\s+)?(?:omit|leave\s+out|skip)\s+(?:it|this|this parameter|this field|the\s+[\w-]+)\b|\bif\s+no\s+(?:value|[\w-]+)\s+is\s+(?:given|provided|specified|set|passed|supplied|sent|included)\b`)
 	// tailRe: where a condition starts inside a value phrase.
 	tailRe = regexp.MustCompile(`(?i)\s+(?:if|unless|when|whenever|except|depending|in case)\b`)
 	// runtimeCueRe: the value comes from state the caller cannot see.
@@ -55,7 +55,10 @@ var (
 	// behaviourRe: what happens when the parameter is left out, not which
 	// value it takes ("the current value is returned and nothing is
 	// changed", "all items are listed").
-	behaviourRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b`)
+	behaviourRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b` +
+		// an active verb of what the service then does ("Stripe will
+		// dynamically show relevant payment methods")
+		`|\b(?:will|would)\s+(?:\w+ly\s+)?(?:show|display|return|list|present|offer|skip|ignore|keep|leave|include|exclude)\b`)
 	// insteadRe: leaving the parameter out selects another mechanism,
 	// not a value for it ("If omitted, the federated token is used
 	// directly", "the password is used instead").
@@ -270,7 +273,7 @@ func (c *ctx) defaultRules() []Proposal {
 	addPhrase := func(intro []int, valStart int) {
 		end := phraseEnd(d, valStart)
 		sent := c.sentenceText(intro[0])
-		if !c.defaultSubjectOK(intro[0]) {
+		if !c.defaultSubjectOK(intro[0]) || c.frontedCondition(intro[0]) {
 			return
 		}
 		k, v := c.classify(d[valStart:end], sent)
@@ -497,6 +500,32 @@ func hasDefaultLiteral(s string) bool {
 		w, _, _ := readIdent(rest)
 		if lw := strings.ToLower(w); lw == "true" || lw == "false" {
 			return true
+		}
+	}
+	return false
+}
+
+// labelRe: a leading label of a sentence ("Note:", "Important:").
+var labelRe = regexp.MustCompile("(?i)^\\s*`?(?:note|important|warning|tip)\\s*:`?\\s*")
+
+// frontedCondition says whether the sentence holding offset at opens with
+// a condition before it that is not the parameter's omission: "If you're
+// creating a repository in an organization that has disabled projects,
+// the default is `false`" states a default for one case. "If not
+// specified, defaults to 10" is the omission itself.
+func (c *ctx) frontedCondition(at int) bool {
+	s := sentenceAt(c.sents, at)
+	if s.start > at {
+		return false
+	}
+	before := c.desc[s.start:at]
+	if m := labelRe.FindStringIndex(before); m != nil {
+		before = before[m[1]:]
+	}
+	low := strings.ToLower(strings.TrimSpace(before))
+	for _, w := range []string{"if ", "when ", "for ", "unless ", "in case ", "where "} {
+		if strings.HasPrefix(low, w) {
+			return !omitRe.MatchString(before)
 		}
 	}
 	return false

@@ -479,6 +479,25 @@ var (
 		"more": true, "less": true, "otherwise": true, "else": true, "so": true, "only": true}
 )
 
+// categoryNouns name a dimension whose values are a closed set of words
+// ("Colour of the label", "Sort order", "Travel mode"); a noun phrase
+// without one ("Name of the branch, main or master") may be followed by
+// examples rather than values.
+var categoryNouns = map[string]bool{"colour": true, "color": true, "mode": true, "type": true, "kind": true, "order": true,
+	"direction": true, "state": true, "status": true, "format": true, "level": true, "unit": true, "units": true, "side": true,
+	"style": true, "layout": true, "visibility": true, "method": true, "strategy": true, "policy": true, "scope": true,
+	"orientation": true, "position": true, "alignment": true, "size": true, "priority": true, "severity": true,
+	"category": true, "variant": true, "flavor": true, "flavour": true, "shape": true, "theme": true, "protocol": true}
+
+func namesCategory(np string) bool {
+	for _, w := range wordsAfter(np, 8) {
+		if categoryNouns[w] {
+			return true
+		}
+	}
+	return false
+}
+
 type bareList struct {
 	vals []string
 	ev   span
@@ -489,7 +508,7 @@ func (c *ctx) bareAlternatives() []bareList {
 	for _, s := range c.sents {
 		sent := c.desc[s.start:s.end]
 		starts := []int{}
-		if m := bareNPRe.FindStringSubmatchIndex(sent); m != nil && !npVerbRe.MatchString(strings.TrimSpace(sent[m[2]:m[3]])) {
+		if m := bareNPRe.FindStringSubmatchIndex(sent); m != nil && !npVerbRe.MatchString(strings.TrimSpace(sent[m[2]:m[3]])) && namesCategory(sent[m[2]:m[3]]) {
 			starts = append(starts, m[1])
 		}
 		for _, m := range bareEitherRe.FindAllStringIndex(sent, -1) {

@@ -66,14 +66,14 @@ func evalFinder(tb testing.TB) *gateway.Finder {
 		files, _ := filepath.Glob("../testdata/corpus/mcp/*.json")
 		p := &pack.Pack{Dir: ".", Out: "api"}
 		for _, f := range files {
-			p.Services = append(p.Services, pack.Source{MCP: f})
+			p.Services = append(p.Services, pack.Service{MCP: f})
 		}
 		for _, s := range [][2]string{
 			{"github-rest.json", "github_rest"}, {"stripe.yaml", "stripe_rest"}, {"kubernetes-swagger.json", "kubernetes_rest"},
 			{"notion.json", "notion_rest"}, {"train-travel.json", "train_travel"}, {"petstore-v3.json", "petstore"},
 			{"alertmanager.yaml", "alertmanager"}, {"uspto.json", "uspto"}, {"burgershop.yaml", "burgershop"},
 		} {
-			p.Services = append(p.Services, pack.Source{OpenAPI: "../testdata/corpus/openapi/" + s[0], Name: s[1]})
+			p.Services = append(p.Services, pack.Service{OpenAPI: "../testdata/corpus/openapi/" + s[0], Name: s[1]})
 		}
 		out, err := pack.Compile(context.Background(), p, pack.Options{})
 		if err != nil {

@@ -36,7 +36,7 @@ func corpusFinder(tb testing.TB) *gateway.Finder {
 		}
 		p := &pack.Pack{Dir: ".", Out: "api"}
 		for _, f := range files {
-			p.Services = append(p.Services, pack.Source{MCP: f})
+			p.Services = append(p.Services, pack.Service{MCP: f})
 		}
 		out, err := pack.Compile(context.Background(), p, pack.Options{})
 		if err != nil {
@@ -303,7 +303,7 @@ func TestSearchAnswerLeavesOptionalArgsOffSignature(t *testing.T) {
 // TestRefResultTypeShownInFindTool: an OpenAPI result that is a $ref shows
 // its type name and fields, not Any (getPetById's stub says -> Pet).
 func TestRefResultTypeShownInFindTool(t *testing.T) {
-	p := &pack.Pack{Dir: ".", Out: "api", Services: []pack.Source{{OpenAPI: "../testdata/corpus/openapi/petstore-v3.json", Name: "petstore"}}}
+	p := &pack.Pack{Dir: ".", Out: "api", Services: []pack.Service{{OpenAPI: "../testdata/corpus/openapi/petstore-v3.json", Name: "petstore"}}}
 	out, err := pack.Compile(context.Background(), p, pack.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -57,6 +57,10 @@ type HTTPOptions struct {
 	// AuthorizationServers are listed in the metadata, for clients that
 	// obtain tokens by OAuth; with static tokens there are none.
 	AuthorizationServers []string
+	// Metrics, when set, is served at MetricsPath behind the bearer token
+	// (a Prometheus scraper sends one of the tokens); /healthz and /readyz
+	// are always served, without one.
+	Metrics http.Handler
 }
 
 func (o HTTPOptions) idleTTL() time.Duration {
@@ -110,9 +114,13 @@ func (s *Server) NewHTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		}
 		return scheme + "://" + r.Host
 	}
-	inner := s.mcpHandler(opts.idleTTL())
+	inner := s.refuseNewWhileDraining(s.mcpHandler(opts.idleTTL()))
 	if opts.NoAuth {
 		mux := http.NewServeMux()
+		s.handleOps(mux)
+		if opts.Metrics != nil {
+			mux.Handle(MetricsPath, opts.Metrics)
+		}
 		mux.Handle(MCPPath, inner)
 		mux.Handle("/", inner)
 		return mux, nil
@@ -127,6 +135,7 @@ func (s *Server) NewHTTPHandler(opts HTTPOptions) (http.Handler, error) {
 		return &auth.TokenInfo{UserID: id}, nil
 	}
 	mux := http.NewServeMux()
+	s.handleOps(mux)
 	metadata := func(w http.ResponseWriter, r *http.Request) {
 		auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 			Resource:               base(r) + MCPPath,
@@ -148,6 +157,14 @@ func (s *Server) NewHTTPHandler(opts HTTPOptions) (http.Handler, error) {
 	}
 	mux.HandleFunc(MCPPath, protected)
 	mux.HandleFunc("/", protected)
+	if opts.Metrics != nil {
+		metrics := opts.Metrics
+		mux.HandleFunc(MetricsPath, func(w http.ResponseWriter, r *http.Request) {
+			auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{
+				ResourceMetadataURL: base(r) + MetadataPath, AllowMissingExpiration: true,
+			})(metrics).ServeHTTP(w, r)
+		})
+	}
 	return mux, nil
 }
 

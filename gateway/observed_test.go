@@ -132,7 +132,8 @@ func TestObservedReturnRefusesMisspelledKey(t *testing.T) {
 	before := requests.Load()
 	cs, _ = observedServer(t, file, shapesAt)
 	got, isErr := call(t, cs, "run_code", map[string]any{"code": misspelt})
-	if !isErr || !strings.Contains(got, `Unknown key "resluts"`) || requests.Load() != before {
+	if !isErr || !strings.Contains(got, `Unknown key "resluts"`) || requests.Load() != before ||
+		!strings.Contains(got, `Hint: a result type marked # observed lists only the keys real results had; if "resluts" can be there, read it with .get("resluts").`) {
 		t.Fatalf("typed: want the type checker to refuse before any request, got %q (isError %v, %d requests)", got, isErr, requests.Load()-before)
 	}
 	got, _ = call(t, cs, "run_code", map[string]any{"code": "page = api.pages.listPages()\nfor r in page['results']:\n    print(r['title'], r.get('draft'))\n"})

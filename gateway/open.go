@@ -15,6 +15,7 @@ import (
 
 	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/metrics"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/store"
 )
@@ -52,7 +53,9 @@ type Options struct {
 	// (shapes.json) and the jobs (jobs/). "" keeps no audit log, and the
 	// shapes and jobs in memory.
 	Dir string
-	// AuditLog is the audit log file; "" is Dir/audit.jsonl, "off" none.
+	// AuditLog is the audit log file; "" is Dir/audit.jsonl, "off" none;
+	// a postgres:// URL (or "$VAR" holding one) appends to that
+	// database's one chain, shared by every replica on it.
 	// AuditKey, when set, makes every line's hash an HMAC (audit.KeyFromEnv).
 	AuditLog string
 	AuditKey []byte
@@ -75,10 +78,21 @@ type Options struct {
 	// before what is left (an open event stream) is closed; default 200ms.
 	DrainTimeout time.Duration
 
+	// Drain is how long programs in flight get to finish when ctx ends
+	// (SIGTERM) before they are cut; meanwhile new programs are refused
+	// and /readyz fails. Default DefaultDrainTimeout.
+	Drain time.Duration
+	// MetricsAddr, when set, serves /metrics, /healthz and /readyz there
+	// without a token (a listener only the platform reaches); else
+	// /metrics is served on the HTTP listener behind its bearer tokens.
+	MetricsAddr string
+	// Metrics receives the gateway's metrics; nil makes its own.
+	Metrics *metrics.Metrics
+
 	// Store keeps the sessions' jobs, waits, state and reads (package
 	// store; the caller closes it); nil keeps them in Dir/state.db (the
 	// runtime's own choice, StateDir/state.db, in persistent mode or
-	// without a Dir). A Metrics sink is to be added here.
+	// without a Dir).
 	Store store.Store
 
 	// Logf receives the gateway's log lines (pin refusals, the address it
@@ -89,15 +103,22 @@ type Options struct {
 // Gateway is an opened gateway: its runtime, its MCP server and, with
 // Options.Addr, its listener. Serve it, then Close it.
 type Gateway struct {
-	opts  Options
-	rt    *runtime.Runtime
-	srv   *Server
-	ln    net.Listener
-	audit *audit.Log
+	opts      Options
+	rt        *runtime.Runtime
+	srv       *Server
+	ln        net.Listener
+	metricsLn net.Listener
+	audit     auditLog
 	// store is the runtime's store; ownStore says the gateway opened it
 	// (and closes it, after the runtime).
 	store    store.Store
 	ownStore bool
+}
+
+// auditLog is a file or a database audit log.
+type auditLog interface {
+	runtime.Auditor
+	Close() error
 }
 
 // Open opens a gateway the way `codemode serve` does: it takes the HTTP
@@ -115,6 +136,12 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = 200 * time.Millisecond
 	}
+	if o.Drain <= 0 {
+		o.Drain = DefaultDrainTimeout
+	}
+	if o.Metrics == nil {
+		o.Metrics = metrics.New(nil)
+	}
 	g = &Gateway{opts: o}
 	defer func() {
 		if err != nil {
@@ -127,6 +154,11 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 			return g, err
 		}
 	}
+	if o.MetricsAddr != "" {
+		if g.metricsLn, err = net.Listen("tcp", o.MetricsAddr); err != nil {
+			return g, fmt.Errorf("--metrics-addr: %w", err)
+		}
+	}
 	shapesPath := o.Shapes
 	if shapesPath == "" && o.Dir != "" {
 		shapesPath = filepath.Join(o.Dir, "shapes.json")
@@ -135,13 +167,16 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	if err != nil {
 		return g, err
 	}
-	if g.audit, err = openAuditLog(o); err != nil {
+	if g.audit, err = openAuditLog(ctx, o); err != nil {
 		return g, err
 	}
 	var auditor runtime.Auditor
 	if g.audit != nil {
 		auditor = g.audit
 	}
+	ready, _ := g.audit.(interface{ Ready(context.Context) error })
+	// Calls are counted from the audit events, also with no audit log.
+	auditor = o.Metrics.Auditor(auditor)
 	g.store = o.Store
 	if g.store == nil && o.StateDir == "" && o.Dir != "" {
 		// Jobs and waits outlive the gateway, beside the pack.
@@ -177,19 +212,39 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	if !o.NoPins {
 		g.rt.CheckPins(ctx)
 	}
+	var services []string
+	for _, s := range g.rt.Manifest().Services {
+		services = append(services, string(s.Name))
+	}
+	o.Metrics.Services(services)
 	g.srv, err = New(Config{
 		Runtime: g.rt, FileDir: o.FileDir, Direct: o.Direct, Shapes: shapes, Audit: auditor,
-		Persistent: o.StateDir != "", Version: o.Version,
+		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics,
 	})
+	g.opts = o
+	if err == nil && ready != nil {
+		g.srv.AddReadyCheck("audit", ready.Ready)
+	}
 	return g, err
 }
 
 // openAuditLog opens Options.AuditLog (default Dir/audit.jsonl), or none.
 // A chain found broken is logged (and recorded); the log goes on.
-func openAuditLog(o Options) (*audit.Log, error) {
-	path := o.AuditLog
+func openAuditLog(ctx context.Context, o Options) (auditLog, error) {
+	path, err := audit.ExpandLocation(o.AuditLog)
+	if err != nil {
+		return nil, err
+	}
 	if path == "off" || (path == "" && o.Dir == "") {
 		return nil, nil
+	}
+	opts := audit.Options{Key: o.AuditKey, Warn: func(msg string) { o.Logf("AUDIT: %s", msg) }}
+	if audit.IsPostgres(path) {
+		l, err := audit.OpenPostgres(ctx, path, opts)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
 	}
 	if path == "" {
 		path = filepath.Join(o.Dir, "audit.jsonl")
@@ -197,10 +252,11 @@ func openAuditLog(o Options) (*audit.Log, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	return audit.OpenWith(path, audit.Options{
-		Key:  o.AuditKey,
-		Warn: func(msg string) { o.Logf("AUDIT: %s", msg) },
-	})
+	l, err := audit.OpenWith(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }
 
 // Server is the gateway's MCP server.
@@ -221,14 +277,35 @@ func (g *Gateway) Addr() net.Addr {
 // listener with Options.Addr, else one MCP session over in and out (stdin
 // and stdout), ending cleanly at EOF.
 func (g *Gateway) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
+	if g.metricsLn != nil {
+		ms := &http.Server{Handler: g.srv.OpsHandler(g.opts.Metrics.Handler()), ReadHeaderTimeout: 10 * time.Second}
+		go func() { _ = ms.Serve(g.metricsLn) }()
+		defer ms.Close()
+		g.opts.Logf("serving /metrics, /healthz and /readyz without a token on %s", g.metricsLn.Addr())
+	}
 	if g.ln == nil {
-		err := g.srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
-		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		// stdin's end stops at once; ctx's end (SIGTERM) drains first.
+		rctx, stop := context.WithCancel(context.Background())
+		defer stop()
+		go func() {
+			select {
+			case <-ctx.Done():
+				g.drain()
+				stop()
+			case <-rctx.Done():
+			}
+		}()
+		err := g.srv.MCP().Run(rctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+		if err != nil && rctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 		return nil
 	}
-	handler, err := g.srv.NewHTTPHandler(g.opts.HTTP)
+	hopts := g.opts.HTTP
+	if g.metricsLn == nil {
+		hopts.Metrics = g.opts.Metrics.Handler()
+	}
+	handler, err := g.srv.NewHTTPHandler(hopts)
 	if err != nil {
 		return err
 	}
@@ -245,6 +322,10 @@ func (g *Gateway) Serve(ctx context.Context, in io.Reader, out io.Writer) error 
 	case err := <-done:
 		return err
 	case <-ctx.Done():
+		// Programs in flight finish (or are cut) while the listener still
+		// answers, so their replies reach their agents and /readyz says
+		// draining.
+		g.drain()
 		// Requests under way get a moment; an open event stream never
 		// ends by itself, so what is left is then closed.
 		sctx, cancel := context.WithTimeout(context.Background(), g.opts.DrainTimeout)
@@ -255,6 +336,24 @@ func (g *Gateway) Serve(ctx context.Context, in io.Reader, out io.Writer) error 
 			return err
 		}
 	}
+}
+
+// drain refuses new programs, lets those in flight finish within
+// Options.Drain and cuts the rest, saying so in the log.
+func (g *Gateway) drain() {
+	if n := g.srv.InFlight(); n > 0 {
+		g.opts.Logf("draining: %d program%s in flight, waiting up to %s", n, plural(n), g.opts.Drain)
+	}
+	if cut := g.srv.Shutdown(g.opts.Drain); cut > 0 {
+		g.opts.Logf("drain timeout (%s) passed: cut %d program%s", g.opts.Drain, cut, plural(cut))
+	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 // Close stops the runtime (its workers and upstreams), the audit log and
@@ -270,8 +369,11 @@ func (g *Gateway) Close() error {
 	if g.audit != nil {
 		errs = append(errs, g.audit.Close())
 	}
-	if g.ln != nil {
-		if err := g.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
+	for _, ln := range []net.Listener{g.ln, g.metricsLn} {
+		if ln == nil {
+			continue
+		}
+		if err := ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) {
 			errs = append(errs, err)
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/manifest"
+	"github.com/codemode-dev/codemode/metrics"
 	"github.com/codemode-dev/codemode/runtime"
 )
 
@@ -51,6 +52,10 @@ type Config struct {
 	Persistent bool
 	// Name and Version introduce the server; defaults "codemode", "0.1".
 	Name, Version string
+	// Metrics counts run_code programs and adds the server's gauges; nil
+	// counts nothing. (Calls are counted by its Auditor, which should be
+	// the runtime's and this Audit.)
+	Metrics *metrics.Metrics
 }
 
 // Server is the MCP server.
@@ -66,6 +71,8 @@ type Server struct {
 	mu sync.Mutex
 	// sessions maps each live MCP session to its agent session id.
 	sessions map[*mcp.ServerSession]string
+
+	ops ops // draining, programs in flight, readiness checks
 }
 
 type directTool struct {
@@ -140,6 +147,17 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.addResources(m)
 	s.srv.AddReceivingMiddleware(s.refuseOthers)
+	s.ops.init()
+	if m := cfg.Metrics; m != nil {
+		m.Gauge("codemode_pool_idle_workers", "Sandbox workers ready to be handed out.", func() float64 { return float64(rt.IdleWorkers()) })
+		m.Gauge("codemode_programs_in_flight", "run_code programs running now.", func() float64 { return float64(s.InFlight()) })
+		m.Gauge("codemode_draining", "1 while the gateway drains (after SIGTERM).", func() float64 {
+			if s.Draining() {
+				return 1
+			}
+			return 0
+		})
+	}
 	return s, nil
 }
 
@@ -372,10 +390,20 @@ func (s *Server) addCodeMode() {
 		if err != nil {
 			return textResult("run_code: "+err.Error(), true), nil
 		}
+		start := time.Now()
+		if !s.ops.begin() {
+			s.cfg.Metrics.Run(metrics.OutcomeDraining, nil, time.Since(start))
+			return textResult("run_code: "+ErrDraining.Error(), true), nil
+		}
+		defer s.ops.end()
+		ctx, done := s.ops.programContext(ctx)
+		defer done()
 		res, err := s.rt.Run(ctx, s.callSession(req), args["code"])
 		if err != nil {
+			s.cfg.Metrics.Run(metrics.OutcomeFailed, nil, time.Since(start))
 			return textResult("run_code: "+err.Error(), true), nil
 		}
+		s.cfg.Metrics.Run(metrics.Outcome(res), res, time.Since(start))
 		return runCodeResult(res), nil
 	})
 	s.srv.AddTool(&mcp.Tool{

@@ -91,7 +91,7 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 		anon   string
 	}
 	place := func(r root, ptr string) string {
-		if src, ok := r.origin.Source(ptr); ok {
+		if src, ok := r.origin.DocPointer(ptr); ok {
 			return src
 		}
 		return r.anon + ptr

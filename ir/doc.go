@@ -13,7 +13,7 @@
 // says in Tool.InputOrigin and Tool.OutputOrigin where each part of a tool's
 // schemas (the whole, a parameter, a $defs entry) was written. Resolve walks
 // every schema with that place: fields print in source order, and two
-// tools' references to one definition resolve to one shape, whether or not
+// tools' references to one definition resolve to one ObjectType, whether or not
 // their schemas share maps. Nothing is keyed by a map's address.
 //
 // # Diagnostics

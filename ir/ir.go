@@ -53,7 +53,7 @@ type Service struct {
 	Objects     []*ObjectType    // named object types, filled by Resolve
 	Diagnostics []Diagnostic     // what could not be represented
 	// Order is the source order of the keys of the document's
-	// "properties" objects, so shapes print fields as the source wrote them.
+	// "properties" objects, so object types print fields as the source wrote them.
 	Order Order
 	Extra map[string]string // free-form facts for the module docstring, sorted on output
 }
@@ -95,9 +95,9 @@ func hasAll(m map[string]any, keys []string) bool {
 // know two tools' references to one definition for the same thing.
 type Origin map[string]string
 
-// Source is the pointer into the source document of the schema at ptr
+// DocPointer is the pointer into the source document of the schema at ptr
 // (a pointer into the tool's schema), when o places it.
-func (o Origin) Source(ptr string) (string, bool) {
+func (o Origin) DocPointer(ptr string) (string, bool) {
 	for p := ptr; ; {
 		if src, ok := o[p]; ok {
 			return src + ptr[len(p):], true

@@ -7,7 +7,7 @@ import (
 )
 
 // The naming rule, applied to every name the stubs print (services, tools,
-// parameters, shapes). A rename changes the API a program sees, so the rule is
+// parameters, object types). A rename changes the API a program sees, so the rule is
 // fixed and documented here:
 //
 //  1. Every run of characters that cannot appear in a Python identifier
@@ -19,7 +19,7 @@ import (
 //     (Reserved), gets a trailing "_" ("from" -> "from_", "self" ->
 //     "self_").
 //  5. Within one scope (the tools of a service, the parameters of a tool,
-//     the shapes of a service) names are taken in source order; a name
+//     the object types of a service) names are taken in source order; a name
 //     already taken gets "_2", "_3", ... (the first free one).
 //
 // Service names are additionally lower-cased, since they are module names.

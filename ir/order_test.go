@@ -143,11 +143,11 @@ func TestOriginSourceLongestPrefix(t *testing.T) {
 		"/$defs/A/properties": "/components/schemas/A/properties",
 		"/$defs/AB":           "/in/$defs/AB",
 	} {
-		if got, ok := o.Source(ptr); !ok || got != want {
+		if got, ok := o.DocPointer(ptr); !ok || got != want {
 			t.Errorf("Source(%q) = %q, %v; want %q", ptr, got, ok, want)
 		}
 	}
-	if _, ok := (ir.Origin{"/$defs/A": "/x"}).Source("/properties/y"); ok {
+	if _, ok := (ir.Origin{"/$defs/A": "/x"}).DocPointer("/properties/y"); ok {
 		t.Error("a part under no listed prefix was placed")
 	}
 }

@@ -10,11 +10,11 @@ import (
 )
 
 // Resolve derives the Python view of every schema in svc: Param.Type from
-// Tool.Input, Tool.Result from Tool.Output, and the named Shapes the types
-// refer to. It runs after enrich, so the types carry the enriched schema.
-// Resolve is deterministic: shapes are named in the order tools, parameters
+// Tool.Input, Tool.Result from Tool.Output, and the named object types (Service.Objects)
+// the types refer to. It runs after enrich, so the types carry the enriched schema.
+// Resolve is deterministic: object types are named in the order tools, parameters
 // and fields are visited, and structurally equal object schemas share one
-// shape.
+// ObjectType.
 func Resolve(svc *Service) {
 	r := &resolver{
 		svc:   svc,
@@ -123,7 +123,7 @@ type ctx struct {
 
 // source is the place of the schema at ptr, a pointer into c.root.
 func (c *ctx) source(ptr string) string {
-	if src, ok := c.origin.Source(ptr); ok {
+	if src, ok := c.origin.DocPointer(ptr); ok {
 		return src
 	}
 	return c.anon + ptr

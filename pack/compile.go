@@ -73,6 +73,32 @@ func GeneratedWithoutEnrichment(dir string) bool {
 	return merr == nil && errors.Is(lerr, fs.ErrNotExist)
 }
 
+// ObservedIn is the observed result schemas the manifest generated in dir
+// records (Options.Observed, as the files there were generated); nil when
+// there is none or it cannot be read.
+func ObservedIn(dir string) map[ir.ToolID]ir.Schema {
+	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil
+	}
+	m, err := manifest.Read(data)
+	if err != nil {
+		return nil
+	}
+	var out map[ir.ToolID]ir.Schema
+	for _, s := range m.Services {
+		for _, t := range s.Tools {
+			if t.Observed != nil {
+				if out == nil {
+					out = map[ir.ToolID]ir.Schema{}
+				}
+				out[ir.ToolID{Service: s.Name, Wire: t.Wire}] = t.Observed
+			}
+		}
+	}
+	return out
+}
+
 // Compile parses every source of p, enriches, resolves and emits. Nothing
 // is written to disk.
 func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
@@ -168,7 +194,7 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 // checkGenerated refuses a generated file (or type-check stub) that breaks
 // the invariants manifest.CheckPython checks. The emitter guarantees them for
 // any input, so this is a compiler bug, stopped before anything is written.
-func checkGenerated(src Source, file string, py []byte, stub string) error {
+func checkGenerated(src Service, file string, py []byte, stub string) error {
 	if err := manifest.CheckPython(py); err != nil {
 		return fmt.Errorf("%s: codemode bug: generated %s is not safe Python (%v); nothing was written", src.Describe(), file, err)
 	}
@@ -251,7 +277,7 @@ func (o *Output) Write() error {
 func WriteFiles(dir string, files map[string][]byte) error { return filetree.WriteFiles(dir, files) }
 
 // parse reads one source into a service, named by the pack when it says so.
-func (p *Pack) parse(ctx context.Context, src Source) (*ir.Service, error) {
+func (p *Pack) parse(ctx context.Context, src Service) (*ir.Service, error) {
 	opts := parse.Options{Service: src.Name}
 	switch {
 	case src.MCP != "":
@@ -266,7 +292,7 @@ func (p *Pack) parse(ctx context.Context, src Source) (*ir.Service, error) {
 // CommandArgv is src's MCP command with a pack-relative program path
 // ("./server", "../bin/server") resolved against the pack's directory; bare
 // names are looked up on PATH as usual.
-func (p *Pack) CommandArgv(src Source) []string {
+func (p *Pack) CommandArgv(src Service) []string {
 	argv := append([]string(nil), src.MCPCommand...)
 	if strings.HasPrefix(argv[0], "./") || strings.HasPrefix(argv[0], "../") {
 		argv[0] = p.Path(argv[0])

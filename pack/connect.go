@@ -52,7 +52,7 @@ func (p *Pack) Upstreams(m *manifest.Manifest) (map[ir.ServiceName]upstream.Upst
 	}
 	ups := map[ir.ServiceName]upstream.Upstream{}
 	for _, pr := range pairs {
-		src, ms := pr.Source, pr.Manifest
+		src, ms := pr.Service, pr.Manifest
 		var up upstream.Upstream
 		switch {
 		case len(src.MCPCommand) > 0, src.MCPURL != "":
@@ -78,13 +78,13 @@ func (p *Pack) Upstreams(m *manifest.Manifest) (map[ir.ServiceName]upstream.Upst
 
 // Pair is one service of the pack with its entry in the manifest.
 type Pair struct {
-	Source   Source
+	Service  Service
 	Manifest *manifest.Service
 }
 
 // Join pairs the pack's services with the manifest's by name (a service the
 // pack does not name by its source), never by position, and checks that
-// each pair has the same source identity (Source.Identity). A service on one
+// each pair has the same source identity (Service.Identity). A service on one
 // side only, or a name whose source differs, is a one-line error saying to
 // run codemode gen.
 func (p *Pack) Join(m *manifest.Manifest) ([]Pair, error) {
@@ -120,7 +120,7 @@ func (p *Pack) Join(m *manifest.Manifest) ([]Pair, error) {
 			return nil, stale("service %s is listed twice in the pack", ms.Name)
 		}
 		used[ms.Name] = true
-		pairs = append(pairs, Pair{Source: src, Manifest: ms})
+		pairs = append(pairs, Pair{Service: src, Manifest: ms})
 	}
 	for _, s := range m.Services {
 		if !used[s.Name] {
@@ -134,7 +134,7 @@ func (p *Pack) Join(m *manifest.Manifest) ([]Pair, error) {
 // and the mcp file, mcp_command, mcp_url or openapi file. The manifest
 // records the same (ir.Source, without the digest), so a pack whose
 // services were swapped, renamed or pointed elsewhere is caught.
-func (s Source) Identity() ir.Source {
+func (s Service) Identity() ir.Source {
 	switch {
 	case s.MCP != "":
 		return ir.Source{Kind: ir.SourceMCP, File: filepath.ToSlash(s.MCP)}
@@ -238,12 +238,12 @@ func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstrea
 	cfg.WaitMeta = map[ir.ServiceName]string{}
 	for _, pr := range pairs {
 		name := pr.Manifest.Name
-		cfg.Grants[name] = grantList(pr.Source, pr.Manifest)
-		cfg.NotesMeta[name] = pr.Source.Notes
-		cfg.WaitMeta[name] = pr.Source.Wait
-		rules, err := policyRules(pr.Source, pr.Manifest)
+		cfg.Grants[name] = grantList(pr.Service, pr.Manifest)
+		cfg.NotesMeta[name] = pr.Service.Notes
+		cfg.WaitMeta[name] = pr.Service.Wait
+		rules, err := policyRules(pr.Service, pr.Manifest)
 		if err != nil {
-			return cfg, fmt.Errorf("%s: %w", pr.Source.Describe(), err)
+			return cfg, fmt.Errorf("%s: %w", pr.Service.Describe(), err)
 		}
 		for id, rl := range rules {
 			if cfg.Rules == nil {
@@ -280,7 +280,7 @@ func (p *Pack) OpenRuntime(ctx context.Context, mutate func(*runtime.Config)) (*
 // grantList is the runtime grant of one service: the pack's grant as
 // written (wire names; [] grants nothing), or every tool when the pack has
 // no grant: key.
-func grantList(src Source, ms *manifest.Service) []string {
+func grantList(src Service, ms *manifest.Service) []string {
 	if src.Grant != nil {
 		return src.Grant
 	}
@@ -293,7 +293,7 @@ func grantList(src Source, ms *manifest.Service) []string {
 
 // policyRules turns a service's policy: entries into runtime rules, checking
 // that each names a tool by its wire name and only arguments it has.
-func policyRules(src Source, ms *manifest.Service) (map[ir.ToolID]runtime.Rule, error) {
+func policyRules(src Service, ms *manifest.Service) (map[ir.ToolID]runtime.Rule, error) {
 	rules := map[ir.ToolID]runtime.Rule{}
 	names := make([]string, 0, len(src.Policy))
 	for n := range src.Policy {

@@ -16,7 +16,7 @@ import (
 // refers to itself through items made gen grow without bound (enrich
 // resolved the $ref before recursing, so its seen-set never fired).
 func TestSelfRefThroughItemsTerminates(t *testing.T) {
-	out := compileSources(t, pack.Source{MCP: "cycles/mcp-items-selfref.json"})
+	out := compileSources(t, pack.Service{MCP: "cycles/mcp-items-selfref.json"})
 	if got := string(out.Files["mcp_items_selfref.py"]); !strings.Contains(got, "def t(*, a: N | None = None) -> Any:") {
 		t.Errorf("unexpected surface:\n%s", got)
 	}
@@ -30,7 +30,7 @@ func TestSelfRefThroughItemsTerminates(t *testing.T) {
 // Python and Go printers, the validator's schema compile and a validation,
 // and Monty's type check, with output of bounded size.
 func TestRefCyclesTerminateInEveryPass(t *testing.T) {
-	out := compileSources(t, pack.Source{MCP: "cycles/mcp-cycles.json"}, pack.Source{OpenAPI: "cycles/openapi-cycles.json"})
+	out := compileSources(t, pack.Service{MCP: "cycles/mcp-cycles.json"}, pack.Service{OpenAPI: "cycles/openapi-cycles.json"})
 	for name, data := range out.Files {
 		if len(data) > 256<<10 {
 			t.Errorf("%s is %d bytes", name, len(data))

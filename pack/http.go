@@ -7,7 +7,7 @@ import (
 
 // httpUpstream connects an OpenAPI service: base_url from the pack, else the
 // spec's first server; auth from the pack's auth: section.
-func (p *Pack) httpUpstream(src Source, ms *manifest.Service) (upstream.Upstream, error) {
+func (p *Pack) httpUpstream(src Service, ms *manifest.Service) (upstream.Upstream, error) {
 	limit, err := p.maxReply()
 	if err != nil {
 		return nil, err

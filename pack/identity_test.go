@@ -87,8 +87,8 @@ func TestServicesJoinedByName(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pr := range pairs {
-		if string(pr.Manifest.Name) != pr.Source.Name || pr.Manifest.Source.File != pr.Source.OpenAPI {
-			t.Errorf("paired %s (%s) with %s (%s)", pr.Source.Name, pr.Source.OpenAPI, pr.Manifest.Name, pr.Manifest.Source.File)
+		if string(pr.Manifest.Name) != pr.Service.Name || pr.Manifest.Source.File != pr.Service.OpenAPI {
+			t.Errorf("paired %s (%s) with %s (%s)", pr.Service.Name, pr.Service.OpenAPI, pr.Manifest.Name, pr.Manifest.Source.File)
 		}
 	}
 	for _, c := range []struct{ yaml, want string }{

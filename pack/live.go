@@ -35,7 +35,7 @@ func (p *Pack) Redactor() *upstream.Redactor {
 	return r
 }
 
-func (s Source) startTimeout() (time.Duration, error) {
+func (s Service) startTimeout() (time.Duration, error) {
 	if s.StartTimeout == "" {
 		return 0, nil
 	}
@@ -60,12 +60,18 @@ func (p *Pack) maxReply() (int64, error) {
 
 // mcpConfig is how to start src's MCP server; name names it in messages
 // and the log.
-func (p *Pack) mcpConfig(src Source, name string) (upstream.MCPConfig, error) {
+func (p *Pack) mcpConfig(src Service, name string) (upstream.MCPConfig, error) {
 	cfg := upstream.MCPConfig{Name: name, Env: src.Env, Auth: src.Auth, Redactor: p.Redactor()}
 	if len(src.MCPCommand) > 0 {
 		cfg.Command = p.CommandArgv(src)
 	} else {
 		cfg.URL = src.MCPURL
+		cfg.TokenFile = p.TokenFile(src)
+		if src.Auth != nil && src.Auth.ClientKeyFile != "" {
+			a := *src.Auth
+			a.ClientKeyFile = p.Path(a.ClientKeyFile)
+			cfg.Auth = &a
+		}
 	}
 	var err error
 	if cfg.StartTimeout, err = src.startTimeout(); err != nil {
@@ -78,7 +84,7 @@ func (p *Pack) mcpConfig(src Source, name string) (upstream.MCPConfig, error) {
 }
 
 // mcpUpstream connects src's MCP server for run and serve.
-func (p *Pack) mcpUpstream(src Source, name string) (*upstream.MCP, error) {
+func (p *Pack) mcpUpstream(src Service, name string) (*upstream.MCP, error) {
 	cfg, err := p.mcpConfig(src, name)
 	if err != nil {
 		return nil, err
@@ -88,7 +94,7 @@ func (p *Pack) mcpUpstream(src Source, name string) (*upstream.MCP, error) {
 
 // parseLive starts src's MCP server the way run and serve do, lists its
 // tools and compiles them.
-func (p *Pack) parseLive(ctx context.Context, src Source, opts parse.Options) (*ir.Service, error) {
+func (p *Pack) parseLive(ctx context.Context, src Service, opts parse.Options) (*ir.Service, error) {
 	cfg, err := p.mcpConfig(src, src.Name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src.Describe(), err)

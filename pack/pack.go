@@ -3,6 +3,12 @@
 // emit one api/<service>.py per service with the manifest and the enrichment
 // log. The CLI's gen and check commands, and go generate, all come through
 // here, so every path compiles a pack the same way.
+//
+// Names: a [Service] is one entry of the pack's services: list (where it
+// comes from, as the manifest records it, is its ir.Source identity);
+// [RuntimeSettings] are the pack's runtime: section, turned into a
+// runtime.Config for a runtime.Runtime. Source and Runtime are deprecated
+// aliases of those types, their former names.
 package pack
 
 import (
@@ -28,11 +34,11 @@ type Pack struct {
 	// Out is the output directory for the .py files and the manifest.
 	Out string `yaml:"out"`
 	// GoPackage, when set, is a directory to emit an embedding Go package to.
-	GoPackage string   `yaml:"go_package"`
-	Enrich    Enrich   `yaml:"enrich"`
-	Services  []Source `yaml:"services"`
-	Runtime   Runtime  `yaml:"runtime"`
-	Serve     Serve    `yaml:"serve"`
+	GoPackage string          `yaml:"go_package"`
+	Enrich    Enrich          `yaml:"enrich"`
+	Services  []Service       `yaml:"services"`
+	Runtime   RuntimeSettings `yaml:"runtime"`
+	Serve     Serve           `yaml:"serve"`
 	// Store names where sessions, jobs and waits are kept: the path of a
 	// SQLite file (relative to the pack) or a postgres:// URL, which
 	// several gateways share; "$VAR" or "${VAR}" takes it from the
@@ -54,9 +60,9 @@ type Enrich struct {
 	Overrides string `yaml:"overrides"` // JSON object: decision id → true/false
 }
 
-// Source is one service of the pack: exactly one of MCP, MCPCommand, MCPURL
+// Service is one service of the pack: exactly one of MCP, MCPCommand, MCPURL
 // and OpenAPI is set.
-type Source struct {
+type Service struct {
 	Name       string  `yaml:"name"`
 	MCP        string  `yaml:"mcp"`         // a tools/list JSON file
 	MCPCommand Command `yaml:"mcp_command"` // a stdio MCP server
@@ -102,8 +108,9 @@ type ToolPolicy struct {
 // Auth says how the runtime authenticates HTTP calls (see upstream.Auth).
 type Auth = upstream.Auth
 
-// Runtime holds the run-time settings of a pack.
-type Runtime struct {
+// RuntimeSettings are the run-time settings of a pack (its runtime:
+// section), turned into a runtime.Config by RuntimeConfig.
+type RuntimeSettings struct {
 	// Monty is the monty binary, relative to the pack; empty finds it as
 	// monty.FindBinary does ($CODEMODE_MONTY, tools/npm, PATH).
 	Monty    string `yaml:"monty"`
@@ -139,7 +146,7 @@ type Runtime struct {
 }
 
 // NoSandbox reports runtime.sandbox: none.
-func (r Runtime) NoSandbox() bool { return r.Sandbox == "none" }
+func (r RuntimeSettings) NoSandbox() bool { return r.Sandbox == "none" }
 
 // SandboxWarning is what serve and run say at start-up when the pack turns
 // the OS sandbox off.
@@ -354,11 +361,22 @@ func (p *Pack) check() error {
 		if s.Auth != nil {
 			switch s.Auth.Type {
 			case "bearer", "basic", "apiKey":
+			case "oauth":
+				if s.MCPURL == "" {
+					return fmt.Errorf("services[%d].auth.type: oauth is for an mcp_url service (an OpenAPI service takes bearer, basic or apiKey)", i)
+				}
+			case "":
+				if len(s.Auth.Headers) == 0 {
+					return fmt.Errorf("services[%d].auth.type: missing; want bearer, basic, apiKey or oauth (or headers: alone)", i)
+				}
 			default:
-				return fmt.Errorf("services[%d].auth.type: %q is not bearer, basic or apiKey", i, s.Auth.Type)
+				return fmt.Errorf("services[%d].auth.type: %q is not bearer, basic, apiKey or oauth", i, s.Auth.Type)
 			}
 			if s.OpenAPI == "" && s.MCPURL == "" {
 				return fmt.Errorf("services[%d].auth: only an openapi or mcp_url service takes auth: (a stdio server gets its secrets through env:)", i)
+			}
+			if err := s.Auth.Check(); err != nil {
+				return fmt.Errorf("services[%d].auth: %v", i, err)
 			}
 		}
 		if s.StartTimeout != "" {
@@ -408,7 +426,7 @@ func (p *Pack) Path(rel string) string {
 }
 
 // Describe names a source for messages: the file, command or URL.
-func (s Source) Describe() string {
+func (s Service) Describe() string {
 	switch {
 	case s.MCP != "":
 		return s.MCP
@@ -438,3 +456,13 @@ func packError(err error) error {
 	}
 	return fmt.Errorf("bad pack file: %s", strings.Join(msgs, "; "))
 }
+
+// Source is the former name of Service.
+//
+// Deprecated: use Service; ir.Source is a service's source identity.
+type Source = Service
+
+// Runtime is the former name of RuntimeSettings.
+//
+// Deprecated: use RuntimeSettings; runtime.Runtime runs programs.
+type Runtime = RuntimeSettings

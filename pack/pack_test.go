@@ -49,11 +49,11 @@ func corpusPacks(t testing.TB) map[string]*pack.Pack {
 			if strings.HasSuffix(f, ".source.json") {
 				continue
 			}
-			src := pack.Source{MCP: f}
+			src := pack.Service{MCP: f}
 			if kind == "openapi" {
-				src = pack.Source{OpenAPI: f}
+				src = pack.Service{OpenAPI: f}
 			}
-			packs[kind+"/"+filepath.Base(f)] = &pack.Pack{Dir: ".", Out: "api", Services: []pack.Source{src}}
+			packs[kind+"/"+filepath.Base(f)] = &pack.Pack{Dir: ".", Out: "api", Services: []pack.Service{src}}
 		}
 	}
 	if len(packs) < 31 {
@@ -103,7 +103,7 @@ func TestCorpusCompiles(t *testing.T) {
 }
 
 func BenchmarkCompileGitHub(b *testing.B) {
-	p := &pack.Pack{Dir: ".", Out: "api", Services: []pack.Source{{OpenAPI: "../testdata/corpus/openapi/github-rest.json"}}}
+	p := &pack.Pack{Dir: ".", Out: "api", Services: []pack.Service{{OpenAPI: "../testdata/corpus/openapi/github-rest.json"}}}
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := pack.Compile(context.Background(), p, pack.Options{}); err != nil {
@@ -140,14 +140,14 @@ func TestBadSources(t *testing.T) {
 	notOpenAPI := filepath.Join(dir, "x.yaml")
 	os.WriteFile(notOpenAPI, []byte("hello: world\n"), 0o644)
 	for _, c := range []struct {
-		src  pack.Source
+		src  pack.Service
 		want string
 	}{
-		{pack.Source{MCP: bad}, bad + ": invalid JSON: unexpected end of input"},
-		{pack.Source{OpenAPI: notOpenAPI}, notOpenAPI + ": not an OpenAPI document: no \"openapi\" or \"swagger\" version"},
-		{pack.Source{MCP: filepath.Join(dir, "missing.json")}, filepath.Join(dir, "missing.json") + ": no such file or directory"},
+		{pack.Service{MCP: bad}, bad + ": invalid JSON: unexpected end of input"},
+		{pack.Service{OpenAPI: notOpenAPI}, notOpenAPI + ": not an OpenAPI document: no \"openapi\" or \"swagger\" version"},
+		{pack.Service{MCP: filepath.Join(dir, "missing.json")}, filepath.Join(dir, "missing.json") + ": no such file or directory"},
 	} {
-		p := &pack.Pack{Dir: ".", Out: filepath.Join(dir, "api"), Services: []pack.Source{c.src}}
+		p := &pack.Pack{Dir: ".", Out: filepath.Join(dir, "api"), Services: []pack.Service{c.src}}
 		_, err := pack.Compile(context.Background(), p, pack.Options{})
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%s: err = %v, want %s", c.src.Describe(), err, c.want)
@@ -189,7 +189,7 @@ ignore:
 // pool, then run one checked call that fails at the (absent) upstream.
 func BenchmarkOpenRuntimeGitHub(b *testing.B) {
 	dir := b.TempDir()
-	p := &pack.Pack{Dir: dir, Out: "api", Services: []pack.Source{{
+	p := &pack.Pack{Dir: dir, Out: "api", Services: []pack.Service{{
 		OpenAPI: mustAbs(b, "../testdata/corpus/openapi/github-rest.json"), BaseURL: "http://127.0.0.1:9",
 	}}}
 	out, err := pack.Compile(context.Background(), p, pack.Options{})
@@ -252,7 +252,7 @@ func TestBadPackFiles(t *testing.T) {
 		{"out: [\n", "bad pack file: line 1: did not find expected node content"},
 		{"services: []\n", "pack has no services"},
 		{"services:\n  - mcp: a.json\n    openapi: b.json\n", "services[0]: set exactly one of mcp, mcp_command, mcp_url, openapi"},
-		{"services:\n  - mcp: a.json\n    auth: {type: oauth}\n", `services[0].auth.type: "oauth" is not bearer, basic or apiKey`},
+		{"services:\n  - mcp: a.json\n    auth: {type: oauth}\n", "services[0].auth.type: oauth is for an mcp_url service (an OpenAPI service takes bearer, basic or apiKey)"},
 		{"services:\n  - mcp: a.json\nruntime:\n  read_gate: sometimes\n", `runtime.read_gate: "sometimes" is not file, tool or off`},
 		{"services:\n  - mcp: a.json\nruntime:\n  sandbox: off\n", `runtime.sandbox: "off" is not on or none`},
 		{"services:\n  - mcp_command: \"a 'b\"\n", `unterminated quote in command "a 'b"`},

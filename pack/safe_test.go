@@ -17,7 +17,7 @@ import (
 
 // compileSources compiles the given testdata sources (paths relative to
 // ../testdata) as one pack, with a Go package, and fails on an error.
-func compileSources(t *testing.T, srcs ...pack.Source) *pack.Output {
+func compileSources(t *testing.T, srcs ...pack.Service) *pack.Output {
 	t.Helper()
 	for i := range srcs {
 		if srcs[i].MCP != "" {
@@ -104,7 +104,7 @@ func runPython(t *testing.T, src []byte) string {
 // nothing, python3 and the Go-side check parse it, the stubs type-check,
 // and the enum value keeps its CR in the Literal.
 func TestLoneCRInDescriptionNotCode(t *testing.T) {
-	out := compileSources(t, pack.Source{MCP: "unsafe/mcp-injection.json"}, pack.Source{OpenAPI: "unsafe/openapi-injection.json"})
+	out := compileSources(t, pack.Service{MCP: "unsafe/mcp-injection.json"}, pack.Service{OpenAPI: "unsafe/openapi-injection.json"})
 	for _, ms := range out.Manifest.Services {
 		src := out.Files[ms.File]
 		if got := runPython(t, src); got != "" {
@@ -151,7 +151,7 @@ func TestLoneCRInDescriptionNotCode(t *testing.T) {
 // the manifest, and the stub method accepts it by keyword; a tool named
 // list does not shadow list[...] in the annotations after it.
 func TestSelfParameterPassesByKeyword(t *testing.T) {
-	out := compileSources(t, pack.Source{MCP: "unsafe/mcp-injection.json"})
+	out := compileSources(t, pack.Service{MCP: "unsafe/mcp-injection.json"})
 	ms := &out.Manifest.Services[0]
 	found := false
 	for _, mt := range ms.Tools {
@@ -186,7 +186,7 @@ func TestSelfParameterPassesByKeyword(t *testing.T) {
 // made a .py that Python refused; it is now U+FFFD in the text and \x00 in
 // a literal.
 func TestNULInDescriptionParses(t *testing.T) {
-	out := compileSources(t, pack.Source{MCP: "unsafe/mcp-injection.json"}, pack.Source{OpenAPI: "unsafe/openapi-injection.json"})
+	out := compileSources(t, pack.Service{MCP: "unsafe/mcp-injection.json"}, pack.Service{OpenAPI: "unsafe/openapi-injection.json"})
 	pythonParses(t, out)
 	if !strings.Contains(string(out.Files["crlf.py"]), "# a\uFFFDb") {
 		t.Errorf("NUL in a description not printed as U+FFFD")
@@ -198,7 +198,7 @@ func TestNULInDescriptionParses(t *testing.T) {
 // of the pack. It becomes Any below MaxTypeDepth with a type-too-deep
 // diagnostic, the file parses, and both services' calls are checked.
 func TestDeepArrayTypeBreaksNoCheck(t *testing.T) {
-	out := compileSources(t, pack.Source{MCP: "unsafe/mcp-deep.json"}, pack.Source{MCP: "unsafe/mcp-injection.json"})
+	out := compileSources(t, pack.Service{MCP: "unsafe/mcp-deep.json"}, pack.Service{MCP: "unsafe/mcp-injection.json"})
 	var diag *ir.Diagnostic
 	for i, d := range out.Diagnostics {
 		if d.Code == "type-too-deep" {
@@ -234,7 +234,7 @@ func TestDeepArrayTypeBreaksNoCheck(t *testing.T) {
 // 250 levels) no longer leaves api undefined for every program: that
 // service's calls go unchecked, the others' are checked as before.
 func TestBadStubInManifestBreaksNoOtherService(t *testing.T) {
-	out := compileSources(t, pack.Source{MCP: "unsafe/mcp-injection.json"})
+	out := compileSources(t, pack.Service{MCP: "unsafe/mcp-injection.json"})
 	good := &out.Manifest.Services[0]
 	deep := strings.Repeat("list[", 250) + "int" + strings.Repeat("]", 250)
 	bad := &manifest.Service{Name: "old", Stub: "\n\nclass _svc_old:\n    def t(self, a: " + deep + ") -> Any:\n        ...\n"}
@@ -256,7 +256,7 @@ func TestBadStubInManifestBreaksNoOtherService(t *testing.T) {
 // checker accepted wrong types. Such names are reserved: the tool is list_,
 // the shape takes the functional form, and wrong calls are refused.
 func TestBuiltinNamesDoNotShadowAnnotations(t *testing.T) {
-	out := compileSources(t, pack.Source{MCP: "unsafe/mcp-builtin-names.json"})
+	out := compileSources(t, pack.Service{MCP: "unsafe/mcp-builtin-names.json"})
 	ms := &out.Manifest.Services[0]
 	py := string(out.Files[ms.File])
 	for _, want := range []string{"def list_(*, str_: str | None = None, self_: int | None = None) -> Any:", `"bool": NotRequired[bool],`, "def after(xs: list[str]) -> Any:"} {
@@ -284,7 +284,7 @@ func TestBuiltinNamesDoNotShadowAnnotations(t *testing.T) {
 // be checked at all) is refused by CheckStubs, which gen runs before
 // writing; a good one passes.
 func TestStubMontyCannotReadRefusedAtGen(t *testing.T) {
-	out := compileSources(t, pack.Source{MCP: "unsafe/mcp-builtin-names.json"})
+	out := compileSources(t, pack.Service{MCP: "unsafe/mcp-builtin-names.json"})
 	p := &pack.Pack{Dir: "."}
 	if err := out.CheckStubs(context.Background(), p); err != nil {
 		t.Fatalf("a good stub refused: %v", err)

@@ -146,7 +146,7 @@ func (h *handler) Call(ctx context.Context, c *monty.Call) (monty.Reply, error) 
 	args, err := bind(e, c)
 	if err != nil {
 		h.record(e.call(), StatusInvalid, err.Error(), 0)
-		if aerr := h.stopped(e.call(), callArgs(c), StatusInvalid, err.Error()); aerr != nil {
+		if aerr := h.stopped(e.call(), callArgs(c), StatusInvalid, ReasonValidation, err.Error()); aerr != nil {
 			return monty.Reply{}, aerr
 		}
 		return monty.Raise("TypeError", err.Error()), nil
@@ -185,7 +185,7 @@ func (h *handler) runTool(ctx context.Context, c *monty.Call) (monty.Reply, erro
 		if args != nil {
 			a, _ = monty.ToJSON(args)
 		}
-		if aerr := h.stopped(shortName(n), a, StatusRefused, err.Error()); aerr != nil {
+		if aerr := h.stopped(shortName(n), a, StatusRefused, ReasonGrant, err.Error()); aerr != nil {
 			return monty.Reply{}, aerr
 		}
 		return monty.Raise("NameError", err.Error()), nil
@@ -339,10 +339,17 @@ type outcome struct {
 	message string // why, when not ok
 	excType string // the exception a program gets, when not ok or wait
 	value   any    // the JSON result (ok) or the wait marker (wait)
+	reason  string // why a call was not made (Event.Reason)
 }
 
 func failed(status Status, excType, message string) outcome {
 	return outcome{status: status, excType: excType, message: message}
+}
+
+// because names why a call was not made.
+func because(reason string, o outcome) outcome {
+	o.reason = reason
+	return o
 }
 
 // invoke is do for a program: the outcome becomes the call's return value
@@ -376,7 +383,7 @@ func (h *handler) do(ctx context.Context, e *toolEntry, args map[string]any) (ou
 	if tr.auditFailed {
 		return out, err
 	}
-	ev := Event{Kind: "call", Call: tr.n, Tool: e.call(), Status: out.status, Message: out.message, Result: tr.result, Duration: tr.took}
+	ev := Event{Kind: "call", Call: tr.n, Tool: e.call(), Status: out.status, Message: out.message, Result: tr.result, Duration: tr.took, Reason: out.reason}
 	if !tr.sent {
 		ev.Args = h.payload(args)
 	}
@@ -384,9 +391,12 @@ func (h *handler) do(ctx context.Context, e *toolEntry, args map[string]any) (ou
 	case err == nil:
 		h.record(e.call(), out.status, out.message, tr.took)
 	case h.abortLimit == "calls":
-		ev.Status, ev.Message = StatusRefused, err.Error()
+		ev.Status, ev.Message, ev.Reason = StatusRefused, err.Error(), ReasonLimit
 	case errors.Is(err, context.DeadlineExceeded):
 		ev.Status, ev.Message = StatusCut, "the time limit stopped the run during this call"
+	case errors.Is(err, context.Canceled) && context.Cause(ctx) != nil && !errors.Is(context.Cause(ctx), context.Canceled):
+		// Stopped for a stated cause (a gateway's drain timeout).
+		ev.Status, ev.Message = StatusCut, "the run was stopped during this call: "+context.Cause(ctx).Error()
 	case errors.Is(err, context.Canceled):
 		ev.Status, ev.Message = StatusCancelled, "the run was cancelled during this call"
 	default:
@@ -417,7 +427,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 	call := e.call()
 	rule, ruled := h.r.cfg.Rules[ir.ToolID{Service: e.svc.Name, Wire: e.tool.Wire}]
 	if h.waited && !(h.batch && ruled && rule.Approve) {
-		return failed(StatusRefused, "RuntimeError", fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait)), nil
+		return because(ReasonWait, failed(StatusRefused, "RuntimeError", fmt.Sprintf("%s was not called: an earlier call in this program is waiting (%s). End your turn now; the session resumes when the wait is over.", call, h.wait))), nil
 	}
 	if len(h.res.Calls)+h.inflight >= h.r.limits.Calls {
 		h.abort = &LimitError{Limit: "calls", Message: fmt.Sprintf("LimitError: call limit (%d tool calls per program) reached at %s; the program was stopped. Filter or batch inside fewer calls", h.r.limits.Calls, call)}
@@ -428,7 +438,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 		return outcome{}, ctx.Err()
 	}
 	if err := h.r.gate.Check(h.session, e.svc.Name, e.tool.Wire); err != nil {
-		return failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused: %v", call, err)), nil
+		return because(ReasonReadGate, failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused: %v", call, err))), nil
 	}
 	if err := h.r.validator.Check(e.svc.Name, e.tool.Wire, args); err != nil {
 		kind := "ValueError"
@@ -436,18 +446,18 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 		if errors.As(err, &ve) && ve.Kind != "" {
 			kind = ve.Kind
 		}
-		return failed(StatusInvalid, kind, err.Error()), nil
+		return because(ReasonValidation, failed(StatusInvalid, kind, err.Error())), nil
 	}
 	if why := h.r.pinRefusal(ctx, e.svc.Name, e.tool.Wire); why != "" {
-		return failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused: %s", call, why)), nil
+		return because(ReasonPin, failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused: %s", call, why))), nil
 	}
 	info := &CallInfo{Session: h.session, RunID: h.runID, Service: e.svc.Name, Tool: e.tool, Args: args}
 	if ruled {
 		if rule.Deny != "" {
-			return failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused by the pack's policy: %s", call, rule.Deny)), nil
+			return because(ReasonPolicy, failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused by the pack's policy: %s", call, rule.Deny))), nil
 		}
 		if why := rule.allowed(call, e.tool, args); why != "" {
-			return failed(StatusRefused, "PermissionError", why), nil
+			return because(ReasonPolicy, failed(StatusRefused, "PermissionError", why)), nil
 		}
 		if rule.Approve {
 			digest := callDigest(ir.ToolID{Service: e.svc.Name, Wire: e.tool.Wire}, args)
@@ -468,7 +478,7 @@ func (h *handler) check(ctx context.Context, e *toolEntry, args map[string]any, 
 		v := p.Before(ctx, info)
 		h.notes = append(h.notes, v.Notes...)
 		if v.Deny != "" {
-			return failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused by policy: %s", call, v.Deny)), nil
+			return because(ReasonPolicy, failed(StatusRefused, "PermissionError", fmt.Sprintf("%s was refused by policy: %s", call, v.Deny))), nil
 		}
 		if v.Wait != "" {
 			return h.startWait(e, v.Wait), nil
@@ -612,9 +622,9 @@ func (h *handler) write(ev Event, what string) error {
 
 // stopped audits a call stopped before do (no such tool, arguments that
 // do not bind) as one "call" event.
-func (h *handler) stopped(tool string, args any, status Status, msg string) error {
+func (h *handler) stopped(tool string, args any, status Status, reason, msg string) error {
 	h.seq++
-	return h.write(Event{Kind: "call", Call: h.seq, Tool: tool, Args: ValuePayload(args), Status: status, Message: msg}, tool+" was not called")
+	return h.write(Event{Kind: "call", Call: h.seq, Tool: tool, Args: ValuePayload(args), Status: status, Message: msg, Reason: reason}, tool+" was not called")
 }
 
 // callArgs is a call's arguments as JSON, for the audit of a call whose

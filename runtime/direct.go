@@ -59,7 +59,7 @@ func (r *Runtime) call(ctx context.Context, session, runID, job string, seq int,
 		}
 		if pw != nil {
 			msg := strings.NewReplacer("run_code refused", "the call was refused", "call run_code again", "call again").Replace(waitRefusal(pw))
-			if aerr := h.stopped(name, args, StatusRefused, msg); aerr != nil {
+			if aerr := h.stopped(name, args, StatusRefused, ReasonWait, msg); aerr != nil {
 				return &CallResult{Call: name, Status: StatusError, Message: aerr.Error()}, nil
 			}
 			return &CallResult{Call: name, Status: StatusRefused, Message: msg, Wait: true}, nil
@@ -70,7 +70,7 @@ func (r *Runtime) call(ctx context.Context, session, runID, job string, seq int,
 	}
 	e, err := r.lookupTool(name)
 	if err != nil {
-		if aerr := h.stopped(name, args, StatusRefused, err.Error()); aerr != nil {
+		if aerr := h.stopped(name, args, StatusRefused, ReasonGrant, err.Error()); aerr != nil {
 			return &CallResult{Call: name, Status: StatusError, Message: aerr.Error()}, nil
 		}
 		return &CallResult{Call: name, Status: StatusRefused, Message: err.Error()}, nil

@@ -15,8 +15,11 @@
 // [Interp], in package monty's vocabulary (values, calls, replies,
 // outcomes); the unit tests run it on a fake interpreter.
 //
-// Tool calls are synchronous: a program calls a tool like a function and
-// gets its result; there is no await.
+// A plain tool call is synchronous: a program calls a tool like a function
+// and gets its result. api.aio.<service>.<tool>(...) is the same call as
+// an awaitable, so `await asyncio.gather(...)` runs calls at the same time
+// (parallel.go); jobs.submit runs one in the background past the program's
+// end (jobs.go).
 //
 //	rt, err := runtime.New(ctx, runtime.Config{Manifest: m, Files: files, Upstreams: ups})
 //	res, err := rt.Run(ctx, "session-1", `print(api.everything.echo(message="hi"))`)

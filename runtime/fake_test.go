@@ -239,7 +239,7 @@ func (*argsUpstream) Close() error { return nil }
 
 // fakeRuntime opens a runtime over the everything golden surface with the
 // fake runner and up as the everything service.
-func fakeRuntime(t *testing.T, programs map[string]fakeProgram, up upstream.Upstream, mutate func(*runtime.Config)) (*runtime.Runtime, *fakeRunner) {
+func fakeRuntime(t testing.TB, programs map[string]fakeProgram, up upstream.Upstream, mutate func(*runtime.Config)) (*runtime.Runtime, *fakeRunner) {
 	t.Helper()
 	s, err := manifest.LoadSurface(os.DirFS("testdata/fake"), "manifest.json")
 	if err != nil {

@@ -26,6 +26,7 @@ var (
 	typingAttr    = regexp.MustCompile("(?:Object of type|Type) `(_svc_[A-Za-z0-9_]+|_api)` has no attribute `([^`]+)`")
 	typingImport  = regexp.MustCompile("Cannot resolve imported module `([^`.]+)")
 	typingName    = regexp.MustCompile("Name `([^`]+)` used when not defined")
+	typingKey     = regexp.MustCompile("Unknown key \"([^\"]+)\" for TypedDict `_([A-Za-z0-9_]+)`")
 )
 
 // jobsHint is the correction for a program that tries to wait: sleeping,
@@ -187,6 +188,9 @@ func hintTyping(report string, r *Runtime) string {
 	for _, m := range typingName.FindAllStringSubmatch(report, -1) {
 		add(r.hintFor("NameError", "name '"+m[1]+"' is not defined"))
 	}
+	for _, m := range typingKey.FindAllStringSubmatch(report, -1) {
+		add(r.observedKeyHint(m[1], m[2]))
+	}
 	if len(hints) > 0 {
 		report += "\n" + strings.Join(hints, "\n")
 	}
@@ -219,6 +223,23 @@ const maxFuzzy = suggest.MaxLen
 func closest(s string, candidates []string) string {
 	if i := suggest.Closest(s, candidates); i >= 0 {
 		return candidates[i]
+	}
+	return ""
+}
+
+// observedKeyHint explains a refused key of a result type that gen typed
+// from observed results (the stub names its TypedDicts _<service>__<Name>):
+// such a type lists only the keys real results had.
+func (r *Runtime) observedKeyHint(key, typed string) string {
+	for _, s := range r.services {
+		if !strings.HasPrefix(typed, string(s.Name)+"__") {
+			continue
+		}
+		for _, t := range s.Tools {
+			if t.Observed != nil {
+				return fmt.Sprintf("Hint: a result type marked # observed lists only the keys real results had; if %q can be there, read it with .get(%q).", key, key)
+			}
+		}
 	}
 	return ""
 }

@@ -115,7 +115,7 @@ func (h *handler) callAio(c *monty.Call, name string) (monty.Reply, error) {
 	args, err := bind(e, c)
 	if err != nil {
 		h.record(e.call(), "invalid", err.Error(), 0)
-		if aerr := h.stopped(e.call(), callArgs(c), "invalid", err.Error()); aerr != nil {
+		if aerr := h.stopped(e.call(), callArgs(c), "invalid", ReasonValidation, err.Error()); aerr != nil {
 			return monty.Reply{}, aerr
 		}
 		return monty.Raise("TypeError", err.Error()), nil

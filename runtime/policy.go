@@ -73,4 +73,7 @@ type Event struct {
 	Result   *Payload      `json:"result,omitempty"` // the value the program got
 	Calls    int           `json:"calls,omitempty"`
 	Duration time.Duration `json:"duration_ns"`
+	// Reason says, for metrics, why a call was not made (one of the
+	// Reason constants); it is not part of the audit record.
+	Reason string `json:"-"`
 }

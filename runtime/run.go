@@ -96,12 +96,15 @@ func (r *Result) setLimit(limit, message string) {
 
 // completedCalls tells the agent, after a worker death, which calls had
 // completed (their effects happened), so it does not blindly repeat them.
-func completedCalls(calls []CallRecord) string {
+func completedCalls(calls []CallRecord) string { return completedBefore(calls, "the worker died") }
+
+// completedBefore is completedCalls for a program stopped by event.
+func completedBefore(calls []CallRecord, event string) string {
 	if len(calls) == 0 {
-		return "No tool call was made before the worker died, so nothing outside the sandbox changed."
+		return "No tool call was made before " + event + ", so nothing outside the sandbox changed."
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d call%s completed before the worker died: ", len(calls), plural(len(calls)))
+	fmt.Fprintf(&b, "%d call%s completed before %s: ", len(calls), plural(len(calls)), event)
 	for i, c := range calls {
 		if i > 0 {
 			b.WriteString(", ")
@@ -352,6 +355,8 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Err = h.abort
 		res.Error = h.abort.Error()
 		res.Limit = h.abortLimit
+	case err != nil && ctx.Err() != nil && context.Cause(ctx) != nil && !errors.Is(context.Cause(ctx), context.Canceled):
+		res.Error = "cut: " + context.Cause(ctx).Error() + "; the program was stopped. " + completedBefore(res.Calls, "it was stopped")
 	case err != nil && ctx.Err() != nil:
 		res.Error = "cancelled: the run was cancelled; the program made no more calls"
 	case err != nil && rctx.Err() != nil:

@@ -109,3 +109,9 @@ func (m montyRunner) TryGet() (Interp, bool) {
 }
 
 func (m montyRunner) Close() error { return m.pool.Close() }
+
+// Idle is the number of workers ready to be handed out.
+func (m montyRunner) Idle() int { return m.pool.Idle() }
+
+// Health is the pool's: nil while it hands out workers.
+func (m montyRunner) Health() error { return m.pool.Health() }

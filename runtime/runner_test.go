@@ -1,12 +1,15 @@
 package runtime_test
 
 import (
+	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/monty"
 )
@@ -194,5 +197,50 @@ func TestFakeInterpreterDiedMidProgram(t *testing.T) {
 	wantText(t, res, "[1 tool call]\n\nthe sandbox worker died while running the program (monty: worker exited: signal: killed); it was replaced. 1 call completed before the worker died: api.everything.echo (ok); check their effects before running the program again.\n")
 	if !res.WorkerDied || res.Attempts != 1 || f.handed != 1 || len(up.calls) != 1 {
 		t.Fatalf("died %v, %d attempts, %d interpreters, %d upstream calls", res.WorkerDied, res.Attempts, f.handed, len(up.calls))
+	}
+}
+
+// BenchmarkCallInProgramFake is BenchmarkCallInProgram on the fake
+// interpreter with an in-process upstream: the host's own share of a call
+// (binding, validation, hooks, audit bookkeeping), without the sandbox
+// round trip or an MCP server. Compare as a ratio to
+// BenchmarkCallInProgram.
+func BenchmarkCallInProgramFake(b *testing.B) {
+	code := "for i in range(100):\n    api.everything.echo(message='x')\n"
+	rt, _ := fakeRuntime(b, map[string]fakeProgram{
+		code: func(p *fakeProc) *monty.Outcome {
+			for range 100 {
+				if _, exc := p.call("everything.echo", "message", "x"); exc != nil {
+					return &monty.Outcome{Exception: exc}
+				}
+			}
+			return nil
+		},
+	}, &echoUpstream{}, func(c *runtime.Config) { c.Limits.Calls = 2000 })
+	b.ResetTimer()
+	for range b.N {
+		res, err := rt.Run(b.Context(), "b", code)
+		if err != nil || !res.OK() {
+			b.Fatal(err, res.Error)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*100), "ns/call")
+}
+
+// TestFakeRunnerThatCannotStart: a runner that cannot start is the error
+// of New, naming the runner rather than Monty.
+func TestFakeRunnerThatCannotStart(t *testing.T) {
+	s, err := manifest.LoadSurface(os.DirFS("testdata/fake"), "manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runtime.New(context.Background(), runtime.Config{
+		Manifest: s.Manifest, Files: s.Files, NoPins: true,
+		Runner: func(context.Context, runtime.RunnerConfig) (runtime.Runner, error) {
+			return nil, errors.New("no cgo build here")
+		},
+	})
+	if want := "runtime: no interpreter of Config.Runner could start, so nothing can run: no cgo build here"; err == nil || err.Error() != want {
+		t.Fatalf("New = %v, want %q", err, want)
 	}
 }

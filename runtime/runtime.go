@@ -190,6 +190,23 @@ type Runtime struct {
 // Queued is the number of programs waiting for room in the memory budget.
 func (r *Runtime) Queued() int { return int(r.queued.Load()) }
 
+// IdleWorkers is the number of sandbox workers ready to be handed out.
+func (r *Runtime) IdleWorkers() int {
+	if p, ok := r.runner.(interface{ Idle() int }); ok {
+		return p.Idle()
+	}
+	return 0
+}
+
+// Ready says whether the runtime can run programs: its worker pool (a
+// Runner with a Health method) is open and its workers start.
+func (r *Runtime) Ready() error {
+	if p, ok := r.runner.(interface{ Health() error }); ok {
+		return p.Health()
+	}
+	return nil
+}
+
 // toolKey is a program's address of a tool (api.<service>.<py>), which
 // calls are resolved by; the tool's identity elsewhere is its ir.ToolID.
 type toolKey struct {
@@ -293,7 +310,11 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	runner, err := newRunner(ctx, r.runnerConfig())
 	if err != nil {
 		r.closeStore()
-		return nil, fmt.Errorf("runtime: no Monty worker could start, so nothing can run: %w", err)
+		what := "Monty worker"
+		if cfg.Runner != nil {
+			what = "interpreter of Config.Runner"
+		}
+		return nil, fmt.Errorf("runtime: no %s could start, so nothing can run: %w", what, err)
 	}
 	r.runner = runner
 	return r, nil

@@ -27,3 +27,14 @@ const (
 // Failed reports whether a call with this status did not succeed: anything
 // but ok and wait.
 func (s Status) Failed() bool { return s != StatusOK && s != StatusWait }
+
+// Why a call was not made (Event.Reason): a bounded set, for metrics.
+const (
+	ReasonGrant      = "grant"      // no such tool among the granted ones
+	ReasonReadGate   = "read-gate"  // its definition was not read
+	ReasonValidation = "validation" // its arguments do not bind or validate
+	ReasonPolicy     = "policy"     // a policy hook denied it
+	ReasonPin        = "pin"        // its live definition does not match the pin
+	ReasonLimit      = "limit"      // the program's call limit
+	ReasonWait       = "wait"       // an earlier call of the program waits
+)

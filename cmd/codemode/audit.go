@@ -12,40 +12,64 @@ import (
 	"github.com/codemode-dev/codemode/pack"
 )
 
-// cmdAudit is "codemode audit verify [--head HASH] FILE": exit 0 with
+// cmdAudit is "codemode audit verify [--head HASH] FILE|URL": exit 0 with
 // "ok: N events (head H)" when the hash chain holds, 1 naming every bad line
 // otherwise. Calls whose intent has no outcome (and runs with no end) are
 // listed as unknown. --head is a head kept from an earlier verify: if it is
 // no longer in the file, the log was truncated or rewritten since. With
-// $CODEMODE_AUDIT_KEY set, every line must carry that key's HMAC.
-func cmdAudit(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	const use = "usage: codemode audit verify [--head HASH] FILE"
+// $CODEMODE_AUDIT_KEY set, every line must carry that key's HMAC. A
+// postgres:// URL (the argument, or --store; "$VAR" reads it from the
+// environment) verifies the database's chain, naming rows by seq.
+func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	const use = "usage: codemode audit verify [--head HASH] FILE | [--store] postgres://URL"
 	if len(args) == 0 || args[0] != "verify" {
 		return usageErr(use)
 	}
 	fs := newFlags("audit verify", stderr)
 	head := fs.String("head", "", "a head `HASH` kept from earlier: fail if the log no longer holds it (truncated or rewritten)")
+	storeLoc := fs.String("store", "", "verify the chain in the PostgreSQL database at `URL` (postgres://…, or $VAR holding it)")
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if (*storeLoc == "") == (fs.NArg() != 1) || fs.NArg() > 1 {
 		return usageErr(use)
 	}
-	file := fs.Arg(0)
-	res, err := audit.VerifyWith(file, audit.VerifyOptions{Key: audit.KeyFromEnv(), Head: *head})
+	file := *storeLoc
+	if file == "" {
+		file = fs.Arg(0)
+	}
+	loc, err := audit.ExpandLocation(file)
+	if err != nil {
+		return err
+	}
+	opts := audit.VerifyOptions{Key: audit.KeyFromEnv(), Head: *head}
+	var res audit.Result
+	unit := "line"
+	if audit.IsPostgres(loc) {
+		file, unit = audit.Redact(loc), "row"
+		res, err = audit.VerifyPostgres(ctx, loc, opts)
+	} else if *storeLoc != "" {
+		return usageErr("codemode audit verify: --store %s: want a postgres:// URL (a file is the argument)", file)
+	} else {
+		res, err = audit.VerifyWith(file, opts)
+	}
 	var le *audit.LineError
 	if err != nil && !errors.As(err, &le) {
 		return err
 	}
 	var bad []string
 	for _, p := range res.Problems {
-		bad = append(bad, fmt.Sprintf("%s: %v", file, &p))
+		bad = append(bad, fmt.Sprintf("%s: %s %d: %s", file, unit, p.Line, p.Reason))
 	}
 	if *head != "" && res.HeadLine == 0 {
 		bad = append(bad, fmt.Sprintf("%s: head %s is not in the log: it was truncated or rewritten after that head was taken", file, *head))
 	}
 	for _, u := range res.Unknown {
-		fmt.Fprintf(stdout, "unknown: %s\n", u)
+		line := u.String()
+		if unit == "row" {
+			line = "row " + strings.TrimPrefix(line, "line ")
+		}
+		fmt.Fprintf(stdout, "unknown: %s\n", line)
 	}
 	if len(bad) > 0 {
 		return &exitError{1, strings.Join(bad, "\n")}
@@ -56,7 +80,7 @@ func cmdAudit(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stdout, "ok: %d events%s\n", res.Events, h)
 	if *head != "" {
-		fmt.Fprintf(stdout, "the kept head is line %d\n", res.HeadLine)
+		fmt.Fprintf(stdout, "the kept head is %s %d\n", unit, res.HeadLine)
 	}
 	return nil
 }

@@ -28,8 +28,9 @@ Usage:
   codemode serve -c codemode.yaml [--http ADDR --token-file FILE]
   codemode tools -c codemode.yaml [--all] [--json]
   codemode enrich -c codemode.yaml --explain TOOL
-  codemode audit verify [--head HASH] FILE
+  codemode audit verify [--head HASH] FILE | [--store] postgres://URL
   codemode jobs list|get|wait [--state DIR] --session ID [JOB]
+  codemode auth login|logout|status [-c codemode.yaml] [SERVICE]
   codemode version
 
 Sources (init, gen), each optionally followed by --service NAME:
@@ -78,6 +79,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdAudit(ctx, rest, stdout, stderr)
 	case "jobs":
 		err = cmdJobs(ctx, rest, stdout, stderr)
+	case "auth":
+		err = cmdAuth(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, versionLine())
 	case "help", "-h", "--help", "-help":

@@ -17,11 +17,11 @@ import (
 
 // sourceFlags collects --mcp/--mcp-cmd/--mcp-url/--openapi in order, with
 // --service naming the source before it.
-type sourceFlags struct{ sources []pack.Source }
+type sourceFlags struct{ sources []pack.Service }
 
 func (s *sourceFlags) register(fs *flag.FlagSet) {
 	fs.Func("mcp", "MCP tools/list JSON `FILE`", func(v string) error {
-		s.sources = append(s.sources, pack.Source{MCP: v})
+		s.sources = append(s.sources, pack.Service{MCP: v})
 		return nil
 	})
 	fs.Func("mcp-cmd", "stdio MCP server `COMMAND` (quoted, with its arguments)", func(v string) error {
@@ -32,15 +32,15 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 		if len(argv) == 0 {
 			return fmt.Errorf("empty command")
 		}
-		s.sources = append(s.sources, pack.Source{MCPCommand: argv})
+		s.sources = append(s.sources, pack.Service{MCPCommand: argv})
 		return nil
 	})
 	fs.Func("mcp-url", "streamable-HTTP MCP server `URL`", func(v string) error {
-		s.sources = append(s.sources, pack.Source{MCPURL: v})
+		s.sources = append(s.sources, pack.Service{MCPURL: v})
 		return nil
 	})
 	fs.Func("openapi", "OpenAPI 2.0/3.x `FILE` (JSON or YAML)", func(v string) error {
-		s.sources = append(s.sources, pack.Source{OpenAPI: v})
+		s.sources = append(s.sources, pack.Service{OpenAPI: v})
 		return nil
 	})
 	fs.Func("service", "service `NAME` of the source given just before", func(v string) error {
@@ -53,7 +53,7 @@ func (s *sourceFlags) register(fs *flag.FlagSet) {
 }
 
 // loadPack builds the pack from -c or from source flags.
-func loadPack(config string, srcs []pack.Source, out string) (*pack.Pack, error) {
+func loadPack(config string, srcs []pack.Service, out string) (*pack.Pack, error) {
 	if config != "" {
 		if len(srcs) > 0 {
 			return nil, usageErr("codemode: give either -c or source flags, not both")
@@ -168,14 +168,18 @@ func observedFlags(fs *flag.FlagSet) (shapes *string, off *bool) {
 }
 
 // observedReturns reads the result schemas serve recorded (the shape cache
-// at path, default .codemode/shapes.json beside the pack; none when it does
-// not exist or off is set).
+// at path, default .codemode/shapes.json beside the pack). Without a cache
+// (a fresh clone, CI) the generated manifest's own observed schemas are
+// kept, so gen and check agree everywhere; none when off is set.
 func observedReturns(p *pack.Pack, path string, off bool) (map[ir.ToolID]ir.Schema, error) {
 	if off {
 		return nil, nil
 	}
 	if path == "" {
 		path = p.Path(filepath.Join(".codemode", "shapes.json"))
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return pack.ObservedIn(p.Path(p.Out)), nil
 	}
 	s, err := gateway.OpenShapes(path)
 	if err != nil {

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -91,7 +93,37 @@ func cmdInit(_ context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "added .codemode/ to .gitignore")
 	}
 	fmt.Fprintf(stdout, "next: codemode gen -c %s, then codemode tools -c %s\n", *config, *config)
+	abs, err := filepath.Abs(*config)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, harnessConfig(abs))
 	return nil
+}
+
+// harnessConfig is how the common harnesses start codemode serve on the
+// pack at path (absolute: a harness starts servers from elsewhere).
+func harnessConfig(path string) string {
+	q, _ := json.Marshal(path)
+	return fmt.Sprintf(`then connect your agent's harness to it:
+  Claude Code:   claude mcp add codemode -- codemode serve -c %[1]s
+  Codex (~/.codex/config.toml):
+    [mcp_servers.codemode]
+    command = "codemode"
+    args = ["serve", "-c", %[2]s]
+  Cursor (.cursor/mcp.json), or any client with an mcpServers file:
+    {"mcpServers": {"codemode": {"command": "codemode", "args": ["serve", "-c", %[2]s]}}}
+  over HTTP: codemode serve -c %[1]s --http 127.0.0.1:8080 --token-env CODEMODE_TOKEN,
+    then the URL http://127.0.0.1:8080/mcp with the header "Authorization: Bearer <token>"
+`, shellQuote(path), q)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+=:@,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // ignoreStateDir adds a .codemode/ line to the .gitignore at path unless

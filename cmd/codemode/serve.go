@@ -21,7 +21,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	config := fs.String("c", "codemode.yaml", "pack `FILE`")
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
 	direct := fs.Bool("direct", false, "offer every granted tool as an MCP tool instead of find_tool/run_code")
-	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none)")
+	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none), or to a postgres:// URL (or $VAR holding one) shared by every replica")
 	shapesPath := fs.String("shapes", "", "keep the result-shape cache in `FILE` (default .codemode/shapes.json beside the pack)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	state := fs.String("state", "", "keep each session's variables across programs, saved in `DIR` (persistent mode)")
@@ -30,6 +30,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	tokenFile := fs.String("token-file", "", "with --http, accept the bearer tokens in `FILE` (one per line; read again when it changes)")
 	noAuth := fs.Bool("insecure-no-auth", false, "with --http on a loopback address, serve without authentication")
 	idleTTL := fs.Duration("idle-ttl", 0, "with --http, close a session after `DURATION` without a request (default 30m, or serve.idle_ttl)")
+	drainTimeout := fs.Duration("drain-timeout", gateway.DefaultDrainTimeout, "on SIGTERM, let programs in flight run for up to `DURATION`, then cut them")
+	metricsAddr := fs.String("metrics-addr", "", "serve /metrics, /healthz and /readyz without a token on `ADDR` (host:port), for the platform only; else /metrics is behind --http's bearer token")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -38,6 +40,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	if *addr == "" && (*tokenEnv != "" || *tokenFile != "" || *noAuth || *idleTTL != 0) {
 		return usageErr("codemode serve: --token-env, --token-file, --insecure-no-auth and --idle-ttl are for --http")
+	}
+	if *drainTimeout <= 0 {
+		return usageErr("codemode serve: --drain-timeout %s: want a positive duration like 10s", *drainTimeout)
 	}
 	p, err := loadPack(*config, nil, "")
 	if err != nil {
@@ -53,6 +58,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		AuditLog: *auditPath, AuditKey: audit.KeyFromEnv(),
 		Shapes: *shapesPath, StateDir: *state, NoPins: *noPins,
 		Addr: *addr, Logf: logf,
+		Drain: *drainTimeout, MetricsAddr: *metricsAddr,
 	}
 	// The HTTP settings are checked before anything starts (Open takes the
 	// address first).

@@ -63,9 +63,9 @@ func cmdTools(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		list.ReadGate = "file"
 	}
 	for _, pr := range pairs {
-		s := toolsService{Name: string(pr.Manifest.Name), Source: pr.Source.Describe(), Total: len(pr.Manifest.Tools), Tools: []toolsTool{}}
+		s := toolsService{Name: string(pr.Manifest.Name), Source: pr.Service.Describe(), Total: len(pr.Manifest.Tools), Tools: []toolsTool{}}
 		for _, t := range pr.Manifest.Tools {
-			granted := pr.Source.Grant == nil || slices.Contains(pr.Source.Grant, string(t.Wire))
+			granted := pr.Service.Grant == nil || slices.Contains(pr.Service.Grant, string(t.Wire))
 			if granted {
 				s.Granted++
 			}

@@ -38,8 +38,9 @@ type Pool struct {
 	results chan startResult
 	wg      sync.WaitGroup
 
-	mu     sync.Mutex
-	closed bool
+	mu       sync.Mutex
+	closed   bool
+	startErr error // the last replacement's start failed with this
 }
 
 type startResult struct {
@@ -130,6 +131,9 @@ func (p *Pool) refill() {
 	go func() {
 		defer p.wg.Done()
 		w, err := p.startOne(p.ctx)
+		p.mu.Lock()
+		p.startErr = err
+		p.mu.Unlock()
 		p.results <- startResult{w, err}
 	}()
 }
@@ -179,6 +183,24 @@ func (p *Pool) Get(ctx context.Context) (*Worker, error) {
 			return r.w, nil
 		}
 	}
+}
+
+// Idle is the number of workers started and waiting to be handed out (a
+// start that failed counts until Get takes it).
+func (p *Pool) Idle() int { return len(p.results) }
+
+// Health says whether the pool can hand out workers: ErrPoolClosed after
+// Close, the error of the last replacement that failed to start, else nil.
+func (p *Pool) Health() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return ErrPoolClosed
+	}
+	if p.startErr != nil {
+		return fmt.Errorf("monty pool: the last worker failed to start: %w", p.startErr)
+	}
+	return nil
 }
 
 // TryGet is Get without waiting: a ready worker, or false when none is

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -14,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/codemode-dev/codemode/internal/tail"
 
 	"github.com/codemode-dev/codemode/runtime/sandbox"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -134,7 +135,7 @@ type Worker struct {
 	stdin  *os.File
 	stdout *bufio.Reader
 	outF   *os.File
-	stderr *tailBuffer
+	stderr *tail.Buffer
 
 	exited  chan struct{} // closed when the process has been reaped
 	waitErr error
@@ -211,7 +212,7 @@ func StartWith(ctx context.Context, bin string, o StartOptions) (*Worker, error)
 		inW.Close()
 		return nil, fmt.Errorf("monty: %w", err)
 	}
-	w := &Worker{stderr: &tailBuffer{max: 4096}, exited: make(chan struct{})}
+	w := &Worker{stderr: &tail.Buffer{Max: 4096}, exited: make(chan struct{})}
 	cmd.Stdin = inR
 	cmd.Stdout = outW
 	cmd.Stderr = w.stderr
@@ -736,28 +737,3 @@ var (
 	timeLimitMsg = regexp.MustCompile(`^time limit exceeded: \S+ > \S+$`)
 	memLimitMsg  = regexp.MustCompile(`^memory limit exceeded: \d+ bytes > (\d+) bytes$`)
 )
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.b = append(t.b, p...)
-	if len(t.b) > t.max {
-		t.b = append([]byte{}, t.b[len(t.b)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.b)
-}
-
-var _ io.Writer = (*tailBuffer)(nil)

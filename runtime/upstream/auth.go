@@ -5,7 +5,10 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"sort"
 	"strings"
+
+	"golang.org/x/net/http/httpguts"
 
 	"github.com/codemode-dev/codemode/ir"
 )
@@ -14,12 +17,19 @@ import (
 // variable, never written in a pack file; a pack's auth: section decodes
 // into this type.
 type Auth struct {
-	Type        string `yaml:"type"`         // bearer, basic, apiKey
+	Type        string `yaml:"type"`         // bearer, basic, apiKey, oauth; empty with headers only
 	TokenEnv    string `yaml:"token_env"`    // bearer token or API key
 	UserEnv     string `yaml:"user_env"`     // basic
 	PasswordEnv string `yaml:"password_env"` // basic
 	In          string `yaml:"in"`           // apiKey: header (default), query, cookie
 	Name        string `yaml:"name"`         // apiKey: header/query/cookie name
+	// Headers are sent on every request to the service's origin, with or
+	// without a type: header name → value, where "$VAR" (or "${VAR}") is
+	// VAR from codemode's environment, a secret; any other value is sent
+	// as written.
+	Headers map[string]string `yaml:"headers"`
+
+	OAuth `yaml:",inline"`
 }
 
 // Secrets returns the secret values a reads from the environment (those
@@ -37,6 +47,18 @@ func (a *Auth) Secrets() []string {
 	if u, p := os.Getenv(a.UserEnv), os.Getenv(a.PasswordEnv); a.UserEnv != "" && u+p != "" {
 		out = append(out, basicValue(u, p))
 	}
+	for _, v := range a.Headers {
+		if ref, ok := EnvRef(v); ok {
+			if val, ok := os.LookupEnv(ref); ok {
+				out = append(out, val)
+			}
+		}
+	}
+	for _, name := range []string{a.ClientSecretEnv, a.IdPClientSecretEnv, a.IDTokenEnv} {
+		if v, ok := os.LookupEnv(name); ok && name != "" {
+			out = append(out, v)
+		}
+	}
 	return out
 }
 
@@ -44,9 +66,10 @@ func (a *Auth) Secrets() []string {
 // them off requests that go anywhere else.
 type credentials struct {
 	apply   func(*http.Request)
-	header  string // the header that carries the secret, if any
-	query   string // the query parameter that carries it, if any
-	cookie  string // the cookie that carries it, if any
+	header  string   // the header that carries the secret, if any
+	headers []string // the headers of Auth.Headers
+	query   string   // the query parameter that carries it, if any
+	cookie  string   // the cookie that carries it, if any
 	secrets []string
 }
 
@@ -68,8 +91,75 @@ func basicValue(user, pass string) string {
 }
 
 // newCredentials reads the secrets now. schemes supply an apiKey's name and
-// location when the pack gives none.
-func newCredentials(a *Auth, schemes []ir.SecurityScheme) (*credentials, error) {
+// location when the pack gives none. An oauth type puts on only the
+// headers: its token comes from the OAuth handler.
+func newCredentials(a *Auth, schemes []ir.SecurityScheme, mcp bool) (*credentials, error) {
+	var c *credentials
+	switch t := strings.ToLower(a.Type); {
+	case t == "oauth" && !mcp:
+		return nil, fmt.Errorf("auth: type oauth is for mcp_url services; an OpenAPI service takes bearer, basic or apiKey")
+	case t == "oauth" || (t == "" && len(a.Headers) > 0):
+		c = &credentials{apply: func(*http.Request) {}}
+	default:
+		var err error
+		if c, err = typeCredentials(a, schemes, mcp); err != nil {
+			return nil, err
+		}
+	}
+	if len(a.Headers) == 0 {
+		return c, nil
+	}
+	names := make([]string, 0, len(a.Headers))
+	for k := range a.Headers {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	set := http.Header{}
+	for _, k := range names {
+		v := a.Headers[k]
+		if !httpguts.ValidHeaderFieldName(k) {
+			return nil, fmt.Errorf("auth.headers: %q is not a header name", k)
+		}
+		ck := http.CanonicalHeaderKey(k)
+		if reservedHeader[ck] || (ck == "Authorization" && a.Type != "") || (c.header != "" && ck == c.header) {
+			return nil, fmt.Errorf("auth.headers: %s is set by codemode itself (or by auth.type); it cannot be a header here", ck)
+		}
+		if _, dup := set[ck]; dup {
+			return nil, fmt.Errorf("auth.headers: %s is given twice", ck)
+		}
+		if ref, ok := EnvRef(v); ok {
+			val, ok := os.LookupEnv(ref)
+			if !ok {
+				return nil, fmt.Errorf("auth.headers: environment variable %s (header %s) is not set", ref, ck)
+			}
+			v = val
+			c.secrets = append(c.secrets, val)
+		}
+		if !httpguts.ValidHeaderFieldValue(v) {
+			return nil, fmt.Errorf("auth.headers: the value of %s holds a control character (CR, LF or NUL)", ck)
+		}
+		set[ck] = []string{v}
+		c.headers = append(c.headers, ck)
+	}
+	inner := c.apply
+	c.apply = func(r *http.Request) {
+		inner(r)
+		for k, vs := range set {
+			r.Header[k] = append([]string(nil), vs...)
+		}
+	}
+	return c, nil
+}
+
+// reservedHeader are the headers codemode's own clients set: a pack cannot
+// send its own.
+var reservedHeader = map[string]bool{
+	"Host": true, "Content-Type": true, "Content-Length": true, "Accept": true, "Transfer-Encoding": true,
+	"Connection": true, "Cookie": true, "Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Last-Event-Id": true,
+}
+
+// typeCredentials are the credentials of a's type.
+func typeCredentials(a *Auth, schemes []ir.SecurityScheme, mcp bool) (*credentials, error) {
 	switch strings.ToLower(a.Type) {
 	case "bearer":
 		tok, err := secret("token_env", a.TokenEnv)
@@ -138,6 +228,9 @@ func newCredentials(a *Auth, schemes []ir.SecurityScheme) (*credentials, error) 
 		}
 		return c, nil
 	default:
+		if mcp {
+			return nil, fmt.Errorf("auth: type %q: want bearer, basic, apiKey or oauth", a.Type)
+		}
 		return nil, fmt.Errorf("auth: type %q: want bearer, basic or apiKey", a.Type)
 	}
 }
@@ -156,6 +249,9 @@ func (c *credentials) strip(r *http.Request, extra http.Header) {
 	}
 	if c.header != "" {
 		r.Header.Del(c.header)
+	}
+	for _, h := range c.headers {
+		r.Header.Del(h)
 	}
 	if c.query != "" {
 		q := r.URL.Query()

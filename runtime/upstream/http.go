@@ -99,7 +99,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	}
 	var creds *credentials
 	if cfg.Auth != nil {
-		if creds, err = newCredentials(cfg.Auth, cfg.Security); err != nil {
+		if creds, err = newCredentials(cfg.Auth, cfg.Security, false); err != nil {
 			return nil, err
 		}
 		h.auth = creds.apply

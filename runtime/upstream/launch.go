@@ -16,6 +16,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codemode-dev/codemode/internal/tail"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,8 +38,10 @@ type MCPConfig struct {
 	// own process group, killed with codemode (Linux) and on Close.
 	Command []string
 	Env     map[string]string
-	// URL is a streamable-HTTP server; Auth (bearer, basic, apiKey) and
-	// Header are sent on every request to its origin, Client sends them.
+	// URL is a streamable-HTTP server; Auth (bearer, basic, apiKey,
+	// headers) and Header are sent on every request to its origin, Client
+	// sends them. Auth type oauth gets its token from the server's
+	// authorization server (see OAuth).
 	URL    string
 	Auth   *Auth
 	Header http.Header
@@ -56,6 +61,11 @@ type MCPConfig struct {
 	// secrets of Auth and of Env's $VAR values are added to it. nil makes
 	// one of its own.
 	Redactor *Redactor
+	// TokenFile keeps an oauth service's token (0600; "" keeps it in
+	// memory only); Login says what an authorization that needs a user
+	// does (see LoginMode).
+	TokenFile string
+	Login     LoginMode
 
 	env []string // the exact environment (NewMCPCommand), when not nil
 }
@@ -108,10 +118,20 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 		}
 		var creds *credentials
 		if cfg.Auth != nil {
-			if creds, err = newCredentials(cfg.Auth, nil); err != nil {
+			if creds, err = newCredentials(cfg.Auth, nil, true); err != nil {
 				return nil, err
 			}
 			m.red.Add(creds.secrets...)
+		}
+		var oauth auth.OAuthHandler
+		if cfg.Auth != nil && cfg.Auth.Type == "oauth" {
+			name := cfg.Name
+			if name == "" {
+				name = cfg.URL
+			}
+			if oauth, err = newOAuth(name, cfg.URL, cfg.Auth, cfg.TokenFile, cfg.Login, m.red, cfg.Log); err != nil {
+				return nil, err
+			}
 		}
 		hc := guardRedirects(cfg.Client, u, creds, cfg.Header)
 		base := hc.Transport
@@ -120,7 +140,7 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 		}
 		hc.Transport = &mcpHTTP{base: base, home: origin(u), creds: creds, header: cfg.Header.Clone(), m: m}
 		m.launch = func() (*launched, error) {
-			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxEventSize: -1}}, nil
+			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxEventSize: -1, OAuthHandler: oauth}}, nil
 		}
 	default:
 		return nil, errors.New("mcp: no command and no URL")
@@ -268,7 +288,7 @@ func (m *MCP) startProcess(argv, env []string) (*launched, error) {
 		return nil, err
 	}
 	p := &process{cmd: cmd, exited: make(chan struct{}), pipes: []io.Closer{inW, outR}, errEOF: make(chan struct{}),
-		stderr: &stderrLog{max: 4096, maxLines: 200, log: m.cfg.Log, prefix: "mcp " + m.name + " stderr: ", red: m.red}}
+		stderr: &stderrLog{tail: tail.Buffer{Max: 4096}, maxLines: 200, log: m.cfg.Log, prefix: "mcp " + m.name + " stderr: ", red: m.red}}
 	go func() {
 		io.Copy(p.stderr, errR)
 		errR.Close()
@@ -436,12 +456,11 @@ func (b *bodyCap) Close() error { return b.rc.Close() }
 // kept for StderrTail. Everything is redacted first.
 type stderrLog struct {
 	mu       sync.Mutex
-	max      int
 	maxLines int
 	log      io.Writer
 	prefix   string
 	red      *Redactor
-	tail     []byte
+	tail     tail.Buffer
 	partial  []byte
 	lines    int
 }
@@ -449,10 +468,7 @@ type stderrLog struct {
 func (s *stderrLog) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.tail = append(s.tail, p...)
-	if len(s.tail) > s.max {
-		s.tail = append([]byte(nil), s.tail[len(s.tail)-s.max:]...)
-	}
+	s.tail.Write(p)
 	s.partial = append(s.partial, p...)
 	for {
 		i := bytes.IndexByte(s.partial, '\n')
@@ -502,7 +518,7 @@ func (s *stderrLog) count() int {
 func (s *stderrLog) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.red.String(string(s.tail))
+	return s.red.String(s.tail.String())
 }
 
 // startErr words a failed start on one line.
@@ -514,6 +530,9 @@ func (m *MCP) startErr(ctx, sctx context.Context, l *launched, err error) error 
 		return fmt.Errorf("mcp %s: the server did not answer initialize within %s (start_timeout); it was stopped", m.name, m.cfg.StartTimeout)
 	case errors.Is(err, errReplyTooLarge) || strings.Contains(err.Error(), errReplyTooLarge.Error()):
 		return fmt.Errorf("mcp %s: connecting: %s", m.name, replyTooLarge(m.cfg.MaxReply))
+	}
+	if lerr := m.loginNeeded(err); lerr != nil {
+		return lerr
 	}
 	msg := oneLine(err.Error())
 	if l != nil && l.proc != nil {

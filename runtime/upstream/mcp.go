@@ -117,6 +117,9 @@ func (m *MCP) call(ctx context.Context, tool *manifest.Tool, args map[string]any
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("mcp %s: %s: %w", m.name, tool.Wire, ctx.Err())
 	}
+	if lerr := m.loginNeeded(err); lerr != nil {
+		return nil, lerr
+	}
 	if !m.lost(s, err) {
 		return nil, fmt.Errorf("mcp %s: %s: %w", m.name, tool.Wire, err)
 	}
