@@ -102,7 +102,16 @@ func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 }
 
 func openPostgres(ctx context.Context, loc string, o Options) (Store, error) {
-	pool, err := pgxpool.New(ctx, loc)
+	cfg, err := pgxpool.ParseConfig(loc)
+	if err != nil {
+		return nil, fmt.Errorf("store: PostgreSQL %s: %v", redact(loc), err)
+	}
+	if !strings.Contains(loc, "pool_max_conns") {
+		// River holds a connection for its listener and its leader; the
+		// rest serve sessions: more than pgx's default of max(4, CPUs).
+		cfg.MaxConns = max(cfg.MaxConns, 16)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: PostgreSQL %s: %v", redact(loc), err)
 	}
