@@ -4,7 +4,9 @@
 #   make test   installs the pinned tools (and PostgreSQL's server binaries
 #               when missing) and runs the whole test suite
 #   make bench  runs the benchmarks and writes BENCHMARKS.md
-.PHONY: demo test tools build bench postgres
+#   make conformance  runs only the MCP conformance suite (both sides) and
+#               the Inspector tests (make test runs them too)
+.PHONY: demo test tools build bench postgres conformance
 
 NPM_STAMP := tools/npm/node_modules/.package-lock.json
 
@@ -36,6 +38,9 @@ test: tools postgres
 	go test -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime 10s ./runtime/monty
 	go test -run '^$$' -fuzz '^FuzzToRE2$$' -fuzztime 10s ./validate
 	go test -count=1 ./...
+
+conformance: tools
+	go test -count=1 -v -run 'Conformance|Inspector|Direct' ./internal/conformance
 
 # make bench: token economy on the ops lab, compile speed beside peers and
 # runtime numbers, written to BENCHMARKS.md and benchmarks/ (cmd/bench).

@@ -105,8 +105,18 @@ func OpenPostgres(ctx context.Context, loc string, o Options) (*PGLog, error) {
 		pool.Close()
 		return nil, fmt.Errorf("audit: %s: migrating: %w", desc, err)
 	}
-	if msg := checkHead(ctx, pool); msg != "" && o.Warn != nil {
-		o.Warn(desc + ": " + msg + "; the log goes on after the head")
+	if msg := checkHead(ctx, pool); msg != "" {
+		// Reported, and recorded as a break event after the head; a
+		// chain that cannot take it fails the open (nothing could be
+		// audited).
+		msg += "; the log goes on after the head"
+		if o.Warn != nil {
+			o.Warn(desc + ": " + msg)
+		}
+		if err := l.Record(breakEvent(msg)); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	return l, nil
 }

@@ -163,4 +163,57 @@ func TestPostgresEditedRowNamed(t *testing.T) {
 	if fmt.Sprint(res.Problems) != fmt.Sprint(want) {
 		t.Fatalf("problems:\n%v\nwant:\n%v", res.Problems, want)
 	}
+	// The next writer to open finds the head astray, says so and records a
+	// break after the head; the verifier still names every row.
+	var warned []string
+	l, err = audit.OpenPostgres(ctx, url, audit.Options{Warn: func(msg string) { warned = append(warned, msg) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if len(warned) != 1 || !strings.HasSuffix(warned[0], ": the chain's head (seq 8) is not its last row (seq 7): rows were deleted or added by hand; the log goes on after the head") {
+		t.Fatalf("warnings: %q", warned)
+	}
+	res, _ = audit.VerifyPostgres(ctx, url, audit.VerifyOptions{})
+	want = []audit.LineError{want[0], want[1], {Line: 9, Reason: "chain broken: prev does not match the hash of row 7 (a row before it was deleted, inserted or moved)"}}
+	if fmt.Sprint(res.Problems) != fmt.Sprint(want) || res.Breaks != 1 || res.Events != 6 {
+		t.Fatalf("after the break: %d events, %d breaks, problems:\n%v\nwant:\n%v", res.Events, res.Breaks, res.Problems, want)
+	}
+}
+
+// BenchmarkAppend compares one event's append to a file (flock, write,
+// fsync) and to PostgreSQL (a transaction locking the head row), with
+// goroutines appending at once (-cpu sets how many).
+func BenchmarkAppend(b *testing.B) {
+	ev := runtime.Event{Time: time.Unix(1, 0).UTC(), Kind: "call", RunID: "r", Session: "s", Call: 1, Tool: "api.svc.tool", Status: runtime.StatusOK}
+	b.Run("file", func(b *testing.B) {
+		l, err := audit.Open(b.TempDir() + "/audit.jsonl")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := l.Record(ev); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
+	b.Run("postgres", func(b *testing.B) {
+		l, err := audit.OpenPostgres(context.Background(), testpg.Start(b), audit.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				if err := l.Record(ev); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	})
 }

@@ -86,9 +86,10 @@ func Goals(gb []GoBench, stubTokens float64) []Goal {
 }
 
 // StubTokens is the tokens of the Python modules codemode writes for the
-// MCP tool lists under dir (api/<svc>.py, what the model reads) over the
+// MCP tool lists under dir (api/<svc>.py, what the model reads) and the
 // tokens of the same tools as the wire sends them (each list's "tools"
-// array, compact JSON), summed over the lists.
+// array, compact JSON, and the server's instructions where it has them,
+// which the module's docstring carries), summed over the lists.
 func StubTokens(dir string) (stub, wire int, err error) {
 	files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	sort.Strings(files)
@@ -101,7 +102,8 @@ func StubTokens(dir string) (stub, wire int, err error) {
 			return 0, 0, err
 		}
 		var doc struct {
-			Tools json.RawMessage `json:"tools"`
+			Tools        json.RawMessage `json:"tools"`
+			Instructions string          `json:"instructions"`
 		}
 		if err := json.Unmarshal(data, &doc); err != nil {
 			return 0, 0, fmt.Errorf("%s: %v", f, err)
@@ -121,6 +123,12 @@ func StubTokens(dir string) (stub, wire int, err error) {
 		py, _ := emit.Python(svc)
 		stub += Tokens(string(py))
 		wire += Tokens(compact.String())
+		if doc.Instructions != "" {
+			// The server's instructions reach the model with its tools (the
+			// initialize result); the module's docstring carries them.
+			j, _ := json.Marshal(doc.Instructions)
+			wire += Tokens(string(j))
+		}
 	}
 	return stub, wire, nil
 }

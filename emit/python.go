@@ -3,6 +3,7 @@ package emit
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -30,12 +31,14 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 	w.ln(0, "")
 	p.moduleDoc()
 	w.ln(0, "")
-	w.ln(0, "from typing import Any, Literal, NotRequired, TypedDict")
+	w.ln(0, typingImport) // narrowed to the names used, below
 	spans := map[ir.WireName]Span{}
+	p.findAliases()
 	for _, t := range svc.Tools {
 		w.ln(0, "")
 		w.ln(0, "")
 		start := w.next()
+		p.aliasesOf(t)
 		p.shapesOf(t)
 		p.function(t)
 		spans[t.Wire] = Span{start, w.line}
@@ -46,7 +49,27 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 			p.shape(sh)
 		}
 	}
-	return w.bytes(), spans
+	out := w.bytes()
+	head, body, _ := strings.Cut(string(out), typingImport+"\n")
+	return []byte(head + typingImportFor(body) + "\n" + body), spans
+}
+
+const typingImport = "from typing import Any, Literal, NotRequired, Required, TypedDict"
+
+// typingImportFor imports the typing names body uses (Any always; a word
+// in a comment may import one more than needed, which is harmless).
+func typingImportFor(body string) string {
+	names := []string{"Any"}
+	for _, n := range []string{"Literal[", "NotRequired[", "Required[", "TypedDict"} {
+		used := strings.Contains(body, n)
+		if n == "Required[" {
+			used = strings.Count(body, n) > strings.Count(body, "NotRequired[")
+		}
+		if used {
+			names = append(names, strings.TrimSuffix(n, "["))
+		}
+	}
+	return "from typing import " + strings.Join(names, ", ")
 }
 
 type printer struct {
@@ -59,6 +82,112 @@ type printer struct {
 	w      writer
 	done   map[*ir.ObjectType]bool // printed
 	busy   map[*ir.ObjectType]bool // being printed (a reference back is quoted)
+	// aliases name the long Literal types several parameters share (the
+	// module prints each once, as Name = Literal[...]); printed says
+	// which are printed.
+	aliases map[string]string
+	printed map[string]bool
+}
+
+// minAliasLen is the shortest Literal[...] text that gets an alias when
+// two parameters share it.
+const minAliasLen = 40
+
+// findAliases names every long Literal type two or more parameters of the
+// service share, after the first parameter that uses it.
+func (p *printer) findAliases() {
+	uses := map[string]int{}
+	first := map[string]string{}
+	var order []string
+	for _, t := range p.svc.Tools {
+		for _, prm := range SignatureOrder(t) {
+			eachLiteral(prm.Type, func(lt *ir.Type) {
+				s := literalText(lt)
+				if len(s) < minAliasLen {
+					return
+				}
+				if uses[s] == 0 {
+					first[s] = string(prm.Py)
+					order = append(order, s)
+				}
+				uses[s]++
+			})
+		}
+	}
+	taken := map[string]bool{"Any": true, "Literal": true, "NotRequired": true, "Required": true, "TypedDict": true}
+	for _, sh := range p.svc.Objects {
+		taken[string(sh.Name)] = true
+	}
+	for _, t := range p.svc.Tools {
+		taken[string(t.Py)] = true
+	}
+	for _, s := range order {
+		if uses[s] < 2 {
+			continue
+		}
+		base := ir.Pascal(first[s])
+		if base == "" || !ir.IsPyIdent(base) {
+			base = "Values"
+		}
+		name := base
+		for i := 2; taken[name]; i++ {
+			name = base + strconv.Itoa(i)
+		}
+		taken[name] = true
+		if p.aliases == nil {
+			p.aliases, p.printed = map[string]string{}, map[string]bool{}
+		}
+		p.aliases[s] = name
+	}
+}
+
+// aliasesOf prints the aliases t's parameters use that are not printed yet.
+func (p *printer) aliasesOf(t *ir.Tool) {
+	if p.aliases == nil {
+		return
+	}
+	for _, prm := range SignatureOrder(t) {
+		eachLiteral(prm.Type, func(lt *ir.Type) {
+			s := literalText(lt)
+			if name, ok := p.aliases[s]; ok && !p.printed[s] {
+				p.printed[s] = true
+				p.w.ln(0, name+" = "+s)
+				p.w.ln(0, "")
+				p.w.ln(0, "")
+			}
+		})
+	}
+}
+
+// eachLiteral calls fn on every Literal type in t, outside objects.
+func eachLiteral(t *ir.Type, fn func(*ir.Type)) {
+	if t == nil {
+		return
+	}
+	switch t.Kind {
+	case ir.KindLiteral:
+		fn(t)
+	case ir.KindList:
+		eachLiteral(t.Items, fn)
+	case ir.KindMap:
+		eachLiteral(t.Values, fn)
+	case ir.KindTuple:
+		for _, e := range t.Elems {
+			eachLiteral(e, fn)
+		}
+	case ir.KindUnion:
+		for _, v := range t.Variants {
+			eachLiteral(v, fn)
+		}
+	}
+}
+
+func literalText(t *ir.Type) string {
+	ls := make([]string, 0, len(t.Literals))
+	for _, v := range t.Literals {
+		ls = append(ls, pyLiteral(v))
+	}
+	return "Literal[" + strings.Join(ls, ", ") + "]"
 }
 
 func sourceLine(s ir.Source) string {
@@ -69,7 +198,7 @@ func sourceLine(s ir.Source) string {
 	case s.URL != "":
 		where = s.URL
 	}
-	return string(s.Kind) + " " + where + " (" + s.Digest + ")"
+	return string(s.Kind) + " " + where // its digest is in the manifest
 }
 
 func (p *printer) moduleDoc() {
@@ -87,10 +216,8 @@ func (p *printer) moduleDoc() {
 		lines = append(lines, "")
 	}
 	lines = append(lines,
-		fmt.Sprintf("Call these functions inside a run_code program as api.%s.<function>(...),", svc.Name),
-		`or by wire name with run_tool("<name>", {...}). Arguments are checked`,
-		"against each function's schema before a request leaves; results come back",
-		"as Python values (dict, list, str, int, float, bool, None).",
+		fmt.Sprintf("In run_code: api.%s.<function>(...), or run_tool(\"<wire name>\", {...});", svc.Name),
+		"arguments are checked against the schema before a request leaves.",
 	)
 	p.docstring(0, lines)
 }
@@ -148,9 +275,21 @@ func (p *printer) shape(sh *ir.ObjectType) {
 			classForm = false
 		}
 	}
+	// Where most keys are optional, the module (not the check stubs) says
+	// total=False once and marks the required keys instead.
+	optional := 0
+	for _, f := range sh.Fields {
+		if !f.Required {
+			optional++
+		}
+	}
+	partial := !p.stub && 2*optional > len(sh.Fields)
 	fieldType := func(f *ir.Field) string {
 		s := p.typ(f.Type)
-		if !f.Required {
+		switch {
+		case partial && f.Required:
+			s = "Required[" + s + "]"
+		case !partial && !f.Required:
 			s = "NotRequired[" + s + "]"
 		}
 		return s
@@ -165,20 +304,24 @@ func (p *printer) shape(sh *ir.ObjectType) {
 		w.ln(1, strconv.Quote(p.shapeName(sh))+",")
 		w.ln(1, "{")
 		for _, f := range sh.Fields {
-			if !p.stub {
-				for _, c := range fieldComment(f) {
-					w.ln(2, c)
-				}
-			}
-			w.ln(2, pyString(f.Wire)+": "+fieldType(f)+",")
+			w.ln(2, pyString(f.Wire)+": "+fieldType(f)+","+p.fieldComment(f))
 		}
-		w.ln(1, "},")
+		if partial {
+			w.ln(1, "},")
+			w.ln(1, "total=False,")
+		} else {
+			w.ln(1, "},")
+		}
 		w.ln(0, ")")
 		w.ln(0, "")
 		w.ln(0, "")
 		return
 	}
-	w.ln(0, "class "+p.shapeName(sh)+"(TypedDict):")
+	if partial {
+		w.ln(0, "class "+p.shapeName(sh)+"(TypedDict, total=False):")
+	} else {
+		w.ln(0, "class "+p.shapeName(sh)+"(TypedDict):")
+	}
 	if sh.Description != "" && !p.stub {
 		p.docstring(1, paragraph(sh.Description))
 		if len(sh.Fields) > 0 {
@@ -186,12 +329,7 @@ func (p *printer) shape(sh *ir.ObjectType) {
 		}
 	}
 	for _, f := range sh.Fields {
-		if !p.stub {
-			for _, c := range fieldComment(f) {
-				w.ln(1, c)
-			}
-		}
-		w.ln(1, f.Wire+": "+fieldType(f))
+		w.ln(1, f.Wire+": "+fieldType(f)+p.fieldComment(f))
 	}
 	if len(sh.Fields) == 0 && (sh.Description == "" || p.stub) {
 		w.ln(1, "pass")
@@ -207,8 +345,12 @@ func (p *printer) shapeName(sh *ir.ObjectType) string {
 	return string(sh.Name)
 }
 
-// fieldComment documents one TypedDict key on comment lines above it.
-func fieldComment(f *ir.Field) []string {
+// fieldComment documents one TypedDict key in a comment after it (none in
+// the check stubs).
+func (p *printer) fieldComment(f *ir.Field) string {
+	if p.stub {
+		return ""
+	}
 	var parts []string
 	if f.Description != "" {
 		parts = append(parts, oneLine(f.Description))
@@ -218,9 +360,9 @@ func fieldComment(f *ir.Field) []string {
 	}
 	parts = append(parts, facts(f.Type)...)
 	if len(parts) == 0 {
-		return nil
+		return ""
 	}
-	return []string{"# " + strings.Join(parts, " ")}
+	return "  # " + strings.Join(parts, " ")
 }
 
 // function prints one tool's def.
@@ -231,24 +373,35 @@ func (p *printer) function(t *ir.Tool) {
 	if p.stub {
 		params = append([]string{"self"}, params...)
 	}
+	// The module documents each parameter on its own line of the
+	// signature, as a comment (its description, where it travels and its
+	// constraints), so no name is printed twice.
+	var docs []string
+	if !p.stub {
+		docs = paramDocs(t, params)
+	}
 	mark := "" // a return type from observed results says so
 	if t.ResultObserved && !p.stub {
 		mark = "  # observed"
 	}
 	one := "def " + name + "(" + strings.Join(params, ", ") + ") -> " + ret + ":"
-	if len(one) <= lineWidth {
+	if len(one) <= lineWidth && docs == nil {
 		w.ln(in, one+mark)
 	} else {
 		w.ln(in, "def "+name+"(")
-		for _, s := range params {
-			w.ln(in+1, s+",")
+		for i, s := range params {
+			if docs != nil && docs[i] != "" {
+				w.ln(in+1, s+",  # "+docs[i])
+			} else {
+				w.ln(in+1, s+",")
+			}
 		}
 		w.ln(in, ") -> "+ret+":"+mark)
 	}
-	if !p.stub {
-		p.docstring(in+1, p.toolDoc(t, SignatureOrder(t)))
+	// A docstring is a whole body: "..." follows only a def without one.
+	if p.stub || !p.docstring(in+1, p.toolDoc(t)) {
+		w.ln(in+1, "...")
 	}
-	w.ln(in+1, "...")
 }
 
 // signature returns a tool's parameters as printed (required first, then
@@ -264,8 +417,10 @@ func (p *printer) signature(t *ir.Tool) (params []string, ret string) {
 			params = append(params, "*")
 			star = true
 		}
+		// "= None" is "omitted" in the module; the check stubs also
+		// accept an explicit None for it.
 		ann := p.typ(prm.Type)
-		if !prm.Type.Nullable && prm.Type.Kind != ir.KindAny && prm.Type.Kind != ir.KindNone {
+		if p.stub && !prm.Type.Nullable && prm.Type.Kind != ir.KindAny && prm.Type.Kind != ir.KindNone {
 			ann += " | None"
 		}
 		params = append(params, string(prm.Py)+": "+ann+" = None")
@@ -278,7 +433,8 @@ func (p *printer) signature(t *ir.Tool) (params []string, ret string) {
 }
 
 // Signature is a tool's Python signature on one line, as the program calls
-// it: "api.<service>.<tool>(a: str, *, b: int | None = None) -> Any".
+// it: "api.<service>.<tool>(a: str, *, b: int = None) -> Any" (an optional
+// parameter's "= None" means omitted).
 func Signature(svc *ir.Service, t *ir.Tool) string {
 	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}}
 	for _, sh := range svc.Objects {
@@ -288,7 +444,7 @@ func Signature(svc *ir.Service, t *ir.Tool) string {
 	return "api." + string(svc.Name) + "." + string(t.Py) + "(" + strings.Join(params, ", ") + ") -> " + ret
 }
 
-func (p *printer) toolDoc(t *ir.Tool, params []*ir.Param) []string {
+func (p *printer) toolDoc(t *ir.Tool) []string {
 	var lines []string
 	if t.Deprecated {
 		lines = append(lines, "DEPRECATED.")
@@ -297,13 +453,12 @@ func (p *printer) toolDoc(t *ir.Tool, params []*ir.Param) []string {
 	if desc == "" {
 		desc = t.Title
 	}
-	if desc == "" {
-		desc = "(no description)"
+	if desc != "" {
+		lines = append(lines, paragraph(desc)...)
 	}
-	lines = append(lines, paragraph(desc)...)
 	var notes []string
 	if string(t.Py) != string(t.Wire) {
-		notes = append(notes, "Wire name: "+pyString(string(t.Wire))+".")
+		notes = append(notes, "Wire: "+pyString(string(t.Wire))+".")
 	}
 	if t.HTTP != nil {
 		notes = append(notes, "HTTP: "+t.HTTP.Method+" "+t.HTTP.Path+".")
@@ -316,38 +471,55 @@ func (p *printer) toolDoc(t *ir.Tool, params []*ir.Param) []string {
 	if len(notes) > 0 {
 		lines = append(lines, "", strings.Join(notes, " "))
 	}
-	if len(params) > 0 {
-		lines = append(lines, "", "Args:")
-		for _, prm := range params {
-			lines = append(lines, paramDoc(prm)...)
-		}
-	}
-	if t.Result != nil {
+	// The parameters are documented in the signature (paramDocs); a
+	// result has a Returns section only for what the annotation does not
+	// say: its description, or that it was observed.
+	if t.Result != nil && (t.Result.Description != "" || t.ResultObserved) {
 		lines = append(lines, "", "Returns:")
 		if t.ResultObserved {
 			lines = append(lines, "    Observed in real results (the tool declares no output schema):",
 				"    any key may be missing; `codemode gen` refreshes it.")
 		}
-		d := t.Result.Description
-		if d == "" {
-			d = p.typ(t.Result)
+		if t.Result.Description != "" {
+			for _, l := range paragraph(t.Result.Description) {
+				lines = append(lines, "    "+l)
+			}
 		}
-		for _, l := range paragraph(d) {
-			lines = append(lines, "    "+l)
-		}
+	}
+	for len(lines) > 0 && lines[0] == "" {
+		lines = lines[1:]
 	}
 	return lines
 }
 
-// paramDoc is one Google-style Args entry: the description, then the
-// constraints, each on its own indented line.
-func paramDoc(prm *ir.Param) []string {
-	desc := prm.Description
-	if desc == "" {
-		desc = "(no description)"
+// paramDocs is the comment for each of params (as signature prints them,
+// "*" included): "" for one with nothing to say; nil when none has.
+func paramDocs(t *ir.Tool, params []string) []string {
+	docs := make([]string, 0, len(params))
+	any := false
+	for _, prm := range SignatureOrder(t) {
+		if !prm.Required && len(docs) < len(params) && params[len(docs)] == "*" {
+			docs = append(docs, "")
+		}
+		d := paramDoc(prm)
+		any = any || d != ""
+		docs = append(docs, d)
 	}
-	out := []string{"    " + string(prm.Py) + ": " + oneLine(desc)}
+	if !any || len(docs) != len(params) {
+		return nil
+	}
+	return docs
+}
+
+// paramDoc is one parameter's documentation on one line: the
+// description, where it travels, then the constraints; "" when there is
+// none of these.
+func paramDoc(prm *ir.Param) string {
 	var extra []string
+	if prm.Description != "" {
+		extra = append(extra, oneLine(prm.Description))
+	}
+	described := len(extra)
 	if where := locationText(prm); where != "" {
 		extra = append(extra, where+".")
 	}
@@ -360,21 +532,17 @@ func paramDoc(prm *ir.Param) []string {
 			extra = append(extra, pyLiteral(d.Value)+": "+oneLine(d.Doc))
 		}
 	}
-	var fromProse []string
-	for _, kw := range prm.Enriched {
-		if kw == "required" {
-			extra = append(extra, "Required here: when omitted, the upstream resolves it from state you cannot see (see the description), so pass it.")
-			continue
-		}
-		fromProse = append(fromProse, kw)
+	// Keywords enrich read from the description are printed like the
+	// schema's own (the description beside them says them in words; the
+	// manifest's enrichment log says which were read).
+	if slices.Contains(prm.Enriched, "required") {
+		extra = append(extra, "Required here: when omitted, the upstream resolves it from state you cannot see (see the description), so pass it.")
 	}
-	if len(fromProse) > 0 {
-		extra = append(extra, "From the description: "+strings.Join(fromProse, ", ")+".")
+	// A description ends its sentence before the constraints that follow.
+	if described == 1 && len(extra) > 1 && !strings.ContainsAny(extra[0][len(extra[0])-1:], ".!?:;)") {
+		extra[0] += "."
 	}
-	for _, e := range extra {
-		out = append(out, "        "+e)
-	}
-	return out
+	return strings.Join(extra, " ")
 }
 
 // locationText says where a parameter travels and under which wire name,
@@ -423,10 +591,14 @@ func facts(t *ir.Type) []string {
 			bounds = append(bounds, op+" "+n.String())
 		}
 	}
-	add(">=", t.Min)
-	add(">", t.ExclusiveMin)
-	add("<=", t.Max)
-	add("<", t.ExclusiveMax)
+	if t.Min != nil && t.Max != nil && t.ExclusiveMin == nil && t.ExclusiveMax == nil {
+		bounds = append(bounds, t.Min.String()+" to "+t.Max.String()) // as Length and Items say it
+	} else {
+		add(">=", t.Min)
+		add(">", t.ExclusiveMin)
+		add("<=", t.Max)
+		add("<", t.ExclusiveMax)
+	}
 	if len(bounds) > 0 {
 		out = append(out, "Value "+strings.Join(bounds, ", ")+".")
 	}
@@ -435,9 +607,9 @@ func facts(t *ir.Type) []string {
 		case lo != nil && hi != nil:
 			out = append(out, fmt.Sprintf("%s %d to %d.", what, *lo, *hi))
 		case lo != nil:
-			out = append(out, fmt.Sprintf("%s at least %d.", what, *lo))
+			out = append(out, fmt.Sprintf("%s >= %d.", what, *lo))
 		case hi != nil:
-			out = append(out, fmt.Sprintf("%s at most %d.", what, *hi))
+			out = append(out, fmt.Sprintf("%s <= %d.", what, *hi))
 		}
 	}
 	lengths("Length", t.MinLength, t.MaxLength)
@@ -488,11 +660,10 @@ func (p *printer) typ(t *ir.Type) string {
 			s = strconv.Quote(s) // a reference back into a cycle
 		}
 	case ir.KindLiteral:
-		var ls []string
-		for _, v := range t.Literals {
-			ls = append(ls, pyLiteral(v))
+		s = literalText(t)
+		if p.printed[s] {
+			s = p.aliases[s]
 		}
-		s = "Literal[" + strings.Join(ls, ", ") + "]"
 	case ir.KindUnion:
 		var vs []string
 		for _, v := range t.Variants {
@@ -506,14 +677,15 @@ func (p *printer) typ(t *ir.Type) string {
 	return s
 }
 
-// docstring prints lines as a triple-quoted docstring at indent.
-func (p *printer) docstring(indent int, lines []string) {
+// docstring prints lines as a triple-quoted docstring at indent and
+// says whether it printed one (not for no lines).
+func (p *printer) docstring(indent int, lines []string) bool {
 	w := &p.w
 	for len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
 	if len(lines) == 0 {
-		return
+		return false
 	}
 	esc := make([]string, len(lines))
 	for i, l := range lines {
@@ -525,13 +697,19 @@ func (p *printer) docstring(indent int, lines []string) {
 			one = one[:len(one)-1] + `\"`
 		}
 		w.ln(indent, `"""`+one+`"""`)
-		return
+		return true
 	}
+	// The closing quotes end the last line (one line less to read).
+	last := esc[len(esc)-1]
+	if strings.HasSuffix(last, `"`) {
+		last = last[:len(last)-1] + `\"`
+	}
+	esc[len(esc)-1] = last + `"""`
 	w.ln(indent, `"""`+esc[0])
 	for _, l := range esc[1:] {
 		w.ln(indent, l)
 	}
-	w.ln(indent, `"""`)
+	return true
 }
 
 // escapeDoc makes text safe inside a """ docstring.

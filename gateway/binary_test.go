@@ -50,7 +50,7 @@ func TestServeStdio(t *testing.T) {
 		t.Fatalf("find_tool:\n%s", got)
 	}
 	got, isErr := call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="hi"))`})
-	if !isErr || !strings.Contains(got, `read api/everything.py lines 44-52 first: find_tool("everything.echo") or read_api("everything", "44-52")`) {
+	if !isErr || !strings.Contains(got, `read api/everything.py lines 41-46 first: find_tool("everything.echo") or read_api("everything", "41-46")`) {
 		t.Fatalf("read-gate: %q", got)
 	}
 	got, _ = call(t, cs, "find_tool", map[string]any{"query": "everything.echo"})

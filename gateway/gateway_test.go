@@ -18,16 +18,13 @@ import (
 	"github.com/codemode-dev/codemode/runtime"
 )
 
-const echoDef = `api.everything.echo — api/everything.py lines 44-52:
-   44  def echo(message: str) -> Any:
-   45      """Echoes back the input string
-   46  
-   47      Read-only.
-   48  
-   49      Args:
-   50          message: Message to echo
-   51      """
-   52      ...
+const echoDef = `api.everything.echo — api/everything.py lines 41-46:
+   41  def echo(
+   42      message: str,  # Message to echo
+   43  ) -> Any:
+   44      """Echoes back the input string
+   45  
+   46      Read-only."""
 `
 
 func TestCodeMode(t *testing.T) {
@@ -48,7 +45,7 @@ func TestCodeMode(t *testing.T) {
      b: float, required — Second number
    returns: unknown (no output schema and not seen yet): print a small part first, e.g. print(str(r)[:300])
    example: api.everything.get_sum(a=1, b=1)
-   definition: api/everything.py lines 97-106 (find_tool("everything.get_sum") shows it)
+   definition: api/everything.py lines 73-79 (find_tool("everything.get_sum") shows it)
 `
 	if isErr || got != want {
 		t.Fatalf("find_tool:\n%s\nwant:\n%s", got, want)
@@ -57,7 +54,7 @@ func TestCodeMode(t *testing.T) {
 	// Not read yet: the read-gate refuses with the lines to read.
 	got, isErr = call(t, cs, "run_code", map[string]any{"code": `print(api.everything.echo(message="hi"))`})
 	want = "[1 tool call, 1 failed]\n\nTraceback (most recent call last):\n  File \"program.py\", line 1, in <module>\n    print(api.everything.echo(message=\"hi\"))\n" +
-		`PermissionError: api.everything.echo was refused: read api/everything.py lines 44-52 first: find_tool("everything.echo") or read_api("everything", "44-52")` + "\n"
+		`PermissionError: api.everything.echo was refused: read api/everything.py lines 41-46 first: find_tool("everything.echo") or read_api("everything", "41-46")` + "\n"
 	if !isErr || got != want {
 		t.Fatalf("read-gate refusal:\n%s", got)
 	}
@@ -166,7 +163,7 @@ func TestReadAPIAndResources(t *testing.T) {
 		t.Fatalf("resources: %v %+v", err, lr)
 	}
 	got, isErr := call(t, cs2, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=1))`})
-	if !isErr || !strings.Contains(got, "read api/everything.py lines 97-106 first") {
+	if !isErr || !strings.Contains(got, "read api/everything.py lines 73-79 first") {
 		t.Fatalf("second session before reading: %q", got)
 	}
 	rr, err := cs2.ReadResource(ctx, &mcp.ReadResourceParams{URI: "codemode:///api/everything.py"})
@@ -207,7 +204,7 @@ func TestHTTP(t *testing.T) {
 	}
 	// Session b has read nothing: its reads are its own.
 	got, isErr = call(t, b, "run_code", map[string]any{"code": `print(api.everything.echo(message="b"))`})
-	if !isErr || !strings.Contains(got, "read api/everything.py lines 44-52 first") {
+	if !isErr || !strings.Contains(got, "read api/everything.py lines 41-46 first") {
 		t.Fatalf("other HTTP session: %q", got)
 	}
 	// A validation error never reaches the upstream.

@@ -332,7 +332,7 @@ func TestServeHTTPIdleSessionExpires(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "44-52"})
+	call(t, cs, "read_api", map[string]any{"service": "everything", "lines": "41-46"})
 	id := cs.ID()
 	if err := f.rt.Gate().Check(id, "everything", "echo"); err != nil {
 		t.Fatalf("read not recorded: %v", err)

@@ -113,6 +113,25 @@ type Gateway struct {
 	// (and closes it, after the runtime).
 	store    store.Store
 	ownStore bool
+
+	// The listeners are served from the moment they are taken: /healthz
+	// answers at once, /readyz says starting until Serve.
+	hs, ms   *http.Server
+	late     lateHandler
+	lateOps  lateHandler
+	hsServed chan error
+}
+
+// serveEarly serves ln with h from now on.
+func serveEarly(ln net.Listener, h http.Handler, done chan error) *http.Server {
+	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		err := hs.Serve(ln)
+		if done != nil {
+			done <- err
+		}
+	}()
+	return hs
 }
 
 // auditLog is a file or a database audit log.
@@ -153,11 +172,14 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 		if g.ln, err = ListenHTTP(o.Addr, o.HTTP); err != nil {
 			return g, err
 		}
+		g.hsServed = make(chan error, 1)
+		g.hs = serveEarly(g.ln, &g.late, g.hsServed)
 	}
 	if o.MetricsAddr != "" {
 		if g.metricsLn, err = net.Listen("tcp", o.MetricsAddr); err != nil {
 			return g, fmt.Errorf("--metrics-addr: %w", err)
 		}
+		g.ms = serveEarly(g.metricsLn, &g.lateOps, nil)
 	}
 	shapesPath := o.Shapes
 	if shapesPath == "" && o.Dir != "" {
@@ -219,7 +241,7 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	o.Metrics.Services(services)
 	g.srv, err = New(Config{
 		Runtime: g.rt, FileDir: o.FileDir, Direct: o.Direct, Shapes: shapes, Audit: auditor,
-		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics,
+		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics, Logf: o.Logf,
 	})
 	g.opts = o
 	if err == nil && ready != nil {
@@ -262,6 +284,10 @@ func openAuditLog(ctx context.Context, o Options) (auditLog, error) {
 // Server is the gateway's MCP server.
 func (g *Gateway) Server() *Server { return g.srv }
 
+// Metrics is the gateway's metrics (Options.Metrics, or its own): a store
+// reports its latency with Metrics().Store.
+func (g *Gateway) Metrics() *metrics.Metrics { return g.opts.Metrics }
+
 // Runtime is the runtime the gateway serves.
 func (g *Gateway) Runtime() *runtime.Runtime { return g.rt }
 
@@ -278,9 +304,7 @@ func (g *Gateway) Addr() net.Addr {
 // and stdout), ending cleanly at EOF.
 func (g *Gateway) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	if g.metricsLn != nil {
-		ms := &http.Server{Handler: g.srv.OpsHandler(g.opts.Metrics.Handler()), ReadHeaderTimeout: 10 * time.Second}
-		go func() { _ = ms.Serve(g.metricsLn) }()
-		defer ms.Close()
+		g.lateOps.set(g.srv.OpsHandler(g.opts.Metrics.Handler()))
 		g.opts.Logf("serving /metrics, /healthz and /readyz without a token on %s", g.metricsLn.Addr())
 	}
 	if g.ln == nil {
@@ -309,17 +333,16 @@ func (g *Gateway) Serve(ctx context.Context, in io.Reader, out io.Writer) error 
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	hs := g.hs
+	g.late.set(handler)
 	if g.opts.HTTP.NoAuth {
 		g.opts.Logf("WARNING: --insecure-no-auth: anyone who can connect to %s runs programs with this pack's credentials", g.ln.Addr())
 	} else {
 		g.opts.Logf("bearer tokens from %s: %d accepted", g.opts.HTTP.Tokens.Source(), g.opts.HTTP.Tokens.Len())
 	}
 	g.opts.Logf("serving MCP over streamable HTTP at http://%s%s", g.ln.Addr(), MCPPath)
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(g.ln) }()
 	select {
-	case err := <-done:
+	case err := <-g.hsServed:
 		return err
 	case <-ctx.Done():
 		// Programs in flight finish (or are cut) while the listener still
@@ -360,6 +383,11 @@ func plural(n int) string {
 // the listener.
 func (g *Gateway) Close() error {
 	var errs []error
+	for _, hs := range []*http.Server{g.hs, g.ms} {
+		if hs != nil {
+			_ = hs.Close()
+		}
+	}
 	if g.rt != nil {
 		errs = append(errs, g.rt.Close())
 	}

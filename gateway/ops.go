@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -236,4 +237,28 @@ func (s *Server) Shutdown(timeout time.Duration) int {
 	defer gcancel()
 	_ = s.WaitIdle(gctx)
 	return n
+}
+
+// lateHandler serves a listener taken before the gateway has started:
+// until its handler is set, /healthz answers ok (the process is up) and
+// everything else 503 "not ready: starting" (upstreams and workers are
+// still starting).
+type lateHandler struct{ h atomic.Pointer[http.Handler] }
+
+func (l *lateHandler) set(h http.Handler) { l.h.Store(&h) }
+
+func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h := l.h.Load(); h != nil {
+		(*h).ServeHTTP(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	if r.URL.Path == HealthPath {
+		_, _ = w.Write([]byte("ok\n"))
+		return
+	}
+	w.Header().Set("Retry-After", "1")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write([]byte("not ready: starting\n"))
 }

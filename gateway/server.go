@@ -19,6 +19,7 @@ import (
 	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/metrics"
 	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
 // Names of the code-mode tools.
@@ -56,6 +57,9 @@ type Config struct {
 	// counts nothing. (Calls are counted by its Auditor, which should be
 	// the runtime's and this Audit.)
 	Metrics *metrics.Metrics
+	// Logf (may be nil) reports what the operator should know, such as a
+	// direct-mode upstream whose resources and prompts could not be listed.
+	Logf func(string, ...any)
 }
 
 // Server is the MCP server.
@@ -67,6 +71,7 @@ type Server struct {
 	offered map[string]bool              // tool names this server offers
 	direct  map[string]directTool        // direct mode: MCP tool name → tool
 	files   map[string]*manifest.Service // resource URI → service
+	pass    *passthrough                 // direct mode: upstream resources and prompts (passthrough.go)
 
 	mu sync.Mutex
 	// sessions maps each live MCP session to its agent session id.
@@ -131,17 +136,27 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Direct {
 		instructions = "Every granted tool is offered directly."
 	}
-	s.srv = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, &mcp.ServerOptions{
+	opts := &mcp.ServerOptions{
 		Instructions: instructions,
 		// HTTP session ids are agent session ids (reads, audit, saved
 		// state): 130 random bits, so one cannot be guessed.
 		GetSessionID: rand.Text,
 		// completion/complete is answered (and the capability declared)
 		// so clients that ask get an answer, not "method not found".
-		CompletionHandler: complete,
-	})
+		CompletionHandler: s.complete,
+	}
+	if cfg.Direct {
+		opts.SubscribeHandler, opts.UnsubscribeHandler = s.subscribe, s.unsubscribe
+		// An upstream's elicitation, sampling and logs during a call are
+		// forwarded as requests and notifications during the agent's call,
+		// which protocol 2026-07-28 no longer allows (it returns input
+		// requests instead): direct mode speaks 2025-11-25 and older.
+		opts.SupportedProtocolVersions = directProtocolVersions()
+	}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
 	if cfg.Direct {
 		s.addDirect(m)
+		s.addPassthrough(cfg.Logf)
 	} else {
 		s.addCodeMode()
 	}
@@ -159,13 +174,6 @@ func New(cfg Config) (*Server, error) {
 		})
 	}
 	return s, nil
-}
-
-// complete answers completion/complete. The gateway has no prompts or
-// resource templates with arguments to complete, so every answer is an
-// empty list.
-func complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
 }
 
 // MCP is the underlying go-sdk server.
@@ -652,14 +660,15 @@ func (s *Server) addDirect(m *manifest.Manifest) {
 			DestructiveHint: &dt.tool.Annotations.Destructive, OpenWorldHint: &dt.tool.Annotations.OpenWorld,
 		}}
 		s.srv.AddTool(tool, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return s.callDirect(ctx, s.callSession(req), dt, req.Params.Arguments)
+			fwd := forward(ctx, req)
+			return s.callDirect(upstream.WithForward(ctx, fwd), fwd, s.callSession(req), dt, req.Params.Arguments)
 		})
 	}
 }
 
 // callDirect runs one direct call through the runtime. The tool's
 // definition is in tools/list, which counts as reading it.
-func (s *Server) callDirect(ctx context.Context, session string, dt directTool, raw json.RawMessage) (*mcp.CallToolResult, error) {
+func (s *Server) callDirect(ctx context.Context, fwd *upstream.Forward, session string, dt directTool, raw json.RawMessage) (*mcp.CallToolResult, error) {
 	args := map[string]any{}
 	if len(raw) > 0 && string(raw) != "null" {
 		dec := json.NewDecoder(bytes.NewReader(raw))
@@ -688,6 +697,16 @@ func (s *Server) callDirect(ctx context.Context, session string, dt directTool, 
 	}
 	if len(res.Notes) > 0 {
 		b.WriteString("\n")
+	}
+	// The upstream's answer passes as it came: its content blocks (an
+	// image stays an image) and structured content, the notes first.
+	if fwd != nil && fwd.Content != nil && (res.Status == runtime.StatusOK || res.Status == runtime.StatusError) {
+		out := &mcp.CallToolResult{IsError: res.Status == runtime.StatusError, StructuredContent: fwd.Structured}
+		if b.Len() > 0 {
+			out.Content = append(out.Content, &mcp.TextContent{Text: b.String()})
+		}
+		out.Content = append(out.Content, fwd.Content...)
+		return out, nil
 	}
 	switch res.Status {
 	case runtime.StatusOK, runtime.StatusWait:

@@ -45,7 +45,7 @@ var pyKeywords = map[string]bool{
 // annotations name, which a def or a TypedDict key of that name would
 // shadow for every annotation after it.
 var Reserved = map[string]bool{
-	"Any": true, "Literal": true, "TypedDict": true, "NotRequired": true,
+	"Any": true, "Literal": true, "TypedDict": true, "NotRequired": true, "Required": true,
 	"self": true, "str": true, "int": true, "float": true, "bool": true,
 	"bytes": true, "list": true, "dict": true, "tuple": true,
 }

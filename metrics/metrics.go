@@ -16,6 +16,7 @@ package metrics
 import (
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -56,8 +57,10 @@ const ServiceOther = "other"
 
 // Metrics is one gateway's metrics, in its own registry.
 type Metrics struct {
-	reg      *prometheus.Registry
-	services map[string]bool
+	reg *prometheus.Registry
+	// services is the pack's services, replaced whole (calls may be
+	// counted while Services runs).
+	services atomic.Pointer[map[string]bool]
 
 	runs       *prometheus.CounterVec
 	calls      *prometheus.CounterVec
@@ -70,10 +73,8 @@ type Metrics struct {
 
 // New makes the metrics of a pack with these services.
 func New(services []string) *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), services: map[string]bool{}}
-	for _, s := range services {
-		m.services[s] = true
-	}
+	m := &Metrics{reg: prometheus.NewRegistry()}
+	m.services.Store(&map[string]bool{})
 	m.runs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "codemode_runs_total", Help: "run_code programs, by outcome.",
 	}, []string{"outcome"})
@@ -111,19 +112,22 @@ func New(services []string) *Metrics {
 	for _, l := range limits {
 		m.limits.WithLabelValues(l)
 	}
-	for _, s := range services {
-		for _, st := range statuses {
-			m.calls.WithLabelValues(s, string(st))
-		}
-	}
+	m.Services(services)
 	return m
 }
 
 // Services adds the pack's services: a call's service label is one of
 // them, else ServiceOther. Call it before the gateway serves.
 func (m *Metrics) Services(names []string) {
+	next := map[string]bool{}
+	for s := range *m.services.Load() {
+		next[s] = true
+	}
 	for _, s := range names {
-		m.services[s] = true
+		next[s] = true
+	}
+	m.services.Store(&next)
+	for _, s := range names {
 		for _, st := range statuses {
 			m.calls.WithLabelValues(s, string(st))
 		}
@@ -184,7 +188,7 @@ func (m *Metrics) call(ev runtime.Event) {
 // belongs to, else ServiceOther.
 func (m *Metrics) service(tool string) string {
 	svc, _, ok := strings.Cut(strings.TrimPrefix(tool, "api."), ".")
-	if ok && m.services[svc] {
+	if ok && (*m.services.Load())[svc] {
 		return svc
 	}
 	return ServiceOther

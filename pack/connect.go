@@ -181,10 +181,17 @@ func JoinCommand(argv []string) string {
 func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstream.Upstream) (runtime.Config, error) {
 	cfg := runtime.Config{
 		Manifest: g.Manifest, Files: g.Files, FileDir: p.Out, Upstreams: ups,
-		Workers: p.Runtime.Workers, MontyBin: p.Path(p.Runtime.Monty),
+		Workers: p.Runtime.Workers, MontyBin: p.montyBin(),
 		Limits:      runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
 		MaxParallel: p.Runtime.MaxParallel,
 		NoSandbox:   p.Runtime.NoSandbox(),
+	}
+	if p.Runtime.Monty != "" {
+		if fi, err := os.Stat(cfg.MontyBin); err != nil {
+			return cfg, fmt.Errorf("runtime.monty: %w", err)
+		} else if fi.IsDir() || fi.Mode()&0o111 == 0 {
+			return cfg, fmt.Errorf("runtime.monty: %s is not an executable file", cfg.MontyBin)
+		}
 	}
 	if p.Runtime.SessionTTL != "" {
 		d, err := time.ParseDuration(p.Runtime.SessionTTL)

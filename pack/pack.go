@@ -112,7 +112,9 @@ type Auth = upstream.Auth
 // section), turned into a runtime.Config by RuntimeConfig.
 type RuntimeSettings struct {
 	// Monty is the monty binary, relative to the pack; empty finds it as
-	// monty.FindBinary does ($CODEMODE_MONTY, tools/npm, PATH).
+	// monty.FindBinaryNear does from the pack directory ($CODEMODE_MONTY,
+	// node_modules above the pack or the working directory, tools/npm of a
+	// checkout, a global npm install, PATH).
 	Monty    string `yaml:"monty"`
 	ReadGate string `yaml:"read_gate"` // file (default), tool, off
 	Workers  int    `yaml:"workers"`

@@ -14,6 +14,20 @@ import (
 // were then checked by manifest.CheckPython alone.
 var ErrNoMonty = errors.New("no monty binary")
 
+// montyBin is the pack's runtime.monty, else the binary
+// monty.FindBinaryNear finds from the pack's directory (node_modules beside
+// the pack counts), else "" (the runtime then says how to install one).
+func (p *Pack) montyBin() string {
+	if p.Runtime.Monty != "" {
+		return p.Path(p.Runtime.Monty)
+	}
+	bin, err := monty.FindBinaryNear(p.Dir)
+	if err != nil {
+		return ""
+	}
+	return bin
+}
+
 // CheckStubs hands each service's type-check stub, on its own, to Monty's
 // checker with a program that names the service, as the runtime will. The
 // services of a pack share one stub module at run time, and a module the
@@ -23,12 +37,9 @@ var ErrNoMonty = errors.New("no monty binary")
 // the one monty.FindBinary finds; without one, CheckStubs returns
 // ErrNoMonty and checks nothing.
 func (o *Output) CheckStubs(ctx context.Context, p *Pack) error {
-	bin := p.Path(p.Runtime.Monty)
+	bin := p.montyBin()
 	if bin == "" {
-		var err error
-		if bin, err = monty.FindBinary(); err != nil {
-			return ErrNoMonty
-		}
+		return ErrNoMonty
 	}
 	for i := range o.Manifest.Services {
 		ms := &o.Manifest.Services[i]

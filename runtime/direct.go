@@ -3,6 +3,9 @@ package runtime
 import (
 	"context"
 	"strings"
+
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/runtime/upstream"
 )
 
 // CallResult is the outcome of one direct call (Runtime.Call).
@@ -93,4 +96,10 @@ func (r *Runtime) call(ctx context.Context, session, runID, job string, seq int,
 		Call: e.call(), Status: out.status, Message: out.message, Value: out.value,
 		Notes: h.notes, Wait: out.status == StatusWait,
 	}, nil
+}
+
+// Upstream is the connection of service (nil if it has none): direct mode
+// passes an MCP server's resources and prompts through it.
+func (r *Runtime) Upstream(service ir.ServiceName) upstream.Upstream {
+	return r.cfg.Upstreams[service]
 }

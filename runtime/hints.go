@@ -165,8 +165,9 @@ func (r *Runtime) attrHint(typ, attr string) string {
 	return msg + " " + findHint
 }
 
-// hintTyping adds corrections to type-check diagnostics.
-func hintTyping(report string, r *Runtime) string {
+// hintTyping adds corrections to type-check diagnostics of the program
+// code.
+func hintTyping(report, code string, r *Runtime) string {
 	report = strings.TrimRight(report, "\n")
 	var hints []string
 	seen := map[string]bool{}
@@ -190,6 +191,9 @@ func hintTyping(report string, r *Runtime) string {
 	}
 	for _, m := range typingKey.FindAllStringSubmatch(report, -1) {
 		add(r.observedKeyHint(m[1], m[2]))
+	}
+	for _, h := range r.argHints(report, code) {
+		add(h)
 	}
 	if len(hints) > 0 {
 		report += "\n" + strings.Join(hints, "\n")

@@ -132,8 +132,12 @@ except RuntimeError as e:
 	if len(cu.reached()) != 0 {
 		t.Fatalf("a held call reached the upstream: %v", cu.reached())
 	}
-	if r := runIn(t, rt, "s", `print("too soon")`); !strings.HasPrefix(r.Error, "run_code refused: this session is waiting for approval of 3 calls (api.everything.echo(message=\"drain web-1\"), …), wait "+res.WaitID) {
+	r := runIn(t, rt, "s", `print("too soon")`)
+	if !strings.HasPrefix(r.Error, "run_code refused: this session is waiting for approval of 3 calls (api.everything.echo(message=\"drain web-1\"), …), wait "+res.WaitID) {
 		t.Fatalf("second turn: %s", r.Error)
+	}
+	if we, ok := r.Err.(*runtime.WaitError); !ok || we.Wait.ID != res.WaitID || len(we.Wait.Calls) != 3 {
+		t.Fatalf("second turn's Err: %T %v", r.Err, r.Err)
 	}
 	w, err := rt.Approve("s", res.WaitID)
 	if err != nil || len(w.Calls) != 3 {

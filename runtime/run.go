@@ -38,7 +38,10 @@ type Result struct {
 	// "calls"), "" otherwise; Err is then the *LimitError. A program's own
 	// exception (even MemoryError) is never a limit.
 	Limit string
-	Err   error
+	// Err is Error typed, nil when the program succeeded: *LimitError,
+	// *TypeCheckError, *WaitError, *ProgramError, *WorkerDiedError, the
+	// context's error (cut or cancelled), or an audit failure.
+	Err error
 	// WorkerDied says the sandbox worker died while the program ran, for
 	// no limit: the program did not finish, and only the calls in Calls
 	// completed.
@@ -89,6 +92,44 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string { return e.Message }
+
+// TypeCheckError is a program refused before it ran: the type checker's
+// finding (Checker, as Monty words it) or an import the runtime cannot
+// serve. Message is what the agent is shown, hints included.
+type TypeCheckError struct {
+	Message string
+	Checker string
+}
+
+func (e *TypeCheckError) Error() string { return e.Message }
+
+// WaitError is a program refused because its session waits (a job, an
+// approval, a call's wait); Wait says what is awaited.
+type WaitError struct {
+	Wait    *JobWait
+	Message string
+}
+
+func (e *WaitError) Error() string { return e.Message }
+
+// ProgramError is a Python exception the program did not catch; Type is
+// its class ("ValueError"), Message the traceback the agent is shown.
+type ProgramError struct {
+	Type    string
+	Message string
+}
+
+func (e *ProgramError) Error() string { return e.Message }
+
+// WorkerDiedError is the sandbox worker dying under a program; Message
+// says which calls had completed.
+type WorkerDiedError struct {
+	Cause   error
+	Message string
+}
+
+func (e *WorkerDiedError) Error() string { return e.Message }
+func (e *WorkerDiedError) Unwrap() error { return e.Cause }
 
 func (r *Result) setLimit(limit, message string) {
 	r.Limit, r.Error, r.Err = limit, message, &LimitError{Limit: limit, Message: message}
@@ -261,6 +302,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	}
 	if pw != nil {
 		res.Error = waitRefusal(pw)
+		res.Err = &WaitError{Wait: pw, Message: res.Error}
 		res.Wait, res.WaitReason, res.WaitJobs, res.WaitDeadline, res.WaitID = true, "waiting for job "+strings.Join(pw.Jobs, ", "), pw.Jobs, pw.Deadline, pw.ID
 		if len(pw.Jobs) == 0 {
 			res.WaitTool, res.WaitReason, res.WaitCalls = pw.Tool, pw.Reason, pw.Calls
@@ -276,6 +318,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	rewritten, err := rewriteImports(code, r.services)
 	if err != nil {
 		res.Error = err.Error()
+		res.Err = &TypeCheckError{Message: res.Error}
 		r.auditRun(session, res)
 		return res, nil
 	}
@@ -357,8 +400,10 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Limit = h.abortLimit
 	case err != nil && ctx.Err() != nil && context.Cause(ctx) != nil && !errors.Is(context.Cause(ctx), context.Canceled):
 		res.Error = "cut: " + context.Cause(ctx).Error() + "; the program was stopped. " + completedBefore(res.Calls, "it was stopped")
+		res.Err = context.Cause(ctx)
 	case err != nil && ctx.Err() != nil:
 		res.Error = "cancelled: the run was cancelled; the program made no more calls"
+		res.Err = ctx.Err()
 	case err != nil && rctx.Err() != nil:
 		res.setLimit(string(monty.LimitTime), limitMessage(&monty.Outcome{Limit: monty.LimitTime}, r.limits))
 	case err != nil && errors.Is(err, monty.ErrMemoryLimit):
@@ -366,12 +411,15 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	case err != nil:
 		res.WorkerDied = true
 		res.Error = "the sandbox worker died while running the program (" + err.Error() + "); it was replaced. " + completedCalls(res.Calls)
+		res.Err = &WorkerDiedError{Cause: err, Message: res.Error}
 	case out.TypingError != "":
-		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, r)
+		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, code, r)
+		res.Err = &TypeCheckError{Message: res.Error, Checker: out.TypingError}
 	case out.Limit != "":
 		res.setLimit(string(out.Limit), limitMessage(out, r.limits))
 	case out.Exception != nil:
 		res.Error = formatException(out.Exception, r)
+		res.Err = &ProgramError{Type: out.Exception.Type, Message: res.Error}
 	}
 	if res.Limit == string(monty.LimitTime) && r.hasJobs() {
 		// A loop that polls or busy-waits for something cannot outlast the

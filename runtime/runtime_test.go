@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"errors"
 	"github.com/codemode-dev/codemode/internal/testpack"
 	"github.com/codemode-dev/codemode/internal/testpeer"
 	"path/filepath"
@@ -259,5 +260,27 @@ func TestConcurrentPrograms(t *testing.T) {
 		if g != want {
 			t.Errorf("program %d:\n%s\nwant:\n%s", i, g, want)
 		}
+	}
+}
+
+// TestResultErrorOnlyAString pins the defect: a Result said why a program
+// failed only in text, so Go callers matched strings. Err is the same
+// failure typed.
+func TestResultErrorOnlyAString(t *testing.T) {
+	rt := newRuntime(t, func(c *runtime.Config) { c.Limits.Time = 500 * time.Millisecond })
+	var tc *runtime.TypeCheckError
+	if res := run(t, rt, `api.everything.get_sum(a="one", b=2)`); !errors.As(res.Err, &tc) || tc.Error() != res.Error || tc.Checker == "" {
+		t.Fatalf("type error: %T %v", res.Err, res.Err)
+	}
+	var pe *runtime.ProgramError
+	if res := run(t, rt, `raise ValueError("no")`); !errors.As(res.Err, &pe) || pe.Type != "ValueError" || pe.Error() != res.Error {
+		t.Fatalf("exception: %T %v", res.Err, res.Err)
+	}
+	var le *runtime.LimitError
+	if res := run(t, rt, "x = 0\nwhile True:\n    x += 1\n"); !errors.As(res.Err, &le) || le.Limit != "time" {
+		t.Fatalf("limit: %T %v", res.Err, res.Err)
+	}
+	if res := run(t, rt, `print("fine")`); res.Err != nil || res.Error != "" {
+		t.Fatalf("a program that succeeded has Err %v", res.Err)
 	}
 }

@@ -59,6 +59,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal asks for a clean end (serve drains); a second one
+	// ends the process at once.
+	context.AfterFunc(ctx, stop)
 	var err error
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "gen":

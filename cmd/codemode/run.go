@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	storeFlag := fs.String("store", "", "keep the session, its jobs and waits in `STORE`: a SQLite file or a postgres:// URL (default the pack's store:, else state.db in --state, else nothing is kept)")
+	asJSON := fs.Bool("json", false, "print the outcome as one JSON object on stdout: output, notes, calls, error")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -85,6 +87,22 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
+	if *asJSON {
+		file := fs.Arg(0)
+		if file == "-" {
+			file = ""
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(runJSON(res, file)); err != nil {
+			return err
+		}
+		if !res.OK() {
+			return &exitError{1, ""}
+		}
+		return nil
+	}
 	// The program's output, as printed, is the command's output; notes, the
 	// call count and the error are codemode's own, on stderr.
 	fmt.Fprint(stdout, res.Output)
@@ -108,4 +126,61 @@ func nameScript(text, file string) string {
 		s+", line", file+", line",
 		s+":", file+":",
 	).Replace(text)
+}
+
+// runOutcome is run --json's output.
+type runOutcome struct {
+	OK        bool      `json:"ok"`
+	Output    string    `json:"output"`
+	Truncated bool      `json:"output_truncated"`
+	Dropped   int       `json:"output_dropped_bytes"`
+	Notes     []string  `json:"notes"`
+	Calls     []runCall `json:"calls"`
+	Error     *string   `json:"error"`
+	Limit     *string   `json:"limit"`
+	Wait      *runWait  `json:"wait"`
+	Died      bool      `json:"worker_died"`
+}
+
+type runCall struct {
+	Tool       string         `json:"tool"`
+	Status     runtime.Status `json:"status"`
+	Message    string         `json:"message,omitempty"`
+	DurationMS int64          `json:"duration_ms"`
+}
+
+type runWait struct {
+	Tool   string   `json:"tool"`
+	Reason string   `json:"reason"`
+	ID     string   `json:"id,omitempty"`
+	Jobs   []string `json:"jobs,omitempty"`
+}
+
+// runJSON is a run's outcome as run --json prints it; file (when not "")
+// names the program in the error.
+func runJSON(res *runtime.Result, file string) runOutcome {
+	out := runOutcome{
+		OK: res.OK(), Output: res.Output, Truncated: res.Truncated, Dropped: res.Dropped,
+		Notes: res.Notes, Calls: []runCall{}, Died: res.WorkerDied,
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	for _, c := range res.Calls {
+		out.Calls = append(out.Calls, runCall{Tool: c.Tool, Status: c.Status, Message: c.Message, DurationMS: c.Duration.Milliseconds()})
+	}
+	if res.Error != "" {
+		e := res.Error
+		if file != "" {
+			e = nameScript(e, file)
+		}
+		out.Error = &e
+	}
+	if res.Limit != "" {
+		out.Limit = &res.Limit
+	}
+	if res.Wait {
+		out.Wait = &runWait{Tool: res.WaitTool, Reason: res.WaitReason, ID: res.WaitID, Jobs: res.WaitJobs}
+	}
+	return out
 }

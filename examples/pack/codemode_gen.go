@@ -66,7 +66,7 @@ type EverythingGetAnnotatedMessageArgs struct {
 	IncludeImage *bool `json:"includeImage,omitzero"`
 }
 
-// EverythingGetAnnotatedMessage calls api.everything.get_annotated_message(messageType: Literal["error", "success", "debug"], *, includeImage: bool | None = None) -> Any.
+// EverythingGetAnnotatedMessage calls api.everything.get_annotated_message(messageType: Literal["error", "success", "debug"], *, includeImage: bool = None) -> Any.
 // Demonstrates how annotations can be used to provide metadata about content.
 func (c Client) EverythingGetAnnotatedMessage(ctx context.Context, args EverythingGetAnnotatedMessageArgs) (*runtime.CallResult, error) {
 	return c.call(ctx, "everything.get_annotated_message", args)
@@ -85,7 +85,7 @@ type EverythingGetResourceLinksArgs struct {
 	Count *float64 `json:"count,omitzero"`
 }
 
-// EverythingGetResourceLinks calls api.everything.get_resource_links(*, count: float | None = None) -> Any.
+// EverythingGetResourceLinks calls api.everything.get_resource_links(*, count: float = None) -> Any.
 // Returns up to ten resource links that reference different types of resources
 func (c Client) EverythingGetResourceLinks(ctx context.Context, args EverythingGetResourceLinksArgs) (*runtime.CallResult, error) {
 	return c.call(ctx, "everything.get_resource_links", args)
@@ -107,7 +107,7 @@ type EverythingGetResourceReferenceArgs struct {
 	ResourceId *float64 `json:"resourceId,omitzero"`
 }
 
-// EverythingGetResourceReference calls api.everything.get_resource_reference(*, resourceType: Literal["Text", "Blob"] | None = None, resourceId: float | None = None) -> Any.
+// EverythingGetResourceReference calls api.everything.get_resource_reference(*, resourceType: Literal["Text", "Blob"] = None, resourceId: float = None) -> Any.
 // Returns a resource reference that can be used by MCP clients
 func (c Client) EverythingGetResourceReference(ctx context.Context, args EverythingGetResourceReferenceArgs) (*runtime.CallResult, error) {
 	return c.call(ctx, "everything.get_resource_reference", args)
@@ -173,7 +173,7 @@ type EverythingGzipFileAsResourceArgs struct {
 	OutputType *EverythingGzipFileAsResourceOutputType `json:"outputType,omitzero"`
 }
 
-// EverythingGzipFileAsResource calls api.everything.gzip_file_as_resource(*, name: str | None = None, data: str | None = None, outputType: Literal["resourceLink", "resource"] | None = None) -> Any.
+// EverythingGzipFileAsResource calls api.everything.gzip_file_as_resource(*, name: str = None, data: str = None, outputType: Literal["resourceLink", "resource"] = None) -> Any.
 // Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
 func (c Client) EverythingGzipFileAsResource(ctx context.Context, args EverythingGzipFileAsResourceArgs) (*runtime.CallResult, error) {
 	return c.call(ctx, "everything.gzip_file_as_resource", args)
@@ -200,7 +200,7 @@ type EverythingTriggerLongRunningOperationArgs struct {
 	Steps *float64 `json:"steps,omitzero"`
 }
 
-// EverythingTriggerLongRunningOperation calls api.everything.trigger_long_running_operation(*, duration: float | None = None, steps: float | None = None) -> Any.
+// EverythingTriggerLongRunningOperation calls api.everything.trigger_long_running_operation(*, duration: float = None, steps: float = None) -> Any.
 // Demonstrates a long running operation with progress updates.
 func (c Client) EverythingTriggerLongRunningOperation(ctx context.Context, args EverythingTriggerLongRunningOperationArgs) (*runtime.CallResult, error) {
 	return c.call(ctx, "everything.trigger_long_running_operation", args)
@@ -221,7 +221,7 @@ type EverythingSimulateResearchQueryArgs struct {
 	Ambiguous *bool `json:"ambiguous,omitzero"`
 }
 
-// EverythingSimulateResearchQuery calls api.everything.simulate_research_query(topic: str, *, ambiguous: bool | None = None) -> Any.
+// EverythingSimulateResearchQuery calls api.everything.simulate_research_query(topic: str, *, ambiguous: bool = None) -> Any.
 // Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
 func (c Client) EverythingSimulateResearchQuery(ctx context.Context, args EverythingSimulateResearchQueryArgs) (*runtime.CallResult, error) {
 	return c.call(ctx, "everything.simulate_research_query", args)

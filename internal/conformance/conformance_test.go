@@ -12,6 +12,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -126,8 +127,26 @@ func suiteRun(t *testing.T, tl tools, env []string, args ...string) []string {
 		t.Fatalf("the suite printed no summary (%v):\n%s", err, stdout.String())
 	}
 	sort.Slice(lines, func(i, j int) bool { return strings.Fields(lines[i])[1] < strings.Fields(lines[j])[1] })
-	if testing.Verbose() {
-		t.Logf("suite output:\n%s", stdout.String())
+	// Why each failing check failed, shown with -v or when the pass list
+	// differs.
+	checks, _ := filepath.Glob(filepath.Join(out, "*", "checks.json"))
+	more, _ := filepath.Glob(filepath.Join(out, "*", "*", "checks.json"))
+	for _, file := range append(checks, more...) {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		var list []struct {
+			ID, Status, ErrorMessage string
+		}
+		if json.Unmarshal(data, &list) != nil {
+			continue
+		}
+		for _, c := range list {
+			if c.Status == "FAILURE" {
+				t.Logf("%s: %s: %s", filepath.Base(filepath.Dir(file)), c.ID, c.ErrorMessage)
+			}
+		}
 	}
 	return lines
 }
@@ -223,6 +242,24 @@ func TestConformanceServer(t *testing.T) {
 	dir := t.TempDir()
 	gen(t, tl, dir, "out: api\nservices:\n  - name: everything\n    mcp_command: "+tl.everything+" stdio\n")
 	url := serve(t, tl, dir, nil)
-	comparePassList(t, "server", "codemode serve --http (code mode, in front of mcp-server-everything): conformance server scenarios",
-		suiteRun(t, tl, nil, "server", "--url", url))
+	comparePassList(t, "server", "codemode serve --http (code mode, in front of mcp-server-everything): conformance server scenarios, pending ones too",
+		suiteRun(t, tl, nil, "server", "--url", url, "--suite", "all"))
+}
+
+// TestConformanceServerDirect runs the suite's server scenarios against
+// `codemode serve --direct --http` in front of a fixture server with the
+// suite's tools, resources and prompts (testmcp's conformance mode): what
+// the upstream answers, logs, reports and asks passes through unchanged.
+func TestConformanceServerDirect(t *testing.T) {
+	tl := needTools(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	pack := "out: api\nservices:\n  - name: conformance\n    mcp_command: " + self + "\n    env:\n      " + envTestMCP + ": conformance\nruntime:\n  read_gate: off\n"
+	gen(t, tl, dir, pack)
+	url := serve(t, tl, dir, nil, "--direct")
+	comparePassList(t, "server-direct", "codemode serve --direct --http (in front of the suite's fixtures, testmcp conformance): conformance server scenarios, pending ones too",
+		suiteRun(t, tl, nil, "server", "--url", url, "--suite", "all"))
 }

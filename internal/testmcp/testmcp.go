@@ -15,6 +15,8 @@
 //	       (read-only): each appends "<tool> <tag>" to the file $SLOW_LOG
 //	       when it starts, sleeps seconds, and answers "<tool> <tag> done"
 //	       ("<tool> <tag> cancelled" is logged when the call is cancelled)
+//	conformance  the conformance suite's fixture tools, resources and
+//	       prompts (conformance.go)
 package testmcp
 
 import (
@@ -96,6 +98,8 @@ func Main(args []string) int {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " " + in.Tag + " done"}}}, nil, nil
 			})
 		}
+	case "conformance":
+		s = conformanceServer()
 	case "loop", "nolist":
 		return loop(args[0] == "nolist")
 	case "mute":

@@ -399,7 +399,7 @@ func itoa(i int) string { return big.NewInt(int64(i)).String() }
 
 func TestFindBinary(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module x\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module github.com/codemode-dev/codemode\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sub := filepath.Join(dir, "a", "b")

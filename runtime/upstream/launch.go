@@ -18,7 +18,6 @@ import (
 
 	"github.com/codemode-dev/codemode/internal/tail"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -123,7 +122,7 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 			}
 			m.red.Add(creds.secrets...)
 		}
-		var oauth auth.OAuthHandler
+		var oauth *oauthState
 		if cfg.Auth != nil && cfg.Auth.Type == "oauth" {
 			name := cfg.Name
 			if name == "" {
@@ -140,7 +139,20 @@ func NewMCP(cfg MCPConfig) (*MCP, error) {
 		}
 		hc.Transport = &mcpHTTP{base: base, home: origin(u), creds: creds, header: cfg.Header.Clone(), m: m}
 		m.launch = func() (*launched, error) {
-			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, DisableStandaloneSSE: true, MaxEventSize: -1, OAuthHandler: oauth}}, nil
+			// The standalone SSE stream stays on: servers send requests
+			// unrelated to a call (elicitation) and list_changed there.
+			return &launched{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: hc, MaxEventSize: -1}}, nil
+		}
+		if oauth != nil {
+			plain := m.launch
+			m.launch = func() (*launched, error) {
+				oauth.newConnection()
+				l, err := plain()
+				if st, ok := l.t.(*mcp.StreamableClientTransport); ok && err == nil {
+					st.OAuthHandler = oauth
+				}
+				return l, err
+			}
 		}
 	default:
 		return nil, errors.New("mcp: no command and no URL")
@@ -409,6 +421,9 @@ func (t *mcpHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.m.tripped()
 	}
 	resp.Body = body
+	if sse {
+		resp.Body = &countingBody{ReadCloser: resp.Body, fs: &t.m.fwd}
+	}
 	if req.Method == http.MethodPost && t.m.capt.on() {
 		resp.Body = &teeBody{ReadCloser: resp.Body, sse: sse, capt: t.m.capt}
 	}

@@ -46,6 +46,8 @@ type MCP struct {
 	watch   func(list []byte, err error) // see WatchTools
 	starts  int                          // sessions opened so far
 	connect chan struct{}                // a one-slot semaphore: one connect at a time
+
+	fwd forwards // the Forwards of the direct calls in flight (forward.go)
 }
 
 // mcpSession is one live session and the process behind it, if any.
@@ -53,6 +55,7 @@ type mcpSession struct {
 	cs   *mcp.ClientSession
 	proc *process
 	dead chan struct{} // closed when the session's connection ends
+	logs atomic.Bool   // logging/setLevel sent (forward.go)
 }
 
 func (s *mcpSession) isDead() bool {
@@ -103,9 +106,22 @@ func (m *MCP) call(ctx context.Context, tool *manifest.Tool, args map[string]any
 	if err != nil {
 		return nil, err
 	}
-	trips := m.trips.Load()
-	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: string(tool.Wire), Arguments: args})
+	fwd := forwardOf(ctx)
+	m.wantLogs(ctx, s, fwd)
+	token, end := m.fwd.begin(fwd)
+	defer end()
+	params := &mcp.CallToolParams{Name: string(tool.Wire), Arguments: args}
+	if token != "" {
+		params.SetProgressToken(token)
+	}
+	trips, elicits := m.trips.Load(), m.fwd.elicits.Load()
+	res, err := s.cs.CallTool(ctx, params)
+	if m.fwd.elicits.Load() != elicits && (fwd == nil || fwd.Elicit == nil) && ctx.Err() == nil {
+		return nil, m.elicitError(string(tool.Wire))
+	}
 	if err == nil {
+		m.fwd.drain(ctx, fwd)
+		m.keep(fwd, res)
 		return mapResult(res), nil
 	}
 	if m.trips.Load() != trips {
@@ -133,7 +149,7 @@ func (m *MCP) call(ctx context.Context, tool *manifest.Tool, args map[string]any
 		return nil, fmt.Errorf("mcp %s: %s: the server went away during the call (%v) and could not be restarted: %w", m.name, tool.Wire, err, err2)
 	}
 	trips = m.trips.Load()
-	res, err = s2.cs.CallTool(ctx, &mcp.CallToolParams{Name: string(tool.Wire), Arguments: args})
+	res, err = s2.cs.CallTool(ctx, params)
 	if err != nil {
 		if ctx.Err() == nil && m.lost(s2, err) {
 			m.drop(s2)
@@ -143,6 +159,7 @@ func (m *MCP) call(ctx context.Context, tool *manifest.Tool, args map[string]any
 		}
 		return nil, fmt.Errorf("mcp %s: %s (after restarting the server): %w", m.name, tool.Wire, err)
 	}
+	m.keep(fwd, res)
 	return mapResult(res), nil
 }
 
@@ -196,6 +213,9 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	t := l.t
 	if l.proc != nil {
 		t = &captureTransport{inner: t, capt: m.capt}
+		// (Over HTTP the SSE bodies count notifications: a wrapped
+		// streamable connection would lose its standalone stream.)
+		t = &countingTransport{inner: t, fs: &m.fwd}
 	}
 	var opts *mcp.ClientOptions
 	if watch != nil {
@@ -205,7 +225,7 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, m.cfg.StartTimeout)
 	stop := m.progress()
-	cs, err := mcp.NewClient(clientInfo, opts).Connect(sctx, t, nil)
+	cs, err := mcp.NewClient(clientInfo, m.clientOptions(opts)).Connect(sctx, t, nil)
 	stop()
 	if err != nil {
 		err = m.startErr(ctx, sctx, l, err)

@@ -197,8 +197,9 @@ type oauthState struct {
 	inner    auth.OAuthHandler
 	redirect *url.URL
 
-	mu       sync.Mutex         // the token file, override
+	mu       sync.Mutex         // the token file, override, failed
 	override oauth2.TokenSource // a newer token from the file, see newerStored
+	failed   error              // this connection's failed authorization
 }
 
 // newOAuth builds the handler for an oauth service at resource.
@@ -552,6 +553,31 @@ func (o *oauthState) fetchCode(ctx context.Context, args *auth.AuthorizationArgs
 	if o.mode != LoginInteractive && !o.cfg.Headless {
 		return nil, ErrLoginNeeded
 	}
+	o.mu.Lock()
+	failed := o.failed
+	o.mu.Unlock()
+	if failed != nil {
+		// This connection's authorization already failed: the next request
+		// (initialize after server/discover) does not ask the user again.
+		return nil, failed
+	}
+	res, err := o.fetch(ctx, args)
+	if err != nil {
+		o.mu.Lock()
+		o.failed = err
+		o.mu.Unlock()
+	}
+	return res, err
+}
+
+// newConnection forgets the last connection's failed authorization.
+func (o *oauthState) newConnection() {
+	o.mu.Lock()
+	o.failed = nil
+	o.mu.Unlock()
+}
+
+func (o *oauthState) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
 	ln, err := net.Listen("tcp", o.redirect.Host)
 	if err != nil {
 		return nil, fmt.Errorf("cannot listen on the redirect URL %s: %v", o.redirect, err)
@@ -569,14 +595,20 @@ func (o *oauthState) fetchCode(ctx context.Context, args *auth.AuthorizationArgs
 		q := r.URL.Query()
 		res := &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		if e := q.Get("error"); e != "" || res.Code == "" {
-			if e == "" {
-				e = "no code"
-			}
-			fmt.Fprintf(w, "<p>codemode: the authorization server refused: %s</p>", html.EscapeString(e+" "+q.Get("error_description")))
+		e := q.Get("error")
+		switch {
+		case res.Code == "" && e == "":
+			// Not the authorization server's answer (a prefetch, a stray
+			// visit): keep waiting for it.
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, "<p>codemode is waiting for the authorization server's answer.</p>")
+			return
+		case e != "":
+			msg := oneLine(e + " " + q.Get("error_description"))
+			fmt.Fprintf(w, "<p>codemode: the authorization server refused: %s</p>", html.EscapeString(msg))
 			res.Code = ""
-			res.State = "error: " + strings.TrimSpace(e+" "+q.Get("error_description"))
-		} else {
+			res.State = "error: " + msg
+		default:
 			io.WriteString(w, "<p>codemode is authorised. You can close this window.</p>")
 		}
 		select {
@@ -613,7 +645,7 @@ func (o *oauthState) fetchCode(ctx context.Context, args *auth.AuthorizationArgs
 
 func (o *oauthState) result(res *auth.AuthorizationResult) (*auth.AuthorizationResult, error) {
 	if res.Code == "" {
-		return nil, errors.New(strings.TrimPrefix(res.State, "error: "))
+		return nil, fmt.Errorf("the authorization server refused: %s", strings.TrimPrefix(res.State, "error: "))
 	}
 	return res, nil
 }

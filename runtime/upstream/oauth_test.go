@@ -369,3 +369,33 @@ func TestOAuthHugeMetadataRefused(t *testing.T) {
 	}
 	t.Logf("err: %.300v", err)
 }
+
+// TestOAuthLoginIgnoresStrayCallbackAndReportsRefusal: a visit to the
+// redirect URL without the server's answer does not end the login; the
+// server's refusal (error=access_denied) ends it in one line saying so.
+func TestOAuthLoginIgnoresStrayCallbackAndReportsRefusal(t *testing.T) {
+	srv := testoauth.New(t, testoauth.Options{Login: true})
+	redirect := testoauth.FreeRedirect(t)
+	log := &logBuffer{}
+	u := oauthMCP(t, srv, &Auth{OAuth: OAuth{RedirectURL: redirect}}, "", LoginInteractive, log)
+	done := make(chan error, 1)
+	go func() { done <- u.Start(ctxT(t, 20*time.Second)) }()
+	waitLog(t, log, "open this URL in a browser")
+	resp, err := http.Get(redirect)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("stray visit: %s", resp.Status)
+	}
+	resp, err = http.Get(redirect + "?error=access_denied&error_description=the+user%0Asaid+no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	err = <-done
+	if err == nil || !strings.Contains(err.Error(), "the authorization server refused: access_denied the user said no") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,324 @@
+package upstream
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Forward is what one direct-mode call passes between an upstream MCP
+// server and the agent's client while it runs: the server's elicitation
+// requests, log messages and progress notifications go to the agent, and
+// the result's content blocks come back as the server sent them (images
+// stay images). A call whose context carries no Forward (every call from a
+// program) has none of that: a log message or progress goes to the
+// operator's log only, and an elicitation request is refused at once, since
+// a program cannot answer a question meant for a person.
+type Forward struct {
+	// Elicit asks the agent's client; nil refuses elicitation.
+	Elicit func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error)
+	// Sample asks the agent's client's model; nil refuses sampling.
+	Sample func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// Log passes on one log message; nil drops them.
+	Log func(context.Context, *mcp.LoggingMessageParams)
+	// Progress passes on one progress notification, its token already the
+	// agent's ProgressToken; nil (or no ProgressToken) drops them.
+	Progress      func(context.Context, *mcp.ProgressNotificationParams)
+	ProgressToken any
+
+	// Set by the call: the MCP result's content blocks and structured
+	// content, redacted as the Result is.
+	Content    []mcp.Content
+	Structured any
+}
+
+type forwardKey struct{}
+
+// WithForward returns ctx carrying f, for an MCP call made under it.
+func WithForward(ctx context.Context, f *Forward) context.Context {
+	return context.WithValue(ctx, forwardKey{}, f)
+}
+
+func forwardOf(ctx context.Context) *Forward {
+	f, _ := ctx.Value(forwardKey{}).(*Forward)
+	return f
+}
+
+// forwards are the Forwards of the calls in flight on one connection.
+// Notifications and requests from the server name no call (except progress,
+// by its token), so a log message or an elicitation goes to the call that
+// started last.
+type forwards struct {
+	mu     sync.Mutex
+	seq    int64
+	active []*activeForward
+	// elicits counts the elicitation requests refused; last is the last
+	// one's message.
+	elicits atomic.Int64
+	last    atomic.Value
+	// pending counts the log and progress notifications read from the
+	// server and not yet handled: the SDK hands a response to its caller
+	// at once but queues notifications for a handler goroutine, so a call
+	// waits for those that came before its result (drain).
+	pending atomic.Int64
+}
+
+// drainWait bounds drain.
+const drainWait = time.Second
+
+// drain waits until the notifications read before a direct call's result
+// have been forwarded, so the agent gets them before the result.
+func (fs *forwards) drain(ctx context.Context, f *Forward) {
+	if f == nil {
+		return
+	}
+	deadline := time.Now().Add(drainWait)
+	for fs.pending.Load() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// countingBody counts the log and progress notifications in a server-sent
+// event stream as it is read (forwards.pending), before the SDK hands them
+// on. It looks at the start of each line only.
+type countingBody struct {
+	io.ReadCloser
+	fs   *forwards
+	line []byte // the start of the line being read
+}
+
+// countedHead is how much of a line is kept: a notification's method comes
+// first after "jsonrpc".
+const countedHead = 256
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	data := p[:n]
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		chunk := data
+		if i >= 0 {
+			chunk = data[:i]
+		}
+		if room := countedHead - len(b.line); room > 0 {
+			b.line = append(b.line, chunk[:min(room, len(chunk))]...)
+		}
+		if i < 0 {
+			break
+		}
+		if bytes.HasPrefix(b.line, []byte("data:")) &&
+			(bytes.Contains(b.line, []byte(`"method":"notifications/progress"`)) || bytes.Contains(b.line, []byte(`"method":"notifications/message"`))) {
+			b.fs.pending.Add(1)
+		}
+		b.line = b.line[:0]
+		data = data[i+1:]
+	}
+	return n, err
+}
+
+// countingTransport counts the log and progress notifications its
+// connection reads (forwards.pending).
+type countingTransport struct {
+	inner mcp.Transport
+	fs    *forwards
+}
+
+func (t *countingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Connection: conn, fs: t.fs}, nil
+}
+
+type countingConn struct {
+	mcp.Connection
+	fs *forwards
+}
+
+func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && !req.IsCall() &&
+		(req.Method == "notifications/progress" || req.Method == "notifications/message") {
+		c.fs.pending.Add(1)
+	}
+	return msg, err
+}
+
+type activeForward struct {
+	f     *Forward
+	token string // the progress token sent upstream
+}
+
+// begin registers a call's Forward (nil: a program's call) and returns the
+// progress token to send with it ("" for none) and the function that ends
+// the registration.
+func (fs *forwards) begin(f *Forward) (string, func()) {
+	if f == nil {
+		return "", func() {}
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	fs.seq++
+	a := &activeForward{f: f}
+	if f.Progress != nil && f.ProgressToken != nil {
+		a.token = "codemode-" + strconv.FormatInt(fs.seq, 10)
+	}
+	fs.active = append(fs.active, a)
+	return a.token, func() {
+		fs.mu.Lock()
+		defer fs.mu.Unlock()
+		for i, x := range fs.active {
+			if x == a {
+				fs.active = append(fs.active[:i], fs.active[i+1:]...)
+				break
+			}
+		}
+	}
+}
+
+// latest is the Forward of the call that started last and has pick set.
+func (fs *forwards) latest(pick func(*Forward) bool) *Forward {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for i := len(fs.active) - 1; i >= 0; i-- {
+		if pick(fs.active[i].f) {
+			return fs.active[i].f
+		}
+	}
+	return nil
+}
+
+func (fs *forwards) byToken(token any) *Forward {
+	s, ok := token.(string)
+	if !ok || s == "" {
+		return nil
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for _, a := range fs.active {
+		if a.token == s {
+			return a.f
+		}
+	}
+	return nil
+}
+
+// elicitRefused is the error an elicitation request gets when no agent can
+// answer it.
+const elicitRefused = "codemode: elicitation refused: this call was made by a program, which cannot answer a question meant for a person"
+
+// samplingRefused is the error a sampling request gets when no agent can
+// answer it.
+const samplingRefused = "codemode: sampling refused: this call was made by a program, not an agent's client with a model"
+
+// clientOptions adds the forwarding handlers to opts.
+func (m *MCP) clientOptions(opts *mcp.ClientOptions) *mcp.ClientOptions {
+	if opts == nil {
+		opts = &mcp.ClientOptions{}
+	}
+	opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		if f := m.fwd.latest(func(f *Forward) bool { return f.Elicit != nil }); f != nil {
+			return f.Elicit(ctx, req.Params)
+		}
+		msg := ""
+		if req.Params != nil {
+			msg = req.Params.Message
+		}
+		m.fwd.last.Store(msg)
+		m.fwd.elicits.Add(1)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: elicitRefused}
+	}
+	opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		if f := m.fwd.latest(func(f *Forward) bool { return f.Sample != nil }); f != nil {
+			return f.Sample(ctx, req.Params)
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: samplingRefused}
+	}
+	opts.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
+		defer m.fwd.pending.Add(-1)
+		if f := m.fwd.latest(func(f *Forward) bool { return f.Log != nil }); f != nil && req.Params != nil {
+			f.Log(ctx, req.Params)
+		}
+	}
+	opts.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+		defer m.fwd.pending.Add(-1)
+		if req.Params == nil {
+			return
+		}
+		if f := m.fwd.byToken(req.Params.ProgressToken); f != nil {
+			p := *req.Params
+			p.ProgressToken = f.ProgressToken
+			f.Progress(ctx, &p)
+		}
+	}
+	return opts
+}
+
+// elicitError is the error of a program's call during which the server
+// asked for elicitation (and was refused).
+func (m *MCP) elicitError(wire string) error {
+	msg, _ := m.fwd.last.Load().(string)
+	return fmt.Errorf("mcp %s: %s: the server asked the user a question (elicitation %q), and a program cannot answer one: the request was refused. Call this tool where a person can answer: a direct-mode session (codemode serve --direct) forwards it to the agent's client",
+		m.name, wire, oneLine(msg))
+}
+
+// keep records a direct call's content blocks in f, redacted.
+func (m *MCP) keep(f *Forward, res *mcp.CallToolResult) {
+	if f == nil || res == nil {
+		return
+	}
+	f.Content = make([]mcp.Content, 0, len(res.Content))
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			cp := *c
+			cp.Text = m.red.String(c.Text)
+			f.Content = append(f.Content, &cp)
+		case *mcp.EmbeddedResource:
+			cp := *c
+			if c.Resource != nil {
+				rc := *c.Resource
+				rc.Text = m.red.String(rc.Text)
+				cp.Resource = &rc
+			}
+			f.Content = append(f.Content, &cp)
+		default:
+			f.Content = append(f.Content, c)
+		}
+	}
+	if res.StructuredContent != nil {
+		f.Structured = m.red.Value(renumber(res.StructuredContent))
+	}
+}
+
+// Session is the MCP client session, opened (or reopened) as a call
+// would: direct mode lists and reads the server's resources and prompts
+// on it.
+func (m *MCP) Session(ctx context.Context) (*mcp.ClientSession, error) {
+	s, err := m.session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return s.cs, nil
+}
+
+// wantLogs has the server send its log messages (logging/setLevel debug),
+// once per session, when a direct call forwards them and the server logs.
+func (m *MCP) wantLogs(ctx context.Context, s *mcpSession, f *Forward) {
+	if f == nil || f.Log == nil || !s.logs.CompareAndSwap(false, true) {
+		return
+	}
+	if ir := s.cs.InitializeResult(); ir == nil || ir.Capabilities == nil || ir.Capabilities.Logging == nil {
+		return
+	}
+	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
+}
