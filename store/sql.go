@@ -96,6 +96,7 @@ func (s *sqlStore) observe(op string, start time.Time, err *error) {
 		s.opts.Observe(op, time.Since(start), *err)
 	}
 }
+
 func (s *sqlStore) Replica() string { return s.self }
 
 func micros(t time.Time) int64 {
