@@ -127,7 +127,7 @@ func (s *sqlStore) register(ctx context.Context) error {
 	if s.opts.DeadAfter <= 0 {
 		s.opts.DeadAfter = 15 * time.Second
 	}
-	s.host, _ = os.Hostname()
+	s.host = hostID()
 	s.stop = make(chan struct{})
 	if s.opts.NoReplica {
 		return nil
@@ -243,6 +243,17 @@ WHERE j.session = ?`), session)
 		sj.Jobs[name], raw[name] = j, body
 	}
 	return sj, raw, s.wrap("reading jobs", rows.Err())
+}
+
+// hostID names this host and process-id namespace: replicas with the same
+// one can tell whether each other's process still runs (two containers
+// sharing a host name but not their pid namespace cannot).
+func hostID() string {
+	h, _ := os.Hostname()
+	if ns, err := os.Readlink("/proc/self/ns/pid"); err == nil {
+		h += " " + ns
+	}
+	return h
 }
 
 // processAlive says whether a process of this host runs.
