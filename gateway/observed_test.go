@@ -119,8 +119,8 @@ func TestObservedReturnRefusesMisspelledKey(t *testing.T) {
 	}
 	py := string(out.Files["pages.py"])
 	for _, want := range []string{
-		"class ListPagesResultResultsItem(TypedDict):\n    draft: NotRequired[bool]\n    id: NotRequired[int]\n    title: NotRequired[str]\n",
-		"class ListPagesResult(TypedDict):\n    next: NotRequired[Any]\n    results: NotRequired[list[ListPagesResultResultsItem]]\n",
+		"class ListPagesResultResultsItem(TypedDict, total=False):\n    draft: bool\n    id: int\n    title: str\n",
+		"class ListPagesResult(TypedDict, total=False):\n    next: Any\n    results: list[ListPagesResultResultsItem]\n",
 		"def listPages() -> ListPagesResult:  # observed\n",
 		"Observed in real results (the tool declares no output schema):",
 	} {

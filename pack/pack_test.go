@@ -273,7 +273,7 @@ func TestRuntimeMontyFromPack(t *testing.T) {
 	p := testpack.Build(t, dir, "services:\n  - mcp: tools.json\nruntime:\n  monty: bin/monty\n")
 	_, err := p.OpenRuntime(context.Background(), nil)
 	want := filepath.Join(dir, "bin", "monty")
-	if err == nil || !strings.Contains(err.Error(), "no Monty worker could start") || !strings.Contains(err.Error(), want) {
+	if err == nil || !strings.HasPrefix(err.Error(), "runtime.monty: ") || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v, want it to name %s", err, want)
 	}
 }

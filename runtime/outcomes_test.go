@@ -38,8 +38,9 @@ func TestMemoryLimitDeathReportedAsLimitNotRerun(t *testing.T) {
 func TestUserRaisedMemoryErrorNotShownAsLimit(t *testing.T) {
 	rt := newRuntime(t, nil)
 	res := run(t, rt, "raise MemoryError('memory limit exceeded: 300000000 bytes > 268435456 bytes')\n")
-	if res.Limit != "" || res.Err != nil {
-		t.Fatalf("limit=%q err=%v", res.Limit, res.Err)
+	var pe *runtime.ProgramError
+	if res.Limit != "" || !errors.As(res.Err, &pe) || pe.Type != "MemoryError" {
+		t.Fatalf("limit=%q err=%T %v", res.Limit, res.Err, res.Err)
 	}
 	want := "Traceback (most recent call last):\n  File \"program.py\", line 1, in <module>\n    raise MemoryError('memory limit exceeded: 300000000 bytes > 268435456 bytes')\nMemoryError: memory limit exceeded: 300000000 bytes > 268435456 bytes\n"
 	if res.Error != want {
