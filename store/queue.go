@@ -147,7 +147,7 @@ func (s *sqlStore) q0() (queue, error) {
 
 // Enqueue implements Store.
 func (s *sqlStore) Enqueue(ctx context.Context, ref JobRef, o EnqueueOptions) (_ int64, err error) {
-	defer s.observe("enqueue", time.Now(), &err)
+	defer s.observe("queue.insert", time.Now(), &err)
 	q, err := s.q0()
 	if err != nil {
 		return 0, err

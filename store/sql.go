@@ -32,8 +32,8 @@ type Options struct {
 	// reading jobs): it runs no jobs.
 	NoReplica bool
 	// Observe, when set, receives each operation's latency (op is one of
-	// session, update, state, save_state, lease, reads, add_read,
-	// enqueue), e.g. for metrics.Metrics.Store.
+	// jobs.load, jobs.update, state.load, state.save, lease, reads.load,
+	// reads.add, queue.insert), e.g. for metrics.Metrics.Store.
 	Observe func(op string, took time.Duration, err error)
 }
 
@@ -267,7 +267,7 @@ func processAlive(pid int) bool {
 
 // Session implements Store.
 func (s *sqlStore) Session(ctx context.Context, session string) (sj *Session, err error) {
-	defer s.observe("session", time.Now(), &err)
+	defer s.observe("jobs.load", time.Now(), &err)
 	err = retry(func() (err error) {
 		sj, _, err = s.load(ctx, s.db, session)
 		return err
@@ -297,7 +297,7 @@ func retry(op func() error) error {
 
 // Update implements Store.
 func (s *sqlStore) Update(ctx context.Context, session string, f func(*Session) error) (err error) {
-	defer s.observe("update", time.Now(), &err)
+	defer s.observe("jobs.update", time.Now(), &err)
 	return retry(func() error { return s.update(ctx, session, f) })
 }
 
@@ -358,7 +358,7 @@ owner = excluded.owner, queue_id = excluded.queue_id, started_at = excluded.star
 
 // State implements Store.
 func (s *sqlStore) State(ctx context.Context, session string) (st *State, err error) {
-	defer s.observe("state", time.Now(), &err)
+	defer s.observe("state.load", time.Now(), &err)
 	err = retry(func() (err error) {
 		st, err = s.state(ctx, session)
 		return err
@@ -384,7 +384,7 @@ func (s *sqlStore) state(ctx context.Context, session string) (*State, error) {
 
 // SaveState implements Store.
 func (s *sqlStore) SaveState(ctx context.Context, session string, st *State) (err error) {
-	defer s.observe("save_state", time.Now(), &err)
+	defer s.observe("state.save", time.Now(), &err)
 	names, _ := json.Marshal(st.Names)
 	if st.Names == nil {
 		names = []byte("[]")
@@ -446,7 +446,7 @@ func (s *sqlStore) Release(ctx context.Context, session string) error {
 
 // AddRead implements Store.
 func (s *sqlStore) AddRead(ctx context.Context, session string, r Read) (err error) {
-	defer s.observe("add_read", time.Now(), &err)
+	defer s.observe("reads.add", time.Now(), &err)
 	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO codemode_read (session, file, lo, hi, at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (session, file, lo, hi) DO UPDATE SET at = excluded.at`), session, r.File, r.Lo, r.Hi, micros(time.Now()))
 	return s.wrap("recording a read", err)
@@ -454,7 +454,7 @@ ON CONFLICT (session, file, lo, hi) DO UPDATE SET at = excluded.at`), session, r
 
 // Reads implements Store.
 func (s *sqlStore) Reads(ctx context.Context, session string) (_ []Read, err error) {
-	defer s.observe("reads", time.Now(), &err)
+	defer s.observe("reads.load", time.Now(), &err)
 	rows, err := s.db.QueryContext(ctx, s.q("SELECT file, lo, hi FROM codemode_read WHERE session = ? ORDER BY file, lo"), session)
 	if err != nil {
 		return nil, s.wrap("reading reads", err)

@@ -328,7 +328,7 @@ func TestReplicasSharePostgres(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, op := range []string{"update", "lease", "state", "save_state", "enqueue"} {
+	for _, op := range []string{"jobs.update", "lease", "state.load", "state.save", "queue.insert"} {
 		if !regexp.MustCompile(`codemode_store_seconds_count\{op="` + op + `",outcome="ok"\} [1-9]`).Match(body) {
 			t.Fatalf("no %s in the store's metrics:\n%s", op, body)
 		}
