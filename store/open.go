@@ -93,7 +93,7 @@ func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 		s.Close()
 		return nil, err
 	}
-	s.newQueue = func() queue { return newRiverQueue(drv) }
+	s.newQueue = func() queue { return newRiverQueue(drv, o.Logf) }
 	if err := s.register(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -133,7 +133,7 @@ func openPostgres(ctx context.Context, loc string, o Options) (Store, error) {
 		s.Close()
 		return nil, err
 	}
-	s.newQueue = func() queue { return newRiverQueue(drv) }
+	s.newQueue = func() queue { return newRiverQueue(drv, o.Logf) }
 	if err := s.register(ctx); err != nil {
 		s.Close()
 		return nil, err

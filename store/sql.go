@@ -35,6 +35,9 @@ type Options struct {
 	// jobs.load, jobs.update, state.load, state.save, lease, reads.load,
 	// reads.add, queue.insert), e.g. for metrics.Metrics.Store.
 	Observe func(op string, took time.Duration, err error)
+	// Logf, when set, receives the job queue's errors (River's: a lost
+	// connection, a failed fetch); nil drops them.
+	Logf func(format string, args ...any)
 }
 
 // dialect is what differs between SQLite and PostgreSQL.
