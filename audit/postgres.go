@@ -167,21 +167,18 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	return tx.Commit(ctx)
 }
 
-// checkHead says how the head and the last row disagree, or "".
+// checkHead says how the head and the last row disagree, or "". One
+// statement reads both, so an append committed meanwhile is seen in both
+// or in neither.
 func checkHead(ctx context.Context, pool *pgxpool.Pool) string {
-	var headSeq int64
-	var headHash string
-	if err := pool.QueryRow(ctx, `SELECT seq, hash FROM codemode_audit_head WHERE id = 1`).Scan(&headSeq, &headHash); err != nil {
-		return "the chain's head cannot be read: " + err.Error()
-	}
-	var lastSeq int64
-	var lastHash string
-	err := pool.QueryRow(ctx, `SELECT seq, hash FROM codemode_audit ORDER BY seq DESC LIMIT 1`).Scan(&lastSeq, &lastHash)
-	if errors.Is(err, pgx.ErrNoRows) {
-		lastSeq, lastHash, err = 0, "", nil
-	}
+	var headSeq, lastSeq int64
+	var headHash, lastHash string
+	err := pool.QueryRow(ctx, `SELECT h.seq, h.hash,
+		coalesce((SELECT seq FROM codemode_audit ORDER BY seq DESC LIMIT 1), 0),
+		coalesce((SELECT hash FROM codemode_audit ORDER BY seq DESC LIMIT 1), '')
+		FROM codemode_audit_head h WHERE h.id = 1`).Scan(&headSeq, &headHash, &lastSeq, &lastHash)
 	if err != nil {
-		return "the chain's last row cannot be read: " + err.Error()
+		return "the chain's head cannot be read: " + err.Error()
 	}
 	if headSeq != lastSeq || headHash != lastHash {
 		return fmt.Sprintf("the chain's head (seq %d) is not its last row (seq %d): rows were deleted or added by hand", headSeq, lastSeq)

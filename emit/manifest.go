@@ -20,11 +20,12 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 		ms.Diagnostics = append(ms.Diagnostics, d.String())
 	}
 	pins := manifest.Pins(svc.Tools)
+	sign := Signer(svc)
 	for i, t := range svc.Tools {
 		sp := spans[t.Wire]
 		mt := manifest.Tool{
 			Wire: t.Wire, Py: t.Py, Call: "api." + string(svc.Name) + "." + string(t.Py),
-			Signature: Signature(svc, t),
+			Signature: sign(t),
 			Title:     t.Title, Description: t.Description, Deprecated: t.Deprecated,
 			Lines: [2]int{sp.Start, sp.End}, Params: []manifest.Param{},
 			Input: t.Input, Output: t.Output, Annotations: t.Annotations, HTTP: t.HTTP,
@@ -40,7 +41,7 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 		for _, p := range SignatureOrder(t) {
 			mt.Params = append(mt.Params, manifest.Param{
 				Arg: p.Arg, Wire: p.Wire, Py: p.Py, In: p.In, Required: p.Required,
-				Style: p.Style, Explode: p.Explode, Pointer: p.Pointer,
+				Style: p.Style, Explode: p.Explode, Ref: p.Ref,
 			})
 		}
 		ms.Tools = append(ms.Tools, mt)

@@ -435,13 +435,19 @@ func (p *printer) signature(t *ir.Tool) (params []string, ret string) {
 // Signature is a tool's Python signature on one line, as the program calls
 // it: "api.<service>.<tool>(a: str, *, b: int = None) -> Any" (an optional
 // parameter's "= None" means omitted).
-func Signature(svc *ir.Service, t *ir.Tool) string {
-	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}}
+func Signature(svc *ir.Service, t *ir.Tool) string { return Signer(svc)(t) }
+
+// Signer returns Signature for svc's tools, its setup done once (a large
+// API has thousands of object types).
+func Signer(svc *ir.Service) func(t *ir.Tool) string {
+	p := &printer{svc: svc, done: make(map[*ir.ObjectType]bool, len(svc.Objects))}
 	for _, sh := range svc.Objects {
 		p.done[sh] = true
 	}
-	params, ret := p.signature(t)
-	return "api." + string(svc.Name) + "." + string(t.Py) + "(" + strings.Join(params, ", ") + ") -> " + ret
+	return func(t *ir.Tool) string {
+		params, ret := p.signature(t)
+		return "api." + string(svc.Name) + "." + string(t.Py) + "(" + strings.Join(params, ", ") + ") -> " + ret
+	}
 }
 
 func (p *printer) toolDoc(t *ir.Tool) []string {

@@ -307,7 +307,7 @@ func toolTargets(svc *ir.Service, t *ir.Tool, diagnose bool) []target {
 		if desc == "" {
 			desc, _ = view["description"].(string)
 		}
-		ptr := p.Pointer
+		ptr := string(p.Ref)
 		if ptr == "" {
 			ptr = "/properties/" + ir.EscapeToken(p.Arg)
 		}

@@ -124,10 +124,10 @@ func parseCorpusParams(t *testing.T, file string) []corpusParam {
 			if in == string(ir.InArg) || in == "" {
 				in = "mcp-input"
 			}
-			targets := []target{{pointer: p.Pointer, description: desc, view: view, required: p.Required}}
+			targets := []target{{pointer: string(p.Ref), description: desc, view: view, required: p.Required}}
 			if svc.Source.Kind == ir.SourceMCP && in == "mcp-input" {
 				cut := ""
-				walkNested(tl.Input, view, p.Pointer, p.Required, map[string]bool{}, 0, &targets, &cut)
+				walkNested(tl.Input, view, string(p.Ref), p.Required, map[string]bool{}, 0, &targets, &cut)
 			}
 			for _, tg := range targets {
 				schema := deepCopy(withoutDescription(tg.view)).(map[string]any)

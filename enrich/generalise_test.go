@@ -18,7 +18,7 @@ func TestSignPrefixedSortAcceptsDescending(t *testing.T) {
 		Source: ir.Source{Kind: ir.SourceMCP, File: "music.json"},
 		Tools: []*ir.Tool{{Wire: "list_tracks", Py: "list_tracks", Input: input, Params: []*ir.Param{{
 			Arg: "sort_by", Wire: "sort_by", Py: "sort_by", In: ir.InArg,
-			Description: "+/- one of liked_at, play_count, title", Pointer: "/properties/sort_by",
+			Description: "+/- one of liked_at, play_count, title", Ref: "/properties/sort_by",
 		}}}},
 	}
 	ds, err := Run(svc, Options{})

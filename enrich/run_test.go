@@ -38,7 +38,7 @@ func testService(t *testing.T) *ir.Service {
 		d, _ := props[name].(map[string]any)["description"].(string)
 		params = append(params, &ir.Param{
 			Arg: name, Wire: ir.WireName(name), Py: ir.PyIdent(name), In: ir.InArg,
-			Required: name == "title", Description: d, Pointer: "/properties/" + name,
+			Required: name == "title", Description: d, Ref: ir.ParamRef("/properties/" + name),
 		})
 	}
 	return &ir.Service{

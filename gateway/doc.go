@@ -12,6 +12,15 @@
 //   - read_api(service, lines): lines of a generated api/<service>.py; the
 //     same files are MCP resources. Both count as reads for the read-gate.
 //
+// The resource [JobsURI] (codemode://session/jobs) is the calling session's
+// jobs and pending wait, as JSON; a client subscribed to it
+// (resources/subscribe) is sent a notifications/message line per event and
+// notifications/resources/updated when a job of that session ends or is
+// cancelled and when its wait resolves. Changes made in the gateway are
+// seen through the runtime's OnJobsChange hook; those made elsewhere (an
+// approver's codemode jobs approve, another replica) and deadlines passing,
+// by reading the store of subscribed sessions every [DefaultJobsPoll].
+//
 // A tools/call for any other name (for example a granted tool's own name)
 // is refused and audited. In direct mode the server instead offers every
 // granted tool as an ordinary MCP tool, called through runtime.Call: the

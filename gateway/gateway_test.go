@@ -159,7 +159,7 @@ func TestReadAPIAndResources(t *testing.T) {
 	ctx := context.Background()
 	cs2 := f.connect(t)
 	lr, err := cs2.ListResources(ctx, nil)
-	if err != nil || len(lr.Resources) != 1 || lr.Resources[0].URI != "codemode:///api/everything.py" {
+	if err != nil || len(lr.Resources) != 2 || lr.Resources[0].URI != "codemode:///api/everything.py" || lr.Resources[1].URI != gateway.JobsURI {
 		t.Fatalf("resources: %v %+v", err, lr)
 	}
 	got, isErr := call(t, cs2, "run_code", map[string]any{"code": `print(api.everything.get_sum(a=1, b=1))`})

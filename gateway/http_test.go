@@ -373,8 +373,10 @@ func TestServeHTTPUnclosedSessionsFreed(t *testing.T) {
 		ids = append(ids, cs.ID())
 	}
 	// While they are within their TTL they are all held (on a machine too
-	// slow to open them within one TTL the first may already be gone).
-	if m, a := f.srv.LiveSessions(); time.Since(start) < ttl && (m != n || a != n) {
+	// slow to open them within one TTL the first may already be gone). A
+	// go-sdk client's server/discover, sent before initialize, may hold one
+	// more MCP session for a moment; it has no agent session.
+	if m, a := f.srv.LiveSessions(); time.Since(start) < ttl && (m < n || a != n) {
 		t.Fatalf("%d MCP sessions, %d agent sessions live, want %d", m, a, n)
 	}
 	waitSessions(t, f.srv)

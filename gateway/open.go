@@ -94,6 +94,10 @@ type Options struct {
 	// runtime's own choice, StateDir/state.db, in persistent mode or
 	// without a Dir).
 	Store store.Store
+	// JobsPoll is how often the jobs of sessions subscribed to JobsURI
+	// are read for changes made elsewhere (an approver, another replica, a
+	// deadline); 0 is DefaultJobsPoll.
+	JobsPoll time.Duration
 
 	// Logf receives the gateway's log lines (pin refusals, the address it
 	// serves); nil discards them.
@@ -242,6 +246,7 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	g.srv, err = New(Config{
 		Runtime: g.rt, FileDir: o.FileDir, Direct: o.Direct, Shapes: shapes, Audit: auditor,
 		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics, Logf: o.Logf,
+		JobsPoll: o.JobsPoll,
 	})
 	g.opts = o
 	if err == nil && ready != nil {
@@ -311,15 +316,21 @@ func (g *Gateway) Serve(ctx context.Context, in io.Reader, out io.Writer) error 
 		// stdin's end stops at once; ctx's end (SIGTERM) drains first.
 		rctx, stop := context.WithCancel(context.Background())
 		defer stop()
+		tr := &answering{Transport: &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}}
 		go func() {
 			select {
 			case <-ctx.Done():
 				g.drain()
+				// The programs' replies are written before the session
+				// ends (a few seconds at most).
+				wctx, cancel := context.WithTimeout(context.Background(), cutGrace)
+				tr.wait(wctx)
+				cancel()
 				stop()
 			case <-rctx.Done():
 			}
 		}()
-		err := g.srv.MCP().Run(rctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+		err := g.srv.MCP().Run(rctx, tr)
 		if err != nil && rctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return err
 		}

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Paths of the operations endpoints. HealthPath and ReadyPath need no
@@ -261,4 +264,72 @@ func (l *lateHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Retry-After", "1")
 	w.WriteHeader(http.StatusServiceUnavailable)
 	_, _ = w.Write([]byte("not ready: starting\n"))
+}
+
+// answering wraps a transport and counts the requests read and not yet
+// answered: a drain over stdio waits for its replies to be written before
+// it ends the session (a handler returns before its reply is written).
+type answering struct {
+	mcp.Transport
+
+	mu      sync.Mutex
+	pending int
+	zero    chan struct{} // closed when pending drops to 0; nil while it is 0
+}
+
+func (a *answering) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := a.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &answeringConn{Connection: c, a: a}, nil
+}
+
+func (a *answering) add(n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.pending == 0 && n > 0 {
+		a.zero = make(chan struct{})
+	}
+	a.pending += n
+	if a.pending <= 0 && a.zero != nil {
+		a.pending = 0
+		close(a.zero)
+		a.zero = nil
+	}
+}
+
+// wait waits until every request read has been answered, or ctx ends.
+func (a *answering) wait(ctx context.Context) {
+	a.mu.Lock()
+	zero := a.zero
+	a.mu.Unlock()
+	if zero == nil {
+		return
+	}
+	select {
+	case <-zero:
+	case <-ctx.Done():
+	}
+}
+
+type answeringConn struct {
+	mcp.Connection
+	a *answering
+}
+
+func (c *answeringConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if r, ok := m.(*jsonrpc.Request); ok && err == nil && r.ID.IsValid() {
+		c.a.add(1)
+	}
+	return m, err
+}
+
+func (c *answeringConn) Write(ctx context.Context, m jsonrpc.Message) error {
+	err := c.Connection.Write(ctx, m)
+	if _, ok := m.(*jsonrpc.Response); ok {
+		c.a.add(-1)
+	}
+	return err
 }

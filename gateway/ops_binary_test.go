@@ -361,7 +361,19 @@ func TestSIGTERMProgramPastDrainTimeoutCut(t *testing.T) {
 		}
 		result <- fmt.Sprint(res.IsError, " ", textOf(res))
 	}()
-	inFlight(t, s, 1)
+	// The long call is under way (its intent is audited, so what the
+	// program printed before it has reached the gateway).
+	for {
+		data, _ := os.ReadFile(auditFile)
+		if strings.Contains(string(data), `"kind":"intent","run":`) && strings.Contains(string(data), `"call":2,"tool":"api.everything.trigger_long_running_operation"`) {
+			break
+		}
+		select {
+		case <-s.done:
+			t.Fatalf("the gateway ended: %s", s.stderr())
+		default:
+		}
+	}
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +460,8 @@ func TestSIGTERMStdioSlowProgramCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := <-result; got != "finished\n[1 tool call]\n" {
-		t.Fatalf("the slow program: %q", got)
+		<-s.done
+		t.Fatalf("the slow program: %q (stderr %q)", got, s.stderr())
 	}
 	<-s.done
 	if err := cs.Close(); err != nil {

@@ -67,7 +67,7 @@ print(api.everything.get_sum(a=99, b=1)["status"])
 		"notes": []any{"echo calls are logged for review", "WAIT: api.everything.get_sum is waiting: a=99 needs a human's approval. End your turn now.",
 			"WAIT: this session waits (wait " + m[1] + ") until an approver resolves it or until " + m[2] + "; run_code is refused until then."},
 		"wait": map[string]any{"tool": "api.everything.get_sum", "reason": "a=99 needs a human's approval", "id": m[1], "deadline": m[2],
-			"resume": "end the turn; run_code in this session is refused until an approver resolves this wait (codemode jobs approve --session SESSION " + m[1] + ") or the deadline passes"},
+			"resume": "end the turn; run_code in this session is refused until an approver resolves this wait (codemode jobs approve --session SESSION " + m[1] + ") or the deadline passes; a client subscribed to the resource codemode://session/jobs (resources/subscribe) is notified when it resolves"},
 		"calls":                2.0,
 		"failed":               0.0,
 		"error":                nil,

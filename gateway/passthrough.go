@@ -39,6 +39,7 @@ const passListTimeout = 30 * time.Second
 // mcpUpstream is an upstream the gateway can pass through.
 type mcpUpstream interface {
 	Session(ctx context.Context) (*mcp.ClientSession, error)
+	EnableForwarding()
 	Redactor() *upstream.Redactor
 }
 
@@ -93,6 +94,7 @@ func (s *Server) addPassthrough(logf func(string, ...any)) {
 		if !ok {
 			continue
 		}
+		up.EnableForwarding()
 		ctx, cancel := context.WithTimeout(context.Background(), passListTimeout)
 		err := s.passService(ctx, sv.Name, up)
 		cancel()

@@ -60,6 +60,9 @@ type Config struct {
 	// Logf (may be nil) reports what the operator should know, such as a
 	// direct-mode upstream whose resources and prompts could not be listed.
 	Logf func(string, ...any)
+	// JobsPoll is how often the jobs store of sessions subscribed to
+	// JobsURI is read for changes made elsewhere; 0 is DefaultJobsPoll.
+	JobsPoll time.Duration
 }
 
 // Server is the MCP server.
@@ -78,6 +81,8 @@ type Server struct {
 	sessions map[*mcp.ServerSession]string
 
 	ops ops // draining, programs in flight, readiness checks
+
+	notify *notifier // subscriptions to JobsURI
 }
 
 type directTool struct {
@@ -90,7 +95,7 @@ type directTool struct {
 const RunCodeDescription = `Run a Python program (Monty, a sandboxed Python subset) that calls tools as functions.
 - Each program starts clean: no variables survive from earlier programs. json and re are already imported.
 - Call tools as api.<service>.<tool>(arg=value, ...) or run_tool("<name>", {"arg": value}); find them with find_tool and read a definition before its first call.
-- Long calls: j = jobs.submit("name", api.<service>.<tool>, arg=value, ...) starts one in the background and returns at once; jobs.wait("name", wake_after=seconds) ends the program and your turn (the session waits until the job ends or the deadline); in a later turn jobs.get("name") returns its state and result. Also jobs.list(), jobs.cancel("name").
+- Long calls: j = jobs.submit("name", api.<service>.<tool>, arg=value, ...) starts one in the background and returns at once; jobs.wait("name", wake_after=seconds) ends the program and your turn (the session waits until the job ends or the deadline); in a later turn jobs.get("name") returns its state and result. Also jobs.list(), jobs.cancel("name"). The session's jobs and wait are the resource codemode://session/jobs: a client subscribed to it (resources/subscribe) is notified when a job ends or a wait resolves, so the harness can wake you then.
 - Independent calls can run at the same time: api.aio.<service>.<tool>(...) is the awaitable form of each tool, e.g. a, b = await asyncio.gather(api.aio.x.f(...), api.aio.x.g(...)) after import asyncio.
 - Results come back as Python values (dict, list, str, int, float, bool, None). Filter them in the program and print only what you need: printed output is capped and the rest is dropped.
 - Errors raised by tools (TypeError, ValueError, PermissionError, RuntimeError) can be caught with try/except.
@@ -144,9 +149,11 @@ func New(cfg Config) (*Server, error) {
 		// completion/complete is answered (and the capability declared)
 		// so clients that ask get an answer, not "method not found".
 		CompletionHandler: s.complete,
+		// Subscriptions: to the session's jobs resource (JobsURI) and, in
+		// direct mode, to an upstream's resources.
+		SubscribeHandler: s.subscribeJobs, UnsubscribeHandler: s.unsubscribeJobs,
 	}
 	if cfg.Direct {
-		opts.SubscribeHandler, opts.UnsubscribeHandler = s.subscribe, s.unsubscribe
 		// An upstream's elicitation, sampling and logs during a call are
 		// forwarded as requests and notifications during the agent's call,
 		// which protocol 2026-07-28 no longer allows (it returns input
@@ -154,6 +161,7 @@ func New(cfg Config) (*Server, error) {
 		opts.SupportedProtocolVersions = directProtocolVersions()
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: cfg.Name, Version: cfg.Version}, opts)
+	s.notify = newNotifier(s, cfg.JobsPoll)
 	if cfg.Direct {
 		s.addDirect(m)
 		s.addPassthrough(cfg.Logf)
@@ -161,6 +169,7 @@ func New(cfg Config) (*Server, error) {
 		s.addCodeMode()
 	}
 	s.addResources(m)
+	s.addJobsResource()
 	s.srv.AddReceivingMiddleware(s.refuseOthers)
 	s.ops.init()
 	if m := cfg.Metrics; m != nil {
@@ -290,9 +299,9 @@ func runCodeResult(res *runtime.Result) *mcp.CallToolResult {
 		}
 		if len(res.WaitJobs) > 0 {
 			out.Wait.Jobs = res.WaitJobs
-			out.Wait.Resume = "end the turn; call run_code in this session again when the job has ended or at the deadline, and read the result with jobs.get(name)"
+			out.Wait.Resume = "end the turn; call run_code in this session again when the job has ended or at the deadline, and read the result with jobs.get(name); " + subscribeHint
 		} else if res.WaitID != "" {
-			out.Wait.Resume = "end the turn; run_code in this session is refused until an approver resolves this wait (codemode jobs approve --session SESSION " + res.WaitID + ") or the deadline passes"
+			out.Wait.Resume = "end the turn; run_code in this session is refused until an approver resolves this wait (codemode jobs approve --session SESSION " + res.WaitID + ") or the deadline passes; " + subscribeHint
 		}
 		for _, c := range res.WaitCalls {
 			out.Wait.Approval = append(out.Wait.Approval, c.String())

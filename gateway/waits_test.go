@@ -38,7 +38,7 @@ func TestPolicyWaitDoesNotHoldSession(t *testing.T) {
 		t.Fatalf("first turn: %q\nwait %v", text, sc["wait"])
 	}
 	id, _ := w["id"].(string)
-	if !regexp.MustCompile(`^w-[0-9a-f]{8}$`).MatchString(id) || w["resume"] != "end the turn; run_code in this session is refused until an approver resolves this wait (codemode jobs approve --session SESSION "+id+") or the deadline passes" {
+	if !regexp.MustCompile(`^w-[0-9a-f]{8}$`).MatchString(id) || w["resume"] != "end the turn; run_code in this session is refused until an approver resolves this wait (codemode jobs approve --session SESSION "+id+") or the deadline passes; a client subscribed to the resource codemode://session/jobs (resources/subscribe) is notified when it resolves" {
 		t.Fatalf("wait id %q, resume %q", id, w["resume"])
 	}
 	if !strings.Contains(text, "NOTE: WAIT: this session waits (wait "+id+") until an approver resolves it or until ") {

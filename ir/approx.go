@@ -120,7 +120,7 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 	if openapi {
 		props, _ := t.Input["properties"].(map[string]any)
 		for _, p := range t.Params {
-			walk(props[p.Arg], t.Pointer+p.Pointer, place(in, "/properties/"+EscapeToken(p.Arg)), true)
+			walk(props[p.Arg], t.Pointer+string(p.Ref), place(in, "/properties/"+EscapeToken(p.Arg)), true)
 		}
 		if t.Output != nil {
 			walkWithout(t.Output, t.Pointer+"/responses/2xx", place(out, ""), walk)

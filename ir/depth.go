@@ -36,7 +36,7 @@ func capDepth(svc *Service, pending []Diagnostic) {
 			base += "/inputSchema"
 		}
 		for _, p := range t.Params {
-			ptr := p.Pointer
+			ptr := string(p.Ref)
 			if ptr == "" {
 				ptr = "/properties/" + EscapeToken(p.Arg)
 			}

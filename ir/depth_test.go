@@ -24,7 +24,7 @@ func TestDeepTypeCutLeavesSharedTypeWhole(t *testing.T) {
 	}
 	svc := &Service{Name: "s", Source: Source{Kind: SourceMCP, File: "s.json"}, Tools: []*Tool{{
 		Wire: "t", Py: "t", Pointer: "/tools/0", Input: in,
-		Params: []*Param{{Arg: "a", Wire: "a", Py: "a", Pointer: "/properties/a"}, {Arg: "b", Wire: "b", Py: "b", Pointer: "/properties/b"}},
+		Params: []*Param{{Arg: "a", Wire: "a", Py: "a", Ref: "/properties/a"}, {Arg: "b", Wire: "b", Py: "b", Ref: "/properties/b"}},
 	}}}
 	Resolve(svc)
 	depth := func(t *Type) int {

@@ -95,6 +95,15 @@ func hasAll(m map[string]any, keys []string) bool {
 // know two tools' references to one definition for the same thing.
 type Origin map[string]string
 
+// ParamRef names a parameter of a tool, as the enrichment log, the
+// manifest and diagnostics do: for MCP it is a JSON pointer into the input
+// schema (/properties/limit); for OpenAPI it is /parameters/<in>/<name>,
+// /requestBody/properties/<name> or /requestBody, which address nothing in
+// the document (a parameter's place there is an index, and a body's
+// properties sit under its media type). It is a name, not a pointer: use
+// it to find the parameter, never to walk a document.
+type ParamRef string
+
 // DocPointer is the pointer into the source document of the schema at ptr
 // (a pointer into the tool's schema), when o places it.
 func (o Origin) DocPointer(ptr string) (string, bool) {
@@ -206,10 +215,8 @@ type Param struct {
 	Required    bool
 	Description string
 	Deprecated  bool
-	// Pointer names the parameter the way the enrichment log does: for MCP
-	// a pointer into the input schema (/properties/limit); for OpenAPI
-	// /parameters/<in>/<name> or /requestBody/properties/<name>.
-	Pointer string
+	// Ref names the parameter the way the enrichment log does.
+	Ref ParamRef
 
 	Style   string `json:",omitempty"` // OpenAPI serialization style
 	Explode *bool  `json:",omitempty"`

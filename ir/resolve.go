@@ -39,9 +39,9 @@ func Resolve(svc *Service) {
 		r.steps = 0
 		for _, p := range t.Params {
 			s, _ := props[p.Arg].(map[string]any)
-			ptr := t.Pointer + p.Pointer
+			ptr := t.Pointer + string(p.Ref)
 			if svc.Source.Kind != SourceOpenAPI {
-				ptr = t.Pointer + "/inputSchema" + p.Pointer
+				ptr = t.Pointer + "/inputSchema" + string(p.Ref)
 			}
 			c := &ctx{root: t.Input, origin: t.InputOrigin, anon: unplaced(i, "input"), busy: map[string]bool{}, where: ptr}
 			p.Type = r.typeOf(c, s, c.source("/properties/"+EscapeToken(p.Arg)), Pascal(string(t.Py))+Pascal(p.Arg))

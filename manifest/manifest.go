@@ -80,7 +80,7 @@ type Param struct {
 	Required bool        `json:"required"`
 	Style    string      `json:"style,omitempty"`
 	Explode  *bool       `json:"explode,omitempty"`
-	Pointer  string      `json:"pointer"`
+	Ref      ir.ParamRef `json:"pointer"` // how the enrichment log names it (not a pointer into the document)
 }
 
 // Hoist moves the definitions a schema shares with other tools (the same

@@ -344,7 +344,7 @@ func markEnriched(svc *ir.Service, ds []enrich.Decision) {
 	}
 	for _, t := range svc.Tools {
 		for _, prm := range t.Params {
-			kws := added[key{t.Wire, prm.Pointer}]
+			kws := added[key{t.Wire, string(prm.Ref)}]
 			sort.Strings(kws)
 			prm.Enriched = kws
 		}

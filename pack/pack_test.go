@@ -266,7 +266,8 @@ func TestBadPackFiles(t *testing.T) {
 }
 
 // TestRuntimeMontyFromPack: runtime.monty names the sandbox binary,
-// relative to the pack; a wrong one fails closed, naming it.
+// relative to the pack; a wrong one fails closed before any worker starts,
+// naming the key and the file.
 func TestRuntimeMontyFromPack(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "tools.json"), []byte(`{"tools": [{"name": "ping", "inputSchema": {"type": "object"}}]}`), 0o644)

@@ -63,7 +63,7 @@ func TestLabelPointers(t *testing.T) {
 		}
 		var param *ir.Param
 		for _, p := range tool.Params {
-			if p.Pointer == rec.Pointer {
+			if string(p.Ref) == rec.Pointer {
 				param = p
 			}
 		}

@@ -187,7 +187,7 @@ func mcpTool(to mcpToolObj, ptr string, ord order, names *ir.Namer, d *diags) *i
 			Py:       pnames.Name(key),
 			In:       ir.InArg,
 			Required: required[key],
-			Pointer:  "/properties/" + esc(key),
+			Ref:      ir.ParamRef("/properties/" + esc(key)),
 		}
 		if ps != nil {
 			pr := readMCPProperty(ps)

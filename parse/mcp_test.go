@@ -30,7 +30,7 @@ func TestMCPCorpus(t *testing.T) {
 			}
 			args := map[string]bool{}
 			for _, p := range tool.Params {
-				if args[p.Arg] || p.In != ir.InArg || !strings.HasPrefix(p.Pointer, "/properties/") {
+				if args[p.Arg] || p.In != ir.InArg || !strings.HasPrefix(string(p.Ref), "/properties/") {
 					t.Errorf("%s %s: param %+v", f, tool.Wire, p)
 				}
 				args[p.Arg] = true
@@ -48,7 +48,7 @@ func TestMCPMemory(t *testing.T) {
 		t.Errorf("service %q %q %q, %d tools, %v", svc.Name, svc.Title, svc.Version, len(svc.Tools), svc.Diagnostics)
 	}
 	tool := svc.Tools[0]
-	want := &ir.Param{Arg: "entities", Wire: "entities", Py: "entities", In: ir.InArg, Required: true, Pointer: "/properties/entities"}
+	want := &ir.Param{Arg: "entities", Wire: "entities", Py: "entities", In: ir.InArg, Required: true, Ref: "/properties/entities"}
 	if tool.Wire != "create_entities" || tool.Py != "create_entities" || tool.Title != "Create Entities" || tool.Pointer != "/tools/0" || len(tool.Params) != 1 || !reflect.DeepEqual(tool.Params[0], want) {
 		t.Errorf("create_entities = %+v, params %+v", tool, tool.Params)
 	}
@@ -80,7 +80,7 @@ func TestMCPNamesAndOrder(t *testing.T) {
 		t.Errorf("params = %q (want source order)", got)
 	}
 	from := tool.Params[4]
-	if from.Py != "from_" || from.Arg != "from" || from.Wire != "from" || from.Pointer != "/properties/from" {
+	if from.Py != "from_" || from.Arg != "from" || from.Wire != "from" || from.Ref != "/properties/from" {
 		t.Errorf("from = %+v", from)
 	}
 
@@ -140,8 +140,8 @@ func TestMCPShapes(t *testing.T) {
 			t.Errorf("%s: tool %+v", name, tool)
 		}
 		want := []*ir.Param{
-			{Arg: "z~/", Wire: "z~/", Py: "z", In: ir.InArg, Description: "odd", Pointer: "/properties/z~0~1"},
-			{Arg: "a", Wire: "a", Py: "a", In: ir.InArg, Required: true, Deprecated: true, Pointer: "/properties/a"},
+			{Arg: "z~/", Wire: "z~/", Py: "z", In: ir.InArg, Description: "odd", Ref: "/properties/z~0~1"},
+			{Arg: "a", Wire: "a", Py: "a", In: ir.InArg, Required: true, Deprecated: true, Ref: "/properties/a"},
 		}
 		if !reflect.DeepEqual(tool.Params, want) {
 			b, _ := json.Marshal(tool.Params)

@@ -305,7 +305,7 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 			In:         ir.Location(in),
 			Required:   rp.Required || in == "path",
 			Deprecated: rp.Deprecated,
-			Pointer:    "/parameters/" + in + "/" + esc(name),
+			Ref:        ir.ParamRef("/parameters/" + in + "/" + esc(name)),
 		}
 		p.Description = rp.Description
 		if p.Description == "" {
@@ -341,10 +341,10 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 			Required:    b.required,
 			Description: b.desc,
 			Deprecated:  b.deprec,
-			Pointer:     "/requestBody/properties/" + esc(b.wire),
+			Ref:         ir.ParamRef("/requestBody/properties/" + esc(b.wire)),
 		}
 		if b.whole {
-			p.In, p.Pointer = ir.InBodyWhole, "/requestBody"
+			p.In, p.Ref = ir.InBodyWhole, "/requestBody"
 		}
 		addParam(p, b.schema, b.at)
 	}

@@ -140,7 +140,7 @@ func TestOpenAPIPetstoreV3(t *testing.T) {
 		t.Errorf("addPet params = %q", got)
 	}
 	name := add.Params[1]
-	if want := (&ir.Param{Arg: "name", Wire: "name", Py: "name", In: ir.InBody, Required: true, Pointer: "/requestBody/properties/name"}); !reflect.DeepEqual(name, want) {
+	if want := (&ir.Param{Arg: "name", Wire: "name", Py: "name", In: ir.InBody, Required: true, Ref: "/requestBody/properties/name"}); !reflect.DeepEqual(name, want) {
 		t.Errorf("addPet name = %+v", name)
 	}
 	if !reflect.DeepEqual(add.Input["required"], []any{"name", "photoUrls"}) {
@@ -160,7 +160,7 @@ func TestOpenAPIPetstoreV3(t *testing.T) {
 	}
 	petID := get.Params[0]
 	f := false
-	if want := (&ir.Param{Arg: "petId", Wire: "petId", Py: "petId", In: ir.InPath, Required: true, Description: "ID of pet to return", Pointer: "/parameters/path/petId", Style: "simple", Explode: &f}); !reflect.DeepEqual(petID, want) {
+	if want := (&ir.Param{Arg: "petId", Wire: "petId", Py: "petId", In: ir.InPath, Required: true, Description: "ID of pet to return", Ref: "/parameters/path/petId", Style: "simple", Explode: &f}); !reflect.DeepEqual(petID, want) {
 		t.Errorf("petId = %+v", petID)
 	}
 
@@ -178,7 +178,7 @@ func TestOpenAPIPetstoreV3(t *testing.T) {
 	}
 	list := findTool(t, svc, "createUsersWithArrayInput")
 	whole := list.Params[0]
-	if list.HTTP.BodySpread || whole.Arg != "body" || whole.In != ir.InBodyWhole || !whole.Required || whole.Pointer != "/requestBody" || whole.Description != "List of user object" {
+	if list.HTTP.BodySpread || whole.Arg != "body" || whole.In != ir.InBodyWhole || !whole.Required || whole.Ref != "/requestBody" || whole.Description != "List of user object" {
 		t.Errorf("createUsersWithArrayInput = %+v %+v", list.HTTP, whole)
 	}
 }
@@ -206,8 +206,8 @@ func TestOpenAPISwagger2(t *testing.T) {
 		t.Errorf("HTTP = %+v", form.HTTP)
 	}
 	want := []*ir.Param{
-		{Arg: "name", Wire: "name", Py: "name", In: ir.InBody, Description: "Updated name of the pet", Pointer: "/requestBody/properties/name"},
-		{Arg: "status", Wire: "status", Py: "status", In: ir.InBody, Description: "Updated status of the pet", Pointer: "/requestBody/properties/status"},
+		{Arg: "name", Wire: "name", Py: "name", In: ir.InBody, Description: "Updated name of the pet", Ref: "/requestBody/properties/name"},
+		{Arg: "status", Wire: "status", Py: "status", In: ir.InBody, Description: "Updated status of the pet", Ref: "/requestBody/properties/status"},
 	}
 	if !reflect.DeepEqual(form.Params[1:], want) {
 		b, _ := json.Marshal(form.Params)
@@ -240,7 +240,7 @@ func TestOpenAPIKubernetes(t *testing.T) {
 			cont = p
 		}
 	}
-	if cont == nil || cont.Py != "continue_" || cont.Arg != "continue" || cont.In != ir.InQuery || cont.Pointer != "/parameters/query/continue" || cont.Required || !strings.HasPrefix(cont.Description, "The continue option") {
+	if cont == nil || cont.Py != "continue_" || cont.Arg != "continue" || cont.In != ir.InQuery || cont.Ref != "/parameters/query/continue" || cont.Required || !strings.HasPrefix(cont.Description, "The continue option") {
 		t.Fatalf("continue = %+v", cont)
 	}
 	if s := list.Input["properties"].(map[string]any)["continue"].(map[string]any); s["type"] != "string" {
@@ -319,7 +319,7 @@ func TestOpenAPIGitHub(t *testing.T) {
 		t.Errorf("params = %q", got)
 	}
 	typ := tool.Params[1]
-	if typ.Py != "type_" || typ.In != ir.InQuery || typ.Pointer != "/parameters/query/type" || typ.Style != "form" {
+	if typ.Py != "type_" || typ.In != ir.InQuery || typ.Ref != "/parameters/query/type" || typ.Style != "form" {
 		t.Errorf("type = %+v", typ)
 	}
 	if tool.Output == nil || tool.Output["type"] != "array" || tool.Output["$defs"] == nil {

@@ -267,6 +267,8 @@ type jobState struct {
 	// (its upstream closed under it) records nothing.
 	closed atomic.Bool
 	ttl    time.Duration // ended jobs are dropped after it
+	// changed is the OnJobsChange hook, called after each saved change.
+	changed atomic.Pointer[func(session string)]
 }
 
 // initJobs opens the store (Config.Store; else StateDir/state.db; else a
@@ -400,6 +402,7 @@ func (js *jobState) update(session string, f func(sj *SessionJobs) error) error 
 	for _, j := range requeue {
 		js.enqueue(session, j)
 	}
+	js.notifyChanged(session)
 	return nil
 }
 

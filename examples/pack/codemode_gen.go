@@ -212,27 +212,6 @@ func (c Client) EverythingGetRootsList(ctx context.Context) (*runtime.CallResult
 	return c.call(ctx, "everything.get_roots_list", nil)
 }
 
-// EverythingTriggerElicitationRequest calls api.everything.trigger_elicitation_request() -> Any.
-// Trigger a Request from the Server for User Elicitation
-func (c Client) EverythingTriggerElicitationRequest(ctx context.Context) (*runtime.CallResult, error) {
-	return c.call(ctx, "everything.trigger_elicitation_request", nil)
-}
-
-// EverythingTriggerSamplingRequestArgs are the arguments of api.everything.trigger_sampling_request.
-// An optional argument left nil is not sent.
-type EverythingTriggerSamplingRequestArgs struct {
-	// The prompt to send to the LLM
-	Prompt string `json:"prompt"`
-	// Maximum number of tokens to generate
-	MaxTokens *float64 `json:"maxTokens,omitzero"`
-}
-
-// EverythingTriggerSamplingRequest calls api.everything.trigger_sampling_request(prompt: str, *, maxTokens: float = None) -> Any.
-// Trigger a Request from the Server for LLM Sampling
-func (c Client) EverythingTriggerSamplingRequest(ctx context.Context, args EverythingTriggerSamplingRequestArgs) (*runtime.CallResult, error) {
-	return c.call(ctx, "everything.trigger_sampling_request", args)
-}
-
 // EverythingSimulateResearchQueryArgs are the arguments of api.everything.simulate_research_query.
 // An optional argument left nil is not sent.
 type EverythingSimulateResearchQueryArgs struct {

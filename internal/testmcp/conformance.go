@@ -1,9 +1,12 @@
 package testmcp
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -190,4 +193,49 @@ func conformanceServer() *mcp.Server {
 			}}, nil
 		})
 	return s
+}
+
+// asker speaks JSON-RPC by hand (mode "asker"), as servers that do not
+// check the client's capabilities do: its tool ask sends elicitation/create
+// whatever the client declared and waits for the answer, however long,
+// then replies with what came back.
+func asker() int {
+	sc := bufio.NewScanner(os.Stdin)
+	sc.Buffer(nil, 1<<20)
+	var call json.RawMessage
+	for sc.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(sc.Bytes(), &msg) != nil || msg.ID == nil {
+			continue
+		}
+		reply := func(id json.RawMessage, result string) {
+			fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", id, result)
+		}
+		switch {
+		case string(msg.ID) == `"ask-1"`:
+			got := string(msg.Result)
+			if msg.Error != nil {
+				got = "error: " + msg.Error.Message
+			}
+			text, _ := json.Marshal("got " + got)
+			reply(call, `{"content":[{"type":"text","text":`+string(text)+`}]}`)
+		case msg.Method == "initialize":
+			reply(msg.ID, `{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"asker","version":"1"}}`)
+		case msg.Method == "tools/list":
+			reply(msg.ID, `{"tools":[{"name":"ask","inputSchema":{"type":"object"}}]}`)
+		case msg.Method == "tools/call":
+			call = msg.ID
+			fmt.Println(`{"jsonrpc":"2.0","id":"ask-1","method":"elicitation/create","params":{"message":"What is your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}}}}}`)
+		default:
+			reply(msg.ID, `{}`)
+		}
+	}
+	return 0
 }

@@ -17,6 +17,8 @@
 //	       ("<tool> <tag> cancelled" is logged when the call is cancelled)
 //	conformance  the conformance suite's fixture tools, resources and
 //	       prompts (conformance.go)
+//	asker  tool ask sends elicitation/create whatever the client declared
+//	       and waits for the answer (conformance.go)
 package testmcp
 
 import (
@@ -100,6 +102,8 @@ func Main(args []string) int {
 		}
 	case "conformance":
 		s = conformanceServer()
+	case "asker":
+		return asker()
 	case "loop", "nolist":
 		return loop(args[0] == "nolist")
 	case "mute":

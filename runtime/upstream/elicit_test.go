@@ -38,30 +38,42 @@ func elicitServer(t *testing.T) string {
 
 // TestElicitationHangsProgram pins the refusal of an upstream's elicitation
 // request in a program's call: it hung the call until the program's time
-// limit when the request came on the standalone SSE stream (never opened),
-// and otherwise failed with the server's own message; now it is refused at
-// once and the call fails with an error that says why and where the tool
-// can be called instead.
+// limit (over HTTP the request came on the standalone SSE stream, which was
+// never opened; TestConformanceClient runs the suite's server that does
+// that). Now the client declares no elicitation, and a server that asks
+// anyway (asker does not check) is refused at once; the call fails with an
+// error that says why and where the tool can be called instead.
 func TestElicitationHangsProgram(t *testing.T) {
-	m := NewMCPURL(elicitServer(t), nil, nil)
-	defer m.Close()
+	m := newTestMCP(t, testMCP(t, "asker", "asker", nil, nil))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := m.Call(ctx, &manifest.Tool{Wire: "ask"}, nil)
 	if errors.Is(err, context.DeadlineExceeded) {
 		t.Fatal("the call hung")
 	}
-	want := `mcp ` + m.name + `: ask: the server asked the user a question (elicitation "What is your name?"), and a program cannot answer one: the request was refused. Call this tool where a person can answer: a direct-mode session (codemode serve --direct) forwards it to the agent's client`
+	want := `mcp asker: ask: the server asked the user a question (elicitation "What is your name?"), and a program cannot answer one: the request was refused. Call this tool where a person can answer: a direct-mode session (codemode serve --direct) forwards it to the agent's client`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, %v\nwant error %s", res, err, want)
 	}
 }
 
-// TestElicitationForwarded: a direct-mode call (its context carries a
-// Forward with Elicit) gets the agent's answer.
+// TestElicitationNotDeclared: without forwarding the client declares
+// neither elicitation nor sampling, so a server that checks does not ask.
+func TestElicitationNotDeclared(t *testing.T) {
+	m := NewMCPURL(elicitServer(t), nil, nil)
+	defer m.Close()
+	res, err := m.Call(context.Background(), &manifest.Tool{Wire: "ask"}, nil)
+	if err != nil || !res.IsError || res.Message != "elicitation failed: client does not support elicitation" {
+		t.Fatalf("got %#v, %v", res, err)
+	}
+}
+
+// TestElicitationForwarded: with forwarding on (direct mode), a call whose
+// context carries a Forward with Elicit gets the agent's answer.
 func TestElicitationForwarded(t *testing.T) {
 	m := NewMCPURL(elicitServer(t), nil, nil)
 	defer m.Close()
+	m.EnableForwarding()
 	var asked string
 	fwd := &Forward{Elicit: func(_ context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		asked = p.Message

@@ -64,6 +64,8 @@ type forwards struct {
 	// one's message.
 	elicits atomic.Int64
 	last    atomic.Value
+	// enabled: EnableForwarding was called.
+	enabled atomic.Bool
 	// pending counts the log and progress notifications read from the
 	// server and not yet handled: the SDK hands a response to its caller
 	// at once but queues notifications for a handler goroutine, so a call
@@ -220,28 +222,75 @@ const elicitRefused = "codemode: elicitation refused: this call was made by a pr
 // answer it.
 const samplingRefused = "codemode: sampling refused: this call was made by a program, not an agent's client with a model"
 
+// EnableForwarding has the connection declare elicitation and sampling
+// (so a server asks for them) and pass them to a direct call's Forward:
+// direct mode turns it on. Without it the client declares neither, and a
+// server that asks anyway is refused at once. A session opened before is
+// closed; the next call opens one that declares them.
+func (m *MCP) EnableForwarding() {
+	if m.fwd.enabled.Swap(true) {
+		return
+	}
+	m.mu.Lock()
+	s := m.sess
+	m.mu.Unlock()
+	if s != nil {
+		m.drop(s)
+	}
+}
+
+// newClient is the MCP client of one session.
+func (m *MCP) newClient(opts *mcp.ClientOptions) *mcp.Client {
+	c := mcp.NewClient(clientInfo, m.clientOptions(opts))
+	if !m.fwd.enabled.Load() {
+		// Not declared, so not expected; a server that asks anyway gets
+		// the refusal (and the program's call the error saying why).
+		c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				switch method {
+				case "elicitation/create":
+					p, _ := req.GetParams().(*mcp.ElicitParams)
+					return nil, m.refuseElicit(p)
+				case "sampling/createMessage":
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: samplingRefused}
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
+	return c
+}
+
+// refuseElicit records a refused elicitation (for the call's error) and
+// returns the refusal.
+func (m *MCP) refuseElicit(p *mcp.ElicitParams) error {
+	msg := ""
+	if p != nil {
+		msg = p.Message
+	}
+	m.fwd.last.Store(msg)
+	m.fwd.elicits.Add(1)
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: elicitRefused}
+}
+
 // clientOptions adds the forwarding handlers to opts.
 func (m *MCP) clientOptions(opts *mcp.ClientOptions) *mcp.ClientOptions {
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
 	}
-	opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-		if f := m.fwd.latest(func(f *Forward) bool { return f.Elicit != nil }); f != nil {
-			return f.Elicit(ctx, req.Params)
+	if m.fwd.enabled.Load() {
+		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if f := m.fwd.latest(func(f *Forward) bool { return f.Elicit != nil }); f != nil {
+				return f.Elicit(ctx, req.Params)
+			}
+			return nil, m.refuseElicit(req.Params)
 		}
-		msg := ""
-		if req.Params != nil {
-			msg = req.Params.Message
+		opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			if f := m.fwd.latest(func(f *Forward) bool { return f.Sample != nil }); f != nil {
+				return f.Sample(ctx, req.Params)
+			}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: samplingRefused}
 		}
-		m.fwd.last.Store(msg)
-		m.fwd.elicits.Add(1)
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: elicitRefused}
-	}
-	opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-		if f := m.fwd.latest(func(f *Forward) bool { return f.Sample != nil }); f != nil {
-			return f.Sample(ctx, req.Params)
-		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: samplingRefused}
 	}
 	opts.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
 		defer m.fwd.pending.Add(-1)

@@ -225,7 +225,7 @@ func (m *MCP) session(ctx context.Context) (*mcpSession, error) {
 	}
 	sctx, cancel := context.WithTimeout(ctx, m.cfg.StartTimeout)
 	stop := m.progress()
-	cs, err := mcp.NewClient(clientInfo, m.clientOptions(opts)).Connect(sctx, t, nil)
+	cs, err := m.newClient(opts).Connect(sctx, t, nil)
 	stop()
 	if err != nil {
 		err = m.startErr(ctx, sctx, l, err)

@@ -149,22 +149,6 @@ def get_roots_list() -> Any:
     Wire: "get-roots-list". Read-only."""
 
 
-def trigger_elicitation_request() -> Any:
-    """Trigger a Request from the Server for User Elicitation
-
-    Wire: "trigger-elicitation-request"."""
-
-
-def trigger_sampling_request(
-    prompt: str,  # The prompt to send to the LLM
-    *,
-    maxTokens: float = None,  # Maximum number of tokens to generate. Default: 100.
-) -> Any:
-    """Trigger a Request from the Server for LLM Sampling
-
-    Wire: "trigger-sampling-request"."""
-
-
 def simulate_research_query(
     topic: str,  # The research topic to investigate
     *,
