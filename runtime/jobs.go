@@ -378,6 +378,10 @@ func (js *jobState) update(session string, f func(sj *SessionJobs) error) error 
 			case j.OwnerGone:
 				cancel = append(cancel, j.QueueID)
 				j.State, j.Ended, j.Error = JobUnknown, time.Now().UTC(), lostJob
+			case overdue && j.Attempt == 0:
+				cancel = append(cancel, j.QueueID)
+				j.State, j.Ended = JobFailed, time.Now().UTC()
+				j.Error = fmt.Sprintf("the job did not start within its max_runtime (%s), and was not run", time.Duration(j.MaxRuntime*float64(time.Second)))
 			case overdue:
 				cancel = append(cancel, j.QueueID)
 				j.State, j.Ended = JobUnknown, time.Now().UTC()
@@ -780,7 +784,9 @@ func (h *handler) submit(c *monty.Call) (monty.Reply, error) {
 		// submit consumed, on whichever replica runs it.
 		j.Spec = map[string]any{"approved": approved}
 	}
+	refused := false
 	err = r.jobs.update(h.session, func(sj *SessionJobs) error {
+		refused = true
 		if old, ok := sj.Jobs[name]; ok && old.State == JobRunning {
 			return fmt.Errorf("a job named %q is still running in this session; pick another name or jobs.cancel(%q)", name, name)
 		}
@@ -794,8 +800,12 @@ func (h *handler) submit(c *monty.Call) (monty.Reply, error) {
 			return fmt.Errorf("this session has %d jobs running, the most it may; wait for one to end (jobs.wait) or cancel one", running)
 		}
 		sj.Jobs[name] = j
+		refused = false
 		return nil
 	})
+	if err != nil && !refused {
+		return monty.Raise("RuntimeError", fmt.Sprintf("jobs.submit(%q) was not started: the session's record could not be written: %s", name, firstLine(err.Error()))), nil
+	}
 	if err != nil {
 		return monty.Raise("ValueError", "jobs.submit(): "+err.Error()), nil
 	}

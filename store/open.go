@@ -93,7 +93,7 @@ func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 		s.Close()
 		return nil, err
 	}
-	s.newQueue = func() queue { return newRiverQueue(drv) }
+	s.newQueue = func() queue { return newRiverQueue(drv, o.Logf) }
 	if err := s.register(ctx); err != nil {
 		s.Close()
 		return nil, err
@@ -102,7 +102,16 @@ func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 }
 
 func openPostgres(ctx context.Context, loc string, o Options) (Store, error) {
-	pool, err := pgxpool.New(ctx, loc)
+	cfg, err := pgxpool.ParseConfig(loc)
+	if err != nil {
+		return nil, fmt.Errorf("store: PostgreSQL %s: %v", redact(loc), err)
+	}
+	if !strings.Contains(loc, "pool_max_conns") {
+		// River holds a connection for its listener and its leader; the
+		// rest serve sessions: more than pgx's default of max(4, CPUs).
+		cfg.MaxConns = max(cfg.MaxConns, 16)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: PostgreSQL %s: %v", redact(loc), err)
 	}
@@ -124,7 +133,7 @@ func openPostgres(ctx context.Context, loc string, o Options) (Store, error) {
 		s.Close()
 		return nil, err
 	}
-	s.newQueue = func() queue { return newRiverQueue(drv) }
+	s.newQueue = func() queue { return newRiverQueue(drv, o.Logf) }
 	if err := s.register(ctx); err != nil {
 		s.Close()
 		return nil, err

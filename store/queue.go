@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
-	"os"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -50,11 +51,27 @@ func (rw *riverWorker) Timeout(job *river.Job[jobArgs]) time.Duration {
 type riverQueue[TTx any] struct {
 	drv riverdriver.Driver[TTx]
 	c   *river.Client[TTx]
+	log io.Writer // River's errors
 }
 
-func newRiverQueue[TTx any](drv riverdriver.Driver[TTx]) queue {
-	return &riverQueue[TTx]{drv: drv}
+func newRiverQueue[TTx any](drv riverdriver.Driver[TTx], logf func(string, ...any)) queue {
+	return &riverQueue[TTx]{drv: drv, log: logWriter(logf)}
 }
+
+// logWriter writes each line to logf; nil discards them.
+func logWriter(logf func(string, ...any)) io.Writer {
+	if logf == nil {
+		return io.Discard
+	}
+	return writerFunc(func(p []byte) (int, error) {
+		logf("job queue: %s", strings.TrimRight(string(p), "\n"))
+		return len(p), nil
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 // rescueAfter is when River takes a running job as stuck: past the longest
 // max_runtime a job may have. A replica's death is noticed much sooner, by
@@ -77,7 +94,7 @@ func (q *riverQueue[TTx]) start(ctx context.Context, w Worker) error {
 		// is the fallback.
 		FetchPollInterval: time.Second,
 		FetchCooldown:     10 * time.Millisecond,
-		Logger:            slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Logger:            slog.New(slog.NewTextHandler(q.log, &slog.HandlerOptions{Level: slog.LevelError})),
 	})
 	if err != nil {
 		return fmt.Errorf("the job queue (River): %v", err)
@@ -146,7 +163,8 @@ func (s *sqlStore) q0() (queue, error) {
 }
 
 // Enqueue implements Store.
-func (s *sqlStore) Enqueue(ctx context.Context, ref JobRef, o EnqueueOptions) (int64, error) {
+func (s *sqlStore) Enqueue(ctx context.Context, ref JobRef, o EnqueueOptions) (_ int64, err error) {
+	defer s.observe("queue.insert", time.Now(), &err)
 	q, err := s.q0()
 	if err != nil {
 		return 0, err

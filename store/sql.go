@@ -31,6 +31,13 @@ type Options struct {
 	// NoReplica opens the store without registering a replica (the CLI
 	// reading jobs): it runs no jobs.
 	NoReplica bool
+	// Observe, when set, receives each operation's latency (op is one of
+	// jobs.load, jobs.update, state.load, state.save, lease, reads.load,
+	// reads.add, queue.insert), e.g. for metrics.Metrics.Store.
+	Observe func(op string, took time.Duration, err error)
+	// Logf, when set, receives the job queue's errors (River's: a lost
+	// connection, a failed fetch); nil drops them.
+	Logf func(format string, args ...any)
 }
 
 // dialect is what differs between SQLite and PostgreSQL.
@@ -85,7 +92,15 @@ type sqlStore struct {
 func (s *sqlStore) q(query string) string { return s.d.rebind(query) }
 
 func (s *sqlStore) Describe() string { return s.desc }
-func (s *sqlStore) Replica() string  { return s.self }
+
+// observe reports one operation's latency to Options.Observe.
+func (s *sqlStore) observe(op string, start time.Time, err *error) {
+	if s.opts.Observe != nil {
+		s.opts.Observe(op, time.Since(start), *err)
+	}
+}
+
+func (s *sqlStore) Replica() string { return s.self }
 
 func micros(t time.Time) int64 {
 	if t.IsZero() {
@@ -115,7 +130,7 @@ func (s *sqlStore) register(ctx context.Context) error {
 	if s.opts.DeadAfter <= 0 {
 		s.opts.DeadAfter = 15 * time.Second
 	}
-	s.host, _ = os.Hostname()
+	s.host = hostID()
 	s.stop = make(chan struct{})
 	if s.opts.NoReplica {
 		return nil
@@ -233,6 +248,17 @@ WHERE j.session = ?`), session)
 	return sj, raw, s.wrap("reading jobs", rows.Err())
 }
 
+// hostID names this host and process-id namespace: replicas with the same
+// one can tell whether each other's process still runs (two containers
+// sharing a host name but not their pid namespace cannot).
+func hostID() string {
+	h, _ := os.Hostname()
+	if ns, err := os.Readlink("/proc/self/ns/pid"); err == nil {
+		h += " " + ns
+	}
+	return h
+}
+
 // processAlive says whether a process of this host runs.
 func processAlive(pid int) bool {
 	if pid <= 0 {
@@ -244,6 +270,7 @@ func processAlive(pid int) bool {
 
 // Session implements Store.
 func (s *sqlStore) Session(ctx context.Context, session string) (sj *Session, err error) {
+	defer s.observe("jobs.load", time.Now(), &err)
 	err = retry(func() (err error) {
 		sj, _, err = s.load(ctx, s.db, session)
 		return err
@@ -272,7 +299,8 @@ func retry(op func() error) error {
 }
 
 // Update implements Store.
-func (s *sqlStore) Update(ctx context.Context, session string, f func(*Session) error) error {
+func (s *sqlStore) Update(ctx context.Context, session string, f func(*Session) error) (err error) {
+	defer s.observe("jobs.update", time.Now(), &err)
 	return retry(func() error { return s.update(ctx, session, f) })
 }
 
@@ -333,6 +361,7 @@ owner = excluded.owner, queue_id = excluded.queue_id, started_at = excluded.star
 
 // State implements Store.
 func (s *sqlStore) State(ctx context.Context, session string) (st *State, err error) {
+	defer s.observe("state.load", time.Now(), &err)
 	err = retry(func() (err error) {
 		st, err = s.state(ctx, session)
 		return err
@@ -357,7 +386,8 @@ func (s *sqlStore) state(ctx context.Context, session string) (*State, error) {
 }
 
 // SaveState implements Store.
-func (s *sqlStore) SaveState(ctx context.Context, session string, st *State) error {
+func (s *sqlStore) SaveState(ctx context.Context, session string, st *State) (err error) {
+	defer s.observe("state.save", time.Now(), &err)
 	names, _ := json.Marshal(st.Names)
 	if st.Names == nil {
 		names = []byte("[]")
@@ -370,7 +400,7 @@ func (s *sqlStore) SaveState(ctx context.Context, session string, st *State) err
 	if dump == nil {
 		dump = []byte{}
 	}
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO codemode_session (id, state, names, state_at) VALUES (?, ?, ?, ?)
+	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO codemode_session (id, state, names, state_at) VALUES (?, ?, ?, ?)
 ON CONFLICT (id) DO UPDATE SET state = excluded.state, names = excluded.names, state_at = excluded.state_at`), session, dump, string(names), micros(saved))
 	return s.wrap("saving the session's state", err)
 }
@@ -388,7 +418,8 @@ func (s *sqlStore) QuarantineState(ctx context.Context, session string) error {
 }
 
 // Lease implements Store.
-func (s *sqlStore) Lease(ctx context.Context, session string, d time.Duration) error {
+func (s *sqlStore) Lease(ctx context.Context, session string, d time.Duration) (err error) {
+	defer s.observe("lease", time.Now(), &err)
 	return retry(func() error { return s.lease(ctx, session, d) })
 }
 
@@ -417,14 +448,16 @@ func (s *sqlStore) Release(ctx context.Context, session string) error {
 }
 
 // AddRead implements Store.
-func (s *sqlStore) AddRead(ctx context.Context, session string, r Read) error {
-	_, err := s.db.ExecContext(ctx, s.q(`INSERT INTO codemode_read (session, file, lo, hi, at) VALUES (?, ?, ?, ?, ?)
+func (s *sqlStore) AddRead(ctx context.Context, session string, r Read) (err error) {
+	defer s.observe("reads.add", time.Now(), &err)
+	_, err = s.db.ExecContext(ctx, s.q(`INSERT INTO codemode_read (session, file, lo, hi, at) VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (session, file, lo, hi) DO UPDATE SET at = excluded.at`), session, r.File, r.Lo, r.Hi, micros(time.Now()))
 	return s.wrap("recording a read", err)
 }
 
 // Reads implements Store.
-func (s *sqlStore) Reads(ctx context.Context, session string) ([]Read, error) {
+func (s *sqlStore) Reads(ctx context.Context, session string) (_ []Read, err error) {
+	defer s.observe("reads.load", time.Now(), &err)
 	rows, err := s.db.QueryContext(ctx, s.q("SELECT file, lo, hi FROM codemode_read WHERE session = ? ORDER BY file, lo"), session)
 	if err != nil {
 		return nil, s.wrap("reading reads", err)

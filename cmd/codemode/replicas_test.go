@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -288,7 +289,7 @@ func TestReplicasSharePostgres(t *testing.T) {
 	// Each replica has a state directory of its own: what they share is
 	// in the database.
 	// A takes the store from --store, B from the pack's store: key.
-	a := startReplica(t, dir, "--store", url, "--state", t.TempDir())
+	a := startReplica(t, dir, "--store", url, "--state", t.TempDir(), "--metrics-addr", "127.0.0.1:0")
 	b := startReplicaEnv(t, dir, []string{"CODEMODE_STORE=" + url}, "--state", t.TempDir())
 	const call = "print(api.slow.read(seconds=0, tag='gate'))\n"
 	if got := b.run(t, "s", call); !strings.Contains(got, "PermissionError: api.slow.read was refused: read api/slow.py") {
@@ -315,6 +316,22 @@ func TestReplicasSharePostgres(t *testing.T) {
 	}
 	if got := b.untilRuns(t, "s", "print(jobs.get('q')['result'])\n"); got != "NOTE: the wait for job q is over: the job ended; jobs.get() returns its state and result\n\nread q done\n[0 tool calls]\n" {
 		t.Fatalf("collected on B: %q", got)
+	}
+	// The store's latency is in A's metrics.
+	m := regexp.MustCompile(`without a token on (\S+)`).FindStringSubmatch(a.stderr.String())
+	if m == nil {
+		t.Fatalf("no metrics address in:\n%s", a.stderr)
+	}
+	resp, err := http.Get("http://" + m[1] + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, op := range []string{"jobs.update", "lease", "state.load", "state.save", "queue.insert"} {
+		if !regexp.MustCompile(`codemode_store_seconds_count\{op="` + op + `",outcome="ok"\} [1-9]`).Match(body) {
+			t.Fatalf("no %s in the store's metrics:\n%s", op, body)
+		}
 	}
 
 	// A dies mid-job (B is stopped first, so that A runs the jobs); B,

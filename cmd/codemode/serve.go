@@ -10,6 +10,7 @@ import (
 
 	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/metrics"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/store"
 )
@@ -69,7 +70,9 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	}
 	// Jobs, waits and sessions outlive the gateway: beside the pack, or in
 	// a database several gateways share.
-	if o.Store, err = openStore(ctx, storeLocation(p, *storeFlag, *state, defaultStore(p)), store.Options{}); err != nil {
+	// Its latency is in the gateway's metrics.
+	o.Metrics = metrics.New(nil)
+	if o.Store, err = openStore(ctx, storeLocation(p, *storeFlag, *state, defaultStore(p)), store.Options{Observe: o.Metrics.Store}); err != nil {
 		return err
 	}
 	defer o.Store.Close()
