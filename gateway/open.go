@@ -252,6 +252,9 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	if err == nil && ready != nil {
 		g.srv.AddReadyCheck("audit", ready.Ready)
 	}
+	if st, ok := g.store.(interface{ Ready(context.Context) error }); err == nil && ok {
+		g.srv.AddReadyCheck("store", st.Ready)
+	}
 	return g, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/store"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -78,5 +79,31 @@ func TestOpenServesStdioWithItsHooks(t *testing.T) {
 	shapes, err := os.ReadFile(filepath.Join(dir, "shapes.json"))
 	if err != nil || !strings.Contains(string(shapes), "echo") {
 		t.Fatalf("shapes: %v\n%s", err, shapes)
+	}
+}
+
+// TestStoreNotInReadiness pins the defect: /readyz said ready while the
+// gateway's store (its sessions, jobs and waits) could not be reached.
+// Open adds the store's own check.
+func TestStoreNotInReadiness(t *testing.T) {
+	p, err := pack.Load(writePack(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.Open(context.Background(), p.OpenRuntime, gateway.Options{FileDir: p.Out, Dir: filepath.Join(t.TempDir(), ".codemode"), NoPins: true, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if err := g.Server().Ready(context.Background()); err != nil {
+		t.Fatalf("ready with the store up: %v", err)
+	}
+	st.Close()
+	if err := g.Server().Ready(context.Background()); err == nil || err.Error() != "not ready: store" {
+		t.Fatalf("ready with the store gone: %v", err)
 	}
 }

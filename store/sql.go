@@ -93,6 +93,9 @@ func (s *sqlStore) q(query string) string { return s.d.rebind(query) }
 
 func (s *sqlStore) Describe() string { return s.desc }
 
+// Ready reports whether the database answers, for a gateway's /readyz.
+func (s *sqlStore) Ready(ctx context.Context) error { return s.db.PingContext(ctx) }
+
 // observe reports one operation's latency to Options.Observe.
 func (s *sqlStore) observe(op string, start time.Time, err *error) {
 	if s.opts.Observe != nil {

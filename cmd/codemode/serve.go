@@ -72,8 +72,14 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// a database several gateways share.
 	// Its latency is in the gateway's metrics.
 	o.Metrics = metrics.New(nil)
-	if o.Store, err = openStore(ctx, storeLocation(p, *storeFlag, *state, defaultStore(p)), store.Options{Observe: o.Metrics.Store}); err != nil {
+	loc := storeLocation(p, *storeFlag, *state, defaultStore(p))
+	if o.Store, err = openStore(ctx, loc, store.Options{Observe: o.Metrics.Store}); err != nil {
 		return err
+	}
+	// Replicas sharing a PostgreSQL store share its audit chain too,
+	// unless --audit says otherwise.
+	if o.AuditLog == "" && store.IsPostgres(loc) {
+		o.AuditLog = loc
 	}
 	defer o.Store.Close()
 	g, err := gateway.Open(ctx, p.OpenRuntime, o)
