@@ -25,17 +25,18 @@ const usage = `codemode compiles API descriptions into typed Python and runs pro
 
 Usage:
   codemode init [sources]
-  codemode gen [sources] [-o DIR] [--no-enrich] [--go-package DIR]
-  codemode gen [-c codemode.yaml]
+  codemode gen [sources] [-o DIR] [--no-enrich] [--go-package DIR] [--json]
+  codemode gen [-c codemode.yaml] [--json]
   codemode check -c codemode.yaml [--json]
-  codemode run -c codemode.yaml PROGRAM.py
-  codemode serve -c codemode.yaml [--http ADDR --token-file FILE]
+  codemode run -c codemode.yaml [--json] [--state DIR] [--store STORE] PROGRAM.py
+  codemode serve -c codemode.yaml [--direct] [--state DIR] [--store STORE] [--http ADDR --token-file FILE]
   codemode tools -c codemode.yaml [--all] [--json]
   codemode enrich -c codemode.yaml --explain TOOL
   codemode audit verify [--head HASH] FILE | [--store] postgres://URL
-  codemode jobs list|get|wait [--state DIR] --session ID [JOB]
+  codemode jobs list|get|wait|approve|deny [-c codemode.yaml | --state DIR | --store STORE] --session ID [JOB|WAIT]
   codemode auth login|logout|status [-c codemode.yaml] [SERVICE]
   codemode version
+  codemode help
 
 Sources (init, gen), each optionally followed by --service NAME:
   --mcp FILE        MCP tools/list output (bare array, {"tools":[...]}, JSON-RPC response)
