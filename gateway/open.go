@@ -61,6 +61,9 @@ type Options struct {
 	AuditKey []byte
 	// Shapes is the result-shape cache file; "" is Dir/shapes.json.
 	Shapes string
+	// ShapesInStore keeps the shape cache in Store instead (its replicas'
+	// observations merged) and ignores Shapes.
+	ShapesInStore bool
 	// StateDir, when set, keeps each session's variables across programs
 	// there (persistent mode); the runtime then keeps its jobs beside them.
 	StateDir string
@@ -189,7 +192,14 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	if shapesPath == "" && o.Dir != "" {
 		shapesPath = filepath.Join(o.Dir, "shapes.json")
 	}
-	shapes, err := OpenShapes(shapesPath)
+	var shapes *Shapes
+	if ss, ok := o.Store.(store.ShapeStore); ok && o.ShapesInStore {
+		shapes, err = OpenStoreShapes(ctx, ss)
+	} else if o.ShapesInStore {
+		err = errors.New("gateway: the shape cache is to be kept in the store, and there is none")
+	} else {
+		shapes, err = OpenShapes(shapesPath)
+	}
 	if err != nil {
 		return g, err
 	}
