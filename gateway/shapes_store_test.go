@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -14,9 +15,11 @@ import (
 	"github.com/codemode-dev/codemode/internal/testpg"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/manifest"
+	"github.com/codemode-dev/codemode/pack"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
 	"github.com/codemode-dev/codemode/store"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // shapesOnReplicas has two gateways' shape caches on one store see
@@ -132,5 +135,52 @@ func TestShapesInStoreWithoutStoreRefused(t *testing.T) {
 	}, gateway.Options{ShapesInStore: true})
 	if err == nil || err.Error() != "gateway: the shape cache is to be kept in the store, and there is none" {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestShapesInStoreWrittenThrough: a gateway opened with ShapesInStore
+// keeps a result's shape in its store, where another gateway reads it at
+// start, and writes no shapes.json.
+func TestShapesInStoreWrittenThrough(t *testing.T) {
+	p, err := pack.Load(writePack(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	dir := filepath.Join(t.TempDir(), ".codemode")
+	g, err := gateway.Open(context.Background(), p.OpenRuntime, gateway.Options{FileDir: p.Out, Dir: dir, NoPins: true, Store: st, ShapesInStore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	ct, sst := mcp.NewInMemoryTransports()
+	ss, err := g.Server().MCP().Connect(context.Background(), sst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "0"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call(t, cs, gateway.FindTool, map[string]any{"query": "everything.echo"})
+	text, isErr := call(t, cs, gateway.RunCode, map[string]any{"code": `print(api.everything.echo(message="hi"))`})
+	if want := "Echo: hi\n[1 tool call]\n"; text != want || isErr {
+		t.Fatalf("run_code: %q (error %v), want %q", text, isErr, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "shapes.json")); !os.IsNotExist(err) {
+		t.Fatalf("shapes.json written beside a store: %v", err)
+	}
+	other, err := gateway.OpenStoreShapes(context.Background(), st.(store.ShapeStore))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sh, ok := other.Get("everything", "echo"); !ok || sh != "str" {
+		t.Fatalf("the store's shape of echo: %q %v", sh, ok)
 	}
 }
