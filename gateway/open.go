@@ -62,7 +62,8 @@ type Options struct {
 	// Shapes is the result-shape cache file; "" is Dir/shapes.json.
 	Shapes string
 	// ShapesInStore keeps the shape cache in Store instead (its replicas'
-	// observations merged) and ignores Shapes.
+	// observations merged); the file at Shapes, if any, is only read, for
+	// the tools the store has no entry for.
 	ShapesInStore bool
 	// StateDir, when set, keeps each session's variables across programs
 	// there (persistent mode); the runtime then keeps its jobs beside them.
@@ -194,7 +195,12 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	}
 	var shapes *Shapes
 	if ss, ok := o.Store.(store.ShapeStore); ok && o.ShapesInStore {
-		shapes, err = OpenStoreShapes(ctx, ss)
+		if shapes, err = OpenStoreShapes(ctx, ss); err == nil && shapesPath != "" {
+			// What a file kept before is not lost.
+			if old, ferr := OpenShapes(shapesPath); ferr == nil {
+				shapes.Adopt(ctx, old)
+			}
+		}
 	} else if o.ShapesInStore {
 		err = errors.New("gateway: the shape cache is to be kept in the store, and there is none")
 	} else {

@@ -331,6 +331,32 @@ func OpenStoreShapes(ctx context.Context, st store.ShapeStore) (*Shapes, error) 
 	return s, nil
 }
 
+// Adopt writes what from holds of tools this cache has no entry for (a
+// shapes.json kept before the gateway had a store) through to the store:
+// nothing the store holds is replaced.
+func (s *Shapes) Adopt(ctx context.Context, from *Shapes) {
+	if s.st == nil || from == nil {
+		return
+	}
+	from.mu.Lock()
+	todo := map[ir.ToolID]*observed{}
+	for k, v := range from.shapes {
+		todo[k] = v
+	}
+	from.mu.Unlock()
+	for k, v := range todo {
+		s.mu.Lock()
+		_, have := s.shapes[k]
+		if !have {
+			s.shapes[k] = v
+		}
+		s.mu.Unlock()
+		if !have {
+			s.writeThrough(ctx, k, v)
+		}
+	}
+}
+
 // storeWriteTimeout bounds writing one change of the cache to the store.
 const storeWriteTimeout = 5 * time.Second
 

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -140,7 +141,8 @@ func TestShapesInStoreWithoutStoreRefused(t *testing.T) {
 
 // TestShapesInStoreWrittenThrough: a gateway opened with ShapesInStore
 // keeps a result's shape in its store, where another gateway reads it at
-// start, and writes no shapes.json.
+// start, and writes no shapes.json; what a shapes.json kept before is
+// adopted into the store for the tools it has no entry for.
 func TestShapesInStoreWrittenThrough(t *testing.T) {
 	p, err := pack.Load(writePack(t))
 	if err != nil {
@@ -152,11 +154,28 @@ func TestShapesInStoreWrittenThrough(t *testing.T) {
 	}
 	defer st.Close()
 	dir := filepath.Join(t.TempDir(), ".codemode")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	const before = `{"everything.echo": "int", "everything.old": {"shape": "{a: int}", "schema": {"type": "object", "properties": {"a": {"type": "integer"}}}}}`
+	if err := os.WriteFile(filepath.Join(dir, "shapes.json"), []byte(before), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.(store.ShapeStore).MergeShape(context.Background(), store.ShapeKey{Service: "everything", Tool: "echo"}, func(json.RawMessage) (json.RawMessage, error) {
+		return json.RawMessage(`{"shape": "bool"}`), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	g, err := gateway.Open(context.Background(), p.OpenRuntime, gateway.Options{FileDir: p.Out, Dir: dir, NoPins: true, Store: st, ShapesInStore: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer g.Close()
+	if at, _ := gateway.OpenStoreShapes(context.Background(), st.(store.ShapeStore)); at == nil {
+		t.Fatal("no cache")
+	} else if sh, _ := at.Get("everything", "echo"); sh != "bool" {
+		t.Fatalf("the file replaced the store's entry: %q", sh)
+	}
 	ct, sst := mcp.NewInMemoryTransports()
 	ss, err := g.Server().MCP().Connect(context.Background(), sst, nil)
 	if err != nil {
@@ -173,8 +192,8 @@ func TestShapesInStoreWrittenThrough(t *testing.T) {
 	if want := "Echo: hi\n[1 tool call]\n"; text != want || isErr {
 		t.Fatalf("run_code: %q (error %v), want %q", text, isErr, want)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "shapes.json")); !os.IsNotExist(err) {
-		t.Fatalf("shapes.json written beside a store: %v", err)
+	if b, err := os.ReadFile(filepath.Join(dir, "shapes.json")); err != nil || string(b) != before {
+		t.Fatalf("shapes.json written beside a store: %v\n%s", err, b)
 	}
 	other, err := gateway.OpenStoreShapes(context.Background(), st.(store.ShapeStore))
 	if err != nil {
@@ -182,5 +201,8 @@ func TestShapesInStoreWrittenThrough(t *testing.T) {
 	}
 	if sh, ok := other.Get("everything", "echo"); !ok || sh != "str" {
 		t.Fatalf("the store's shape of echo: %q %v", sh, ok)
+	}
+	if sh, ok := other.Get("everything", "old"); !ok || sh != "{a: int}" || len(other.Observed()) != 1 {
+		t.Fatalf("the file's entry was not adopted: %q %v %v", sh, ok, other.Observed())
 	}
 }
