@@ -83,6 +83,11 @@ func (s *Server) mcpHandler(ttl time.Duration) http.Handler {
 	// loopback address with another Host is refused with 403.
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{
 		SessionTimeout: ttl,
+		// An event store makes SSE streams resumable: each stream opens
+		// with a priming event (an id and no data, SEP-1699) and a client
+		// that lost it reconnects with Last-Event-ID. One store per
+		// handler, capped (go-sdk's default, 10 MiB), purged per session.
+		EventStore: mcp.NewMemoryEventStore(nil),
 	})
 }
 

@@ -86,19 +86,7 @@ func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 	}
 	rdb.SetMaxOpenConns(1)
 	s.closers = append(s.closers, rdb.Close)
-	drv := riversqlite.New(rdb)
-	if err := s.migrate(ctx, func(ctx context.Context) error {
-		return riverMigrate(ctx, drv)
-	}); err != nil {
-		s.Close()
-		return nil, err
-	}
-	s.newQueue = func() queue { return newRiverQueue(drv, o.Logf) }
-	if err := s.register(ctx); err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
+	return start(ctx, s, riversqlite.New(rdb))
 }
 
 func openPostgres(ctx context.Context, loc string, o Options) (Store, error) {
@@ -126,14 +114,18 @@ func openPostgres(ctx context.Context, loc string, o Options) (Store, error) {
 	db := stdlib.OpenDBFromPool(pool)
 	s := &sqlStore{db: db, d: postgresDialect, desc: desc, opts: o}
 	s.closers = append(s.closers, func() error { pool.Close(); return nil })
-	drv := riverpgxv5.New(pool)
-	if err := s.migrate(ctx, func(ctx context.Context) error {
-		return riverMigrate(ctx, drv)
-	}); err != nil {
+	return start(ctx, s, riverpgxv5.New(pool))
+}
+
+// start migrates the database (ours, then River's), sets the job queue on
+// River's driver for it and registers this replica; on failure the store
+// is closed.
+func start[TTx any](ctx context.Context, s *sqlStore, drv riverdriver.Driver[TTx]) (Store, error) {
+	if err := s.migrate(ctx, func(ctx context.Context) error { return riverMigrate(ctx, drv) }); err != nil {
 		s.Close()
 		return nil, err
 	}
-	s.newQueue = func() queue { return newRiverQueue(drv, o.Logf) }
+	s.newQueue = func() queue { return newRiverQueue(drv, s.opts.Logf) }
 	if err := s.register(ctx); err != nil {
 		s.Close()
 		return nil, err

@@ -10,6 +10,8 @@ import (
 
 	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/pack"
+	"github.com/codemode-dev/codemode/runtime"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // cmdAudit is "codemode audit verify [--head HASH] FILE|URL": exit 0 with
@@ -85,13 +87,26 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// openAudit opens the audit log serve and run write: FILE, or
-// .codemode/audit.jsonl beside the pack when it is "", or none for "off".
-// A chain found broken is reported on stderr (and recorded); the log goes
-// on.
-func openAudit(p *pack.Pack, path string, warn func(string, ...any)) (*audit.Log, error) {
+// openAudit opens the audit log run writes: FILE, a postgres:// URL (or a
+// $VAR holding either), none for "off", or, when path is "", the chain of
+// a PostgreSQL store (storeLoc) or .codemode/audit.jsonl beside the pack.
+// A chain found broken is reported through warn (and recorded); the log
+// goes on.
+func openAudit(ctx context.Context, p *pack.Pack, path, storeLoc string, warn func(string, ...any)) (auditWriter, error) {
+	path, err := audit.ExpandLocation(path)
+	if err != nil {
+		return nil, err
+	}
 	if path == "off" {
 		return nil, nil
+	}
+	if path == "" && store.IsPostgres(storeLoc) {
+		// Replicas and runs sharing a PostgreSQL store share its chain.
+		path = storeLoc
+	}
+	opts := audit.Options{Key: audit.KeyFromEnv(), Warn: func(msg string) { warn("AUDIT: %s", msg) }}
+	if audit.IsPostgres(path) {
+		return audit.OpenPostgres(ctx, path, opts)
 	}
 	if path == "" {
 		path = p.Path(filepath.Join(".codemode", "audit.jsonl"))
@@ -99,8 +114,11 @@ func openAudit(p *pack.Pack, path string, warn func(string, ...any)) (*audit.Log
 	if err := mkdirFor(path); err != nil {
 		return nil, err
 	}
-	return audit.OpenWith(path, audit.Options{
-		Key:  audit.KeyFromEnv(),
-		Warn: func(msg string) { warn("AUDIT: %s", msg) },
-	})
+	return audit.OpenWith(path, opts)
+}
+
+// auditWriter is a file or a database audit log.
+type auditWriter interface {
+	runtime.Auditor
+	Close() error
 }

@@ -7,10 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
+
+	"github.com/codemode-dev/codemode/runtime/monty"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=v1.2.3"; when
@@ -86,6 +90,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		err = cmdAuth(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, versionLine())
+		fmt.Fprintln(stdout, montyLine(ctx))
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 	default:
@@ -127,6 +132,27 @@ func versionLine() string {
 		return "codemode " + v
 	}
 	return "codemode " + v + " (" + rev + ")"
+}
+
+// montyLine names the Monty binary run and the pack would use from here
+// and its version, or why none was found.
+func montyLine(ctx context.Context) string {
+	bin, err := monty.FindBinaryNear(".")
+	if err != nil {
+		if msg := err.Error(); strings.HasPrefix(msg, "monty: ") {
+			return msg
+		}
+		return "monty: " + err.Error()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--version")
+	cmd.Env = []string{}
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Sprintf("monty: %s (its version could not be read: %v)", bin, err)
+	}
+	return fmt.Sprintf("monty: %s (%s)", bin, strings.TrimSpace(string(out)))
 }
 
 func buildVersion(bi *debug.BuildInfo, ldflag string) (version, revision string) {

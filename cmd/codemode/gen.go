@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -86,6 +87,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fs.String("o", "", "output `DIR` (default api/, or the pack's out:)")
 	noEnrich := fs.Bool("no-enrich", false, "turn the enrichment pass off")
 	goPkg := fs.String("go-package", "", "also emit a Go package embedding the surface into `DIR`")
+	asJSON := fs.Bool("json", false, "print JSON on stdout: services, tools, enrichment counts, warnings and the files written (warnings are not also printed on stderr)")
 	observedFrom := observedFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -114,8 +116,10 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	for _, d := range res.Diagnostics {
-		fmt.Fprintln(stderr, d.String())
+	if !*asJSON {
+		for _, d := range res.Diagnostics {
+			fmt.Fprintln(stderr, d.String())
+		}
 	}
 	if err := res.CheckStubs(ctx, p); err != nil && !errors.Is(err, pack.ErrNoMonty) {
 		return err
@@ -132,6 +136,9 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	tools := 0
 	for _, s := range res.Services {
 		tools += len(s.Tools)
+	}
+	if *asJSON {
+		return genJSON(stdout, p, res, tools, accepted)
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s, %s, %d of %s accepted, %s\n", p.Path(p.Out),
 		count(len(res.Services), "service"), count(tools, "tool"), accepted,
@@ -231,4 +238,58 @@ func storeObserved(ctx context.Context, p *pack.Pack, loc string) (map[ir.ToolID
 		return obs, nil
 	}
 	return pack.ObservedIn(p.Path(p.Out)), nil
+}
+
+// genReport is codemode gen --json.
+type genReport struct {
+	Out      string          `json:"out"`
+	Services []genService    `json:"services"`
+	Tools    int             `json:"tools"`
+	Enrich   genEnrich       `json:"enrichment"`
+	Warnings []genWarning    `json:"warnings"`
+	Written  []genWrittenDir `json:"written"`
+}
+
+type genService struct {
+	Name  string `json:"name"`
+	Tools int    `json:"tools"`
+}
+
+type genEnrich struct {
+	Proposals int `json:"proposals"`
+	Accepted  int `json:"accepted"`
+}
+
+type genWarning struct {
+	Code    string `json:"code"`
+	File    string `json:"file"`
+	Pointer string `json:"pointer"`
+	Message string `json:"message"`
+}
+
+type genWrittenDir struct {
+	Dir   string   `json:"dir"`
+	Files []string `json:"files"`
+}
+
+func genJSON(stdout io.Writer, p *pack.Pack, res *pack.Output, tools, accepted int) error {
+	r := genReport{Out: p.Path(p.Out), Services: []genService{}, Tools: tools,
+		Enrich: genEnrich{Proposals: len(res.Decisions), Accepted: accepted}, Warnings: []genWarning{}, Written: []genWrittenDir{}}
+	for _, s := range res.Services {
+		r.Services = append(r.Services, genService{Name: string(s.Name), Tools: len(s.Tools)})
+	}
+	for _, d := range res.Diagnostics {
+		r.Warnings = append(r.Warnings, genWarning{Code: string(d.Code), File: d.File, Pointer: d.Pointer, Message: d.Message})
+	}
+	for _, t := range res.Trees {
+		names := make([]string, 0, len(t.Files))
+		for n := range t.Files {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		r.Written = append(r.Written, genWrittenDir{Dir: t.Dir, Files: names})
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
 }

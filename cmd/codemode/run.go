@@ -23,7 +23,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	session := fs.String("session", "cli", "agent session `ID` (persistent mode keeps state per session)")
 	state := fs.String("state", "", "keep the session's state across runs in `DIR` (persistent mode)")
 	noCheck := fs.Bool("no-type-check", false, "do not type-check the program before running it")
-	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none)")
+	auditPath := fs.String("audit", "", "append the audit log to `FILE` or a postgres:// URL (or $VAR holding one) (default the PostgreSQL store's chain, else .codemode/audit.jsonl beside the pack; \"off\" for none)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	storeFlag := fs.String("store", "", "keep the session, its jobs and waits in `STORE`: a SQLite file or a postgres:// URL (default the pack's store:, else state.db in --state, else nothing is kept)")
 	asJSON := fs.Bool("json", false, "print the outcome as one JSON object on stdout: output, notes, calls, error")
@@ -47,7 +47,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if err != nil {
 		return err
 	}
-	log, err := openAudit(p, *auditPath, func(format string, a ...any) { fmt.Fprintf(stderr, "codemode run: "+format+"\n", a...) })
+	loc := storeLocation(p, *storeFlag, *state, "")
+	log, err := openAudit(ctx, p, *auditPath, loc, func(format string, a ...any) { fmt.Fprintf(stderr, "codemode run: "+format+"\n", a...) })
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if p.Runtime.NoSandbox() {
 		fmt.Fprintf(stderr, "codemode run: %s\n", pack.SandboxWarning)
 	}
-	st, err := openStore(ctx, storeLocation(p, *storeFlag, *state, ""), store.Options{})
+	st, err := openStore(ctx, loc, store.Options{})
 	if err != nil {
 		return err
 	}
