@@ -61,6 +61,10 @@ type Options struct {
 	AuditKey []byte
 	// Shapes is the result-shape cache file; "" is Dir/shapes.json.
 	Shapes string
+	// ShapesInStore keeps the shape cache in Store instead (its replicas'
+	// observations merged); the file at Shapes, if any, is only read, for
+	// the tools the store has no entry for.
+	ShapesInStore bool
 	// StateDir, when set, keeps each session's variables across programs
 	// there (persistent mode); the runtime then keeps its jobs beside them.
 	StateDir string
@@ -189,7 +193,19 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	if shapesPath == "" && o.Dir != "" {
 		shapesPath = filepath.Join(o.Dir, "shapes.json")
 	}
-	shapes, err := OpenShapes(shapesPath)
+	var shapes *Shapes
+	if ss, ok := o.Store.(store.ShapeStore); ok && o.ShapesInStore {
+		if shapes, err = OpenStoreShapes(ctx, ss); err == nil && shapesPath != "" {
+			// What a file kept before is not lost.
+			if old, ferr := OpenShapes(shapesPath); ferr == nil {
+				shapes.Adopt(ctx, old)
+			}
+		}
+	} else if o.ShapesInStore {
+		err = errors.New("gateway: the shape cache is to be kept in the store, and there is none")
+	} else {
+		shapes, err = OpenShapes(shapesPath)
+	}
 	if err != nil {
 		return g, err
 	}

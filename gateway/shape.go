@@ -11,10 +11,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/runtime/upstream"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // Limits of a rendered shape: nesting depth, keys shown per object, values
@@ -254,11 +256,13 @@ func pyLiteral(v any) string { return ir.PyLiteral(v) }
 // successful result the runtime saw and the schema of every result seen
 // (ObservedSchema, merged), and keeps them in a JSON file
 // ({"service.wire": {"shape": "...", "schema": {...}}}; a value that is a
-// bare string, the old form, is a shape) so they outlive the process. It
-// never denies a call. Safe for concurrent use.
+// bare string, the old form, is a shape) so they outlive the process, or
+// in a store (OpenStoreShapes) several gateways share. It never denies a
+// call. Safe for concurrent use.
 type Shapes struct {
 	mu     sync.Mutex
 	path   string
+	st     store.ShapeStore
 	shapes map[ir.ToolID]*observed
 }
 
@@ -306,6 +310,86 @@ func OpenShapes(path string) (*Shapes, error) {
 	return s, nil
 }
 
+// OpenStoreShapes reads the shape cache kept in st. Each change is written
+// through to it, merged with what other gateways on the store saw of the
+// same tool (the union of the schemas; the newest shape), and the merge is
+// kept here too. An entry the store holds that is not a cache entry is
+// skipped (the next result of its tool replaces it).
+func OpenStoreShapes(ctx context.Context, st store.ShapeStore) (*Shapes, error) {
+	rows, err := st.Shapes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &Shapes{st: st, shapes: map[ir.ToolID]*observed{}}
+	for k, body := range rows {
+		var o *observed
+		if json.Unmarshal(body, &o) != nil || o == nil {
+			continue
+		}
+		s.shapes[ir.ToolID{Service: ir.ServiceName(k.Service), Wire: ir.WireName(k.Tool)}] = o
+	}
+	return s, nil
+}
+
+// Adopt writes what from holds of tools this cache has no entry for (a
+// shapes.json kept before the gateway had a store) through to the store:
+// nothing the store holds is replaced.
+func (s *Shapes) Adopt(ctx context.Context, from *Shapes) {
+	if s.st == nil || from == nil {
+		return
+	}
+	from.mu.Lock()
+	todo := map[ir.ToolID]*observed{}
+	for k, v := range from.shapes {
+		todo[k] = v
+	}
+	from.mu.Unlock()
+	for k, v := range todo {
+		s.mu.Lock()
+		_, have := s.shapes[k]
+		if !have {
+			s.shapes[k] = v
+		}
+		s.mu.Unlock()
+		if !have {
+			s.writeThrough(ctx, k, v)
+		}
+	}
+}
+
+// storeWriteTimeout bounds writing one change of the cache to the store.
+const storeWriteTimeout = 5 * time.Second
+
+// writeThrough merges next into the store's entry for key and what this
+// cache holds of it with the result.
+func (s *Shapes) writeThrough(ctx context.Context, key ir.ToolID, next *observed) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeWriteTimeout)
+	defer cancel()
+	var merged observed
+	_, err := s.st.MergeShape(ctx, store.ShapeKey{Service: string(key.Service), Tool: string(key.Wire)}, func(old json.RawMessage) (json.RawMessage, error) {
+		merged = *next
+		var prev *observed
+		if old != nil && json.Unmarshal(old, &prev) == nil && prev != nil {
+			merged.Schema = MergeObserved(prev.Schema, next.Schema)
+		}
+		return json.Marshal(&merged)
+	})
+	if err != nil {
+		// As with a file that cannot be written: a later find_tool loses
+		// its hint, the call is not affected.
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.shapes[key]; cur != nil && cur != next {
+		// A newer result of this gateway came meanwhile (and is being
+		// written): its shape stays.
+		merged.Shape = cur.Shape
+		merged.Schema = MergeObserved(cur.Schema, merged.Schema)
+	}
+	s.shapes[key] = &merged
+}
+
 // Get returns the recorded shape of a tool's results.
 func (s *Shapes) Get(service ir.ServiceName, wire ir.WireName) (string, bool) {
 	s.mu.Lock()
@@ -349,7 +433,7 @@ func (s *Shapes) Before(context.Context, *runtime.CallInfo) runtime.Verdict {
 
 // After records the result's shape and merges its schema into the ones
 // seen; a failed result is neither.
-func (s *Shapes) After(_ context.Context, c *runtime.CallInfo, res *upstream.Result) runtime.Verdict {
+func (s *Shapes) After(ctx context.Context, c *runtime.CallInfo, res *upstream.Result) runtime.Verdict {
 	if res == nil || res.IsError {
 		return runtime.Verdict{}
 	}
@@ -357,15 +441,23 @@ func (s *Shapes) After(_ context.Context, c *runtime.CallInfo, res *upstream.Res
 	schema := ObservedSchema(res.Value)
 	key := ir.ToolID{Service: c.Service, Wire: c.Tool.Wire}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	next := &observed{Shape: shape, Schema: schema}
 	if prev := s.shapes[key]; prev != nil {
 		next.Schema = MergeObserved(prev.Schema, schema)
 		if prev.Shape == next.Shape && jsonEqual(prev.Schema, next.Schema) {
+			s.mu.Unlock()
 			return runtime.Verdict{}
 		}
 	}
 	s.shapes[key] = next
+	if s.st != nil {
+		// Written through outside the lock: a store's round trip does
+		// not hold up the other calls' hooks.
+		s.mu.Unlock()
+		s.writeThrough(ctx, key, next)
+		return runtime.Verdict{}
+	}
+	defer s.mu.Unlock()
 	if s.path != "" {
 		// A cache that cannot be written only costs a later find_tool
 		// its hint; the call itself is not affected.

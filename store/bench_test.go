@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -67,6 +68,40 @@ func BenchmarkStore(b *testing.B) {
 					b.Fatal(err)
 				}
 				<-ran
+			}
+		})
+	}
+}
+
+// BenchmarkShapeStore measures, on each store, writing one change of a
+// tool's shape cache entry through (MergeShape, as a gateway does when a
+// result has a shape it had not seen) and reading the whole cache of 50
+// tools (as a gateway does at start).
+func BenchmarkShapeStore(b *testing.B) {
+	ctx := context.Background()
+	for _, name := range []string{"sqlite", "postgres"} {
+		ss := benchStores(b)[name].(store.ShapeStore)
+		for i := range 50 {
+			if _, err := ss.MergeShape(ctx, store.ShapeKey{Service: "svc", Tool: fmt.Sprint("t", i)}, func(json.RawMessage) (json.RawMessage, error) {
+				return json.RawMessage(`{"shape": "{a: int}", "schema": {"type": "object", "properties": {"a": {"type": "integer"}}}}`), nil
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(name+"/merge", func(b *testing.B) {
+			for range b.N {
+				if _, err := ss.MergeShape(ctx, store.ShapeKey{Service: "svc", Tool: "t0"}, func(old json.RawMessage) (json.RawMessage, error) {
+					return old, nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/load", func(b *testing.B) {
+			for range b.N {
+				if got, err := ss.Shapes(ctx); err != nil || len(got) != 50 {
+					b.Fatal(len(got), err)
+				}
 			}
 		})
 	}

@@ -33,7 +33,8 @@ type Options struct {
 	NoReplica bool
 	// Observe, when set, receives each operation's latency (op is one of
 	// jobs.load, jobs.update, state.load, state.save, lease, reads.load,
-	// reads.add, queue.insert), e.g. for metrics.Metrics.Store.
+	// reads.add, queue.insert, shapes.load, shapes.save), e.g. for
+	// metrics.Metrics.Store.
 	Observe func(op string, took time.Duration, err error)
 	// Logf, when set, receives the job queue's errors (River's: a lost
 	// connection, a failed fetch); nil drops them.

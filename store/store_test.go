@@ -141,7 +141,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	db.Close()
 	_, err = store.Open(context.Background(), path, store.Options{})
 	if !errors.Is(err, store.ErrNewerSchema) || strings.Contains(err.Error(), "\n") ||
-		!strings.HasSuffix(err.Error(), "the store's schema is newer than this codemode knows: it is at version 99, this codemode knows up to 1; upgrade codemode") {
+		!strings.HasSuffix(err.Error(), "the store's schema is newer than this codemode knows: it is at version 99, this codemode knows up to 2; upgrade codemode") {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -21,7 +21,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("o", "", "generated `DIR` to compare (default: the pack's out:)")
 	noEnrich := fs.Bool("no-enrich", false, "compare with files generated with --no-enrich (default: as the files on disk were generated)")
 	asJSON := fs.Bool("json", false, "print JSON: every directory and stale file")
-	shapes, noObserved := observedFlags(fs)
+	observedFrom := observedFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -37,7 +37,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !*noEnrich && pack.GeneratedWithoutEnrichment(p.Path(p.Out)) {
 		*noEnrich = true
 	}
-	observed, err := observedReturns(p, *shapes, *noObserved)
+	observed, err := observedReturns(ctx, p, observedFrom)
 	if err != nil {
 		return err
 	}
@@ -49,7 +49,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *noEnrich && !p.Enrich.Disabled {
 		fix += " --no-enrich"
 	}
-	if *noObserved {
+	if observedFrom.off {
 		fix += " --no-observed"
 	}
 	var stale []string

@@ -14,6 +14,7 @@ import (
 	"github.com/codemode-dev/codemode/gateway"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/pack"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // sourceFlags collects --mcp/--mcp-cmd/--mcp-url/--openapi in order, with
@@ -87,7 +88,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	noEnrich := fs.Bool("no-enrich", false, "turn the enrichment pass off")
 	goPkg := fs.String("go-package", "", "also emit a Go package embedding the surface into `DIR`")
 	asJSON := fs.Bool("json", false, "print JSON on stdout: services, tools, enrichment counts, warnings and the files written (warnings are not also printed on stderr)")
-	shapes, noObserved := observedFlags(fs)
+	observedFrom := observedFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if *goPkg != "" {
 		p.GoPackage = *goPkg
 	}
-	observed, err := observedReturns(p, *shapes, *noObserved)
+	observed, err := observedReturns(ctx, p, observedFrom)
 	if err != nil {
 		return err
 	}
@@ -168,20 +169,37 @@ func count(n int, noun string) string {
 
 // observedFlags are gen's and check's flags for return types typed from
 // observed results.
-func observedFlags(fs *flag.FlagSet) (shapes *string, off *bool) {
-	shapes = fs.String("shapes", "", "type the returns of tools without an output schema from the results serve saw, kept in `FILE` (default .codemode/shapes.json beside the pack, when there is one)")
-	off = fs.Bool("no-observed", false, "do not type returns from observed results")
-	return shapes, off
+func observedFlags(fs *flag.FlagSet) *observedFrom {
+	var o observedFrom
+	fs.StringVar(&o.shapes, "shapes", "", "type the returns of tools without an output schema from the results serve saw, kept in `FILE` (default the store, when --store or the pack's store: names one; else .codemode/shapes.json beside the pack, when there is one)")
+	fs.StringVar(&o.store, "store", "", "read the results serve saw from `STORE`, a SQLite file or a postgres:// URL (default the pack's store:)")
+	fs.BoolVar(&o.off, "no-observed", false, "do not type returns from observed results")
+	return &o
 }
 
-// observedReturns reads the result schemas serve recorded (the shape cache
-// at path, default .codemode/shapes.json beside the pack). Without a cache
-// (a fresh clone, CI) the generated manifest's own observed schemas are
-// kept, so gen and check agree everywhere; none when off is set.
-func observedReturns(p *pack.Pack, path string, off bool) (map[ir.ToolID]ir.Schema, error) {
-	if off {
+// observedFrom says where gen and check read observed result schemas.
+type observedFrom struct {
+	shapes, store string
+	off           bool
+}
+
+// observedReturns reads the result schemas serve recorded: the shape cache
+// in the store --store or the pack's store: names, else in the file
+// --shapes names (default .codemode/shapes.json beside the pack). Without
+// a cache (a fresh clone, CI; a SQLite store not made yet, or one with no
+// results) the generated manifest's own observed schemas are kept, so gen
+// and check agree everywhere; none when off is set.
+func observedReturns(ctx context.Context, p *pack.Pack, from *observedFrom) (map[ir.ToolID]ir.Schema, error) {
+	if from.off {
 		return nil, nil
 	}
+	if from.shapes != "" && from.store != "" {
+		return nil, usageErr("codemode: give --shapes or --store, not both (they name two shape caches)")
+	}
+	if loc := namedStore(p, from.store); loc != "" && from.shapes == "" {
+		return storeObserved(ctx, p, loc)
+	}
+	path := from.shapes
 	if path == "" {
 		path = p.Path(filepath.Join(".codemode", "shapes.json"))
 	}
@@ -193,6 +211,33 @@ func observedReturns(p *pack.Pack, path string, off bool) (map[ir.ToolID]ir.Sche
 		return nil, err
 	}
 	return s.Observed(), nil
+}
+
+// storeObserved reads the observed result schemas from the store at loc.
+func storeObserved(ctx context.Context, p *pack.Pack, loc string) (map[ir.ToolID]ir.Schema, error) {
+	if !store.IsPostgres(loc) {
+		// Reading must not make an empty store beside the pack.
+		if _, err := os.Stat(loc); errors.Is(err, os.ErrNotExist) {
+			return pack.ObservedIn(p.Path(p.Out)), nil
+		}
+	}
+	st, err := store.Open(ctx, loc, store.Options{NoReplica: true})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	ss, ok := st.(store.ShapeStore)
+	if !ok {
+		return nil, fmt.Errorf("store %s keeps no shape cache", st.Describe())
+	}
+	s, err := gateway.OpenStoreShapes(ctx, ss)
+	if err != nil {
+		return nil, err
+	}
+	if obs := s.Observed(); len(obs) > 0 {
+		return obs, nil
+	}
+	return pack.ObservedIn(p.Path(p.Out)), nil
 }
 
 // genReport is codemode gen --json.

@@ -23,7 +23,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (host:port) instead of stdio")
 	direct := fs.Bool("direct", false, "offer every granted tool as an MCP tool instead of find_tool/run_code")
 	auditPath := fs.String("audit", "", "append the audit log to `FILE` (default .codemode/audit.jsonl beside the pack; \"off\" for none), or to a postgres:// URL (or $VAR holding one) shared by every replica")
-	shapesPath := fs.String("shapes", "", "keep the result-shape cache in `FILE` (default .codemode/shapes.json beside the pack)")
+	shapesPath := fs.String("shapes", "", "keep the result-shape cache in `FILE` (default the store, when --store or the pack's store: names one; else .codemode/shapes.json beside the pack)")
 	noPins := fs.Bool("no-pins", false, "do not compare live MCP tool definitions with the manifest's pins")
 	state := fs.String("state", "", "keep each session's variables across programs, saved in `DIR` (persistent mode)")
 	storeFlag := fs.String("store", "", "keep sessions, jobs and waits in `STORE`: a SQLite file, or a postgres:// URL shared by several gateways (default the pack's store:, else .codemode/state.db beside the pack, or state.db in --state)")
@@ -82,6 +82,8 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		o.AuditLog = loc
 	}
 	defer o.Store.Close()
+	// A store named for several gateways keeps their shape cache too.
+	o.ShapesInStore = *shapesPath == "" && namedStore(p, *storeFlag) != ""
 	g, err := gateway.Open(ctx, p.OpenRuntime, o)
 	if err != nil {
 		return err

@@ -28,6 +28,12 @@ func storeLocation(p *pack.Pack, flag, state, def string) string {
 	return def
 }
 
+// namedStore is the store --store or the pack's store: names, "" when
+// neither does.
+func namedStore(p *pack.Pack, flag string) string {
+	return storeLocation(p, flag, "", "")
+}
+
 // openStore opens the store at loc; nil for "".
 func openStore(ctx context.Context, loc string, o store.Options) (store.Store, error) {
 	if loc == "" {

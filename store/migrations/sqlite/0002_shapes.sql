@@ -1,0 +1,8 @@
+-- codemode store, version 2 (SQLite): the gateway's result-shape cache.
+CREATE TABLE codemode_shape (
+    service TEXT    NOT NULL,
+    tool    TEXT    NOT NULL,            -- the tool's wire name
+    body    TEXT    NOT NULL,            -- what the gateway keeps of its results (JSON: shape, schema)
+    at      INTEGER NOT NULL,            -- when it last changed
+    PRIMARY KEY (service, tool)
+);
