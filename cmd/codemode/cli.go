@@ -26,7 +26,7 @@ const usage = `codemode compiles API descriptions into typed Python and runs pro
 Usage:
   codemode init [sources]
   codemode gen [sources] [-o DIR] [--no-enrich] [--go-package DIR] [--json]
-  codemode gen [-c codemode.yaml] [--json]
+  codemode gen [-c codemode.yaml] [--json] [--store STORE]
   codemode check -c codemode.yaml [--json]
   codemode run -c codemode.yaml [--json] [--state DIR] [--store STORE] PROGRAM.py
   codemode serve -c codemode.yaml [--direct] [--state DIR] [--store STORE] [--http ADDR --token-file FILE]
