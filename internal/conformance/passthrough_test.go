@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -127,6 +128,16 @@ func TestDirectLogsAndProgressForwarded(t *testing.T) {
 	p.SetProgressToken("agent-token")
 	if _, err := cs.CallTool(ctx, p); err != nil {
 		t.Fatal(err)
+	}
+	// The client may hand notifications to their handlers after the
+	// result it answered with: wait for them (never for long).
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		n := len(logs) + len(progress)
+		mu.Unlock()
+		if n >= 6 {
+			break
+		}
 	}
 	mu.Lock()
 	defer mu.Unlock()
