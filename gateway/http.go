@@ -343,3 +343,23 @@ func (t *Tokens) refresh() {
 		t.stamp = fileStamp{fi.ModTime(), fi.Size()}
 	}
 }
+
+// sseRetry is the reconnection delay a polled stream asks for.
+const sseRetry = 500 * time.Millisecond
+
+// pollSSE closes the SSE stream of a tools/call that is still running
+// after Config.SSEPoll, with a retry field: the client reconnects with
+// Last-Event-ID, and the result, kept by the event store, reaches it on
+// the new stream.
+func (s *Server) pollSSE(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if s.cfg.SSEPoll <= 0 || method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		if ex := req.GetExtra(); ex != nil && ex.CloseSSEStream != nil {
+			t := time.AfterFunc(s.cfg.SSEPoll, func() { ex.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: sseRetry}) })
+			defer t.Stop()
+		}
+		return next(ctx, method, req)
+	}
+}

@@ -102,6 +102,9 @@ type Options struct {
 	// are read for changes made elsewhere (an approver, another replica, a
 	// deadline); 0 is DefaultJobsPoll.
 	JobsPoll time.Duration
+	// SSEPoll closes the SSE stream of a call still running after it,
+	// asking the client to reconnect (see Config.SSEPoll); 0 never does.
+	SSEPoll time.Duration
 
 	// Logf receives the gateway's log lines (pin refusals, the address it
 	// serves); nil discards them.
@@ -262,7 +265,7 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	g.srv, err = New(Config{
 		Runtime: g.rt, FileDir: o.FileDir, Direct: o.Direct, Shapes: shapes, Audit: auditor,
 		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics, Logf: o.Logf,
-		JobsPoll: o.JobsPoll,
+		JobsPoll: o.JobsPoll, SSEPoll: o.SSEPoll,
 	})
 	g.opts = o
 	if err == nil && ready != nil {

@@ -63,6 +63,13 @@ type Config struct {
 	// JobsPoll is how often the jobs store of sessions subscribed to
 	// JobsURI is read for changes made elsewhere; 0 is DefaultJobsPoll.
 	JobsPoll time.Duration
+	// SSEPoll, when set, closes the SSE stream of a tools/call still
+	// running after it, with a retry field (SEP-1699 polling): the client
+	// reconnects with Last-Event-ID and gets the result from the event
+	// store, so a long program holds no connection a proxy may cut. Only
+	// streams that can be resumed (protocol 2025-11-25 and older, over
+	// HTTP) are closed; 0 keeps them open.
+	SSEPoll time.Duration
 }
 
 // Server is the MCP server.
@@ -170,7 +177,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.addResources(m)
 	s.addJobsResource()
-	s.srv.AddReceivingMiddleware(s.refuseOthers)
+	s.srv.AddReceivingMiddleware(s.refuseOthers, s.pollSSE)
 	s.ops.init()
 	if m := cfg.Metrics; m != nil {
 		m.Gauge("codemode_pool_idle_workers", "Sandbox workers ready to be handed out.", func() float64 { return float64(rt.IdleWorkers()) })

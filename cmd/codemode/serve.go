@@ -32,6 +32,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	noAuth := fs.Bool("insecure-no-auth", false, "with --http on a loopback address, serve without authentication")
 	idleTTL := fs.Duration("idle-ttl", 0, "with --http, close a session after `DURATION` without a request (default 30m, or serve.idle_ttl)")
 	drainTimeout := fs.Duration("drain-timeout", gateway.DefaultDrainTimeout, "on SIGTERM, let programs in flight run for up to `DURATION`, then cut them")
+	ssePoll := fs.Duration("sse-poll", 0, "with --http, close the SSE stream of a call still running after `DURATION` and have the client reconnect for its result (SEP-1699; for proxies that cut long streams); 0 keeps streams open")
 	metricsAddr := fs.String("metrics-addr", "", "serve /metrics, /healthz and /readyz without a token on `ADDR` (host:port), for the platform only; else /metrics is behind --http's bearer token")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -59,7 +60,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		AuditLog: *auditPath, AuditKey: audit.KeyFromEnv(),
 		Shapes: *shapesPath, StateDir: *state, NoPins: *noPins,
 		Addr: *addr, Logf: logf,
-		Drain: *drainTimeout, MetricsAddr: *metricsAddr,
+		Drain: *drainTimeout, MetricsAddr: *metricsAddr, SSEPoll: *ssePoll,
 	}
 	// The HTTP settings are checked before anything starts (Open takes the
 	// address first).

@@ -259,7 +259,9 @@ func TestConformanceServerDirect(t *testing.T) {
 	dir := t.TempDir()
 	pack := "out: api\nservices:\n  - name: conformance\n    mcp_command: " + self + "\n    env:\n      " + envTestMCP + ": conformance\nruntime:\n  read_gate: off\n"
 	gen(t, tl, dir, pack)
-	url := serve(t, tl, dir, nil, "--direct")
+	// --sse-poll: the fixture's test_reconnection outlasts it, so its
+	// stream is closed mid-call and the suite reconnects (SEP-1699).
+	url := serve(t, tl, dir, nil, "--direct", "--sse-poll", "500ms")
 	comparePassList(t, "server-direct", "codemode serve --direct --http (in front of the suite's fixtures, testmcp conformance): conformance server scenarios, pending ones too",
 		suiteRun(t, tl, nil, "server", "--url", url, "--suite", "all"))
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -76,6 +77,14 @@ func conformanceServer() *mcp.Server {
 			}
 		}
 		return text("Tool with progress executed successfully"), nil
+	})
+	tool("test_reconnection", "Answers after a second and a half: long enough for a gateway polling its SSE streams (serve --sse-poll) to close the agent's stream first.", nil, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-time.After(1500 * time.Millisecond):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return text("Reconnection test completed successfully"), nil
 	})
 	tool("test_error_handling", "Always fails.", nil, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "This tool intentionally returns an error for testing"}}}, nil
