@@ -370,6 +370,12 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 			if errors.Is(err, monty.ErrDead) && attempt < 2 && ctx.Err() == nil {
 				continue
 			}
+			if se := (*stateReadError)(nil); errors.As(err, &se) {
+				res.Error = se.Error()
+				res.Err = se
+				r.auditRun(session, res)
+				return res, nil
+			}
 			return nil, r.auditAbort(session, res, err)
 		}
 		cancel()
@@ -475,6 +481,16 @@ func waitNote(w *JobWait) string {
 	return note
 }
 
+// stateReadError is a persistent session whose saved state the store could
+// not read: the program is refused, and the state kept as it is.
+type stateReadError struct{ err error }
+
+func (e *stateReadError) Error() string {
+	return "run_code refused: the session's saved state could not be read from the store, so nothing ran (the state is kept as it was): " + firstLine(e.err.Error())
+}
+
+func (e *stateReadError) Unwrap() error { return e.err }
+
 // prepare configures a fresh worker (or restores a persistent session)
 // and pre-imports json and re, unless the pool did it already.
 func (r *Runtime) prepare(ctx context.Context, w Interp, session string, used []*manifest.Service, res *Result) error {
@@ -487,8 +503,11 @@ func (r *Runtime) prepare(ctx context.Context, w Interp, session string, used []
 			res.Notes = append(res.Notes, note)
 		}
 		if err != nil {
-			res.Notes = append(res.Notes, r.quarantine(session, err))
-		} else if state != nil {
+			// The store could not be read: the state may be sound, so it is
+			// neither replaced nor moved aside, and nothing runs.
+			return &stateReadError{err}
+		}
+		if state != nil {
 			err := w.Load(state)
 			if err == nil {
 				return nil
