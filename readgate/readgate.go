@@ -176,13 +176,21 @@ func (g *Gate) Read(session, file string, start, end int) {
 		end = math.MaxInt
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	s := g.sessions[session]
 	if s == nil {
 		s = &reads{files: map[string][]span{}}
 		g.sessions[session] = s
 	}
+	if covers(s.files[file], span{start, end}) {
+		// Read before (and so recorded): a direct call reads its tool
+		// each time.
+		g.mu.Unlock()
+		return
+	}
 	s.files[file] = addSpan(s.files[file], span{start, end})
+	g.mu.Unlock()
+	// Recorded for the other replicas outside the lock, so a slow store
+	// holds up no other session's check.
 	if g.st != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 		defer cancel()
