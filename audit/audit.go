@@ -246,7 +246,7 @@ func (l *Log) appendLocked(size int64, events ...runtime.Event) error {
 		evs = append([]runtime.Event{breakEvent(msg)}, evs...)
 	}
 	for _, e := range evs {
-		b, hash, err := l.encode(seq+1, prev, e)
+		b, hash, err := encodeLine(l.opt.Key, seq+1, prev, e)
 		if err != nil {
 			return err
 		}
@@ -276,10 +276,6 @@ func (l *Log) undo(size int64) {
 		_ = l.f.Truncate(size)
 	}
 	l.size = -1
-}
-
-func (l *Log) encode(seq int, prev string, ev runtime.Event) ([]byte, string, error) {
-	return encodeLine(l.opt.Key, seq, prev, ev)
 }
 
 // encodeLine is one event's line, with its newline, and its hash.

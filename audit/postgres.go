@@ -280,9 +280,8 @@ func VerifyPostgres(ctx context.Context, loc string, o VerifyOptions) (Result, e
 	}
 	pr, pw := io.Pipe()
 	var (
-		mu       sync.Mutex // seqs grows while the verifier reads it
-		seqs     []int64
-		lastHash string
+		mu   sync.Mutex // seqs grows while the verifier reads it
+		seqs []int64
 	)
 	go func() {
 		var err error
@@ -294,11 +293,6 @@ func VerifyPostgres(ctx context.Context, loc string, o VerifyOptions) (Result, e
 			}
 			mu.Lock()
 			seqs = append(seqs, seq)
-			if c, reason := checkLine([]byte(line), o.Key); reason == "" {
-				lastHash = c.hash
-			} else {
-				lastHash = ""
-			}
 			mu.Unlock()
 			if _, err = io.WriteString(pw, strings.TrimRight(line, "\n")+"\n"); err != nil {
 				break
@@ -340,7 +334,9 @@ func VerifyPostgres(ctx context.Context, loc string, o VerifyOptions) (Result, e
 	if len(seqs) > 0 {
 		last = seqs[len(seqs)-1]
 	}
-	if headSeq != last || headHash != lastHash {
+	// res.Head is the hash of the last sound line: an unsound last row
+	// leaves an earlier one's, which is not the head's either.
+	if headSeq != last || headHash != res.Head {
 		res.Problems = append(res.Problems, LineError{int(headSeq), fmt.Sprintf("the chain's head (seq %d) is not its last row (seq %d): rows after it were deleted, or added by hand", headSeq, last)})
 	}
 	if len(res.Problems) > 0 {

@@ -267,7 +267,6 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 		Persistent: o.StateDir != "", Version: o.Version, Metrics: o.Metrics, Logf: o.Logf,
 		JobsPoll: o.JobsPoll, SSEPoll: o.SSEPoll,
 	})
-	g.opts = o
 	if err == nil && ready != nil {
 		g.srv.AddReadyCheck("audit", ready.Ready)
 	}

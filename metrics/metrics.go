@@ -170,9 +170,6 @@ func (a *auditor) Record(ev runtime.Event) error {
 	return a.inner.Record(ev)
 }
 
-// Unwrap is the auditor this one passes events on to.
-func (a *auditor) Unwrap() runtime.Auditor { return a.inner }
-
 func (m *Metrics) call(ev runtime.Event) {
 	m.calls.WithLabelValues(m.service(ev.Tool), string(ev.Status)).Inc()
 	if ev.Status == runtime.StatusRefused || ev.Status == runtime.StatusInvalid {
