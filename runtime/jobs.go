@@ -345,7 +345,16 @@ func withJobs(stubs string) string {
 	return stubs + jobsStub
 }
 
-const lostJob = "the gateway that ran this job stopped before the job ended: its outcome is unknown, and it was not run again; check its effects before submitting it again"
+// LostJob is the error of a job whose gateway stopped while it ran and
+// that may not run again.
+const LostJob = "the gateway that ran this job stopped before the job ended: its outcome is unknown, and it was not run again; check its effects before submitting it again"
+
+// Lost reports a running job whose gateway is gone and that may not run
+// again (it had started, and its tool may not run twice or it used up its
+// attempts): its outcome is unknown.
+func Lost(j *Job) bool {
+	return j.State == JobRunning && j.OwnerGone && j.Attempt > 0 && !(j.Retry && j.Attempt < MaxJobAttempts)
+}
 
 // update changes a session's jobs under the store's lock, first settling
 // the jobs of replicas that are gone: a job that never started is queued
@@ -370,14 +379,14 @@ func (js *jobState) update(session string, f func(sj *SessionJobs) error) error 
 			}
 			overdue := time.Since(j.Started) > time.Duration(j.MaxRuntime*float64(time.Second))+jobGrace
 			switch {
-			case j.OwnerGone && (j.Attempt == 0 || j.Retry && j.Attempt < MaxJobAttempts):
+			case j.OwnerGone && !Lost(j):
 				cancel = append(cancel, j.QueueID)
 				j.Owner, j.Token, j.QueueID = js.st.Replica(), newRunID(), 0
 				cp := *j
 				requeue = append(requeue, &cp)
 			case j.OwnerGone:
 				cancel = append(cancel, j.QueueID)
-				j.State, j.Ended, j.Error = JobUnknown, time.Now().UTC(), lostJob
+				j.State, j.Ended, j.Error = JobUnknown, time.Now().UTC(), LostJob
 			case overdue && j.Attempt == 0:
 				cancel = append(cancel, j.QueueID)
 				j.State, j.Ended = JobFailed, time.Now().UTC()
@@ -476,7 +485,7 @@ func (r *Runtime) work(ctx context.Context, ref store.JobRef) error {
 			return nil // cancelled, replaced, or queued again elsewhere
 		}
 		if cur.Attempt > 0 && !cur.Retry {
-			cur.State, cur.Ended, cur.Error = JobUnknown, time.Now().UTC(), lostJob
+			cur.State, cur.Ended, cur.Error = JobUnknown, time.Now().UTC(), LostJob
 			return nil
 		}
 		cur.Attempt++

@@ -65,9 +65,9 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return nil, err
 		}
 		for _, j := range sj.Jobs {
-			if j.OwnerGone && j.Attempt > 0 && !j.Retry {
+			if runtime.Lost(j) {
 				// As the gateway will report it on its next read.
-				j.State, j.Error = runtime.JobUnknown, "the gateway that ran this job stopped before the job ended: its outcome is unknown"
+				j.State, j.Error = runtime.JobUnknown, runtime.LostJob
 			}
 		}
 		return sj, nil
