@@ -624,7 +624,7 @@ func (h *handler) write(ev Event, what string) error {
 // do not bind) as one "call" event.
 func (h *handler) stopped(tool string, args any, status Status, reason, msg string) error {
 	h.seq++
-	return h.write(Event{Kind: "call", Call: h.seq, Tool: tool, Args: ValuePayload(args), Status: status, Message: msg, Reason: reason}, tool+" was not called")
+	return h.write(Event{Kind: "call", Call: h.seq, Tool: tool, Args: h.payload(args), Status: status, Message: msg, Reason: reason}, tool+" was not called")
 }
 
 // callArgs is a call's arguments as JSON, for the audit of a call whose

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"unicode/utf8"
 )
 
 // Audit caps: how much of a call's arguments or result, of a program's code
@@ -77,19 +76,10 @@ func jsonPayload(j []byte) *Payload {
 func textPayload(b []byte, limit int) *Payload {
 	p := &Payload{Bytes: len(b), SHA256: digestBytes(b)}
 	if len(b) > limit {
-		b, p.Cut = b[:utf8Cut(b, limit)], true
+		b, p.Cut = b[:utf8Prefix(b, limit)], true
 	}
 	p.Text = string(b)
 	return p
-}
-
-// utf8Cut is the largest n <= limit that does not split a UTF-8 sequence.
-func utf8Cut(b []byte, limit int) int {
-	n := limit
-	for n > 0 && n > limit-utf8.UTFMax && !utf8.RuneStart(b[n]) {
-		n--
-	}
-	return n
 }
 
 // CapText cuts s to at most n bytes (on a UTF-8 boundary), saying so.
@@ -97,7 +87,7 @@ func CapText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:utf8Cut([]byte(s), n)] + "… [cut in the audit log]"
+	return s[:utf8Prefix(s, n)] + "… [cut in the audit log]"
 }
 
 func capMessage(s string) string { return CapText(s, AuditMessageCap) }

@@ -178,7 +178,7 @@ func cutText(s string, max int) (string, int) {
 
 // utf8Prefix is the length of the longest prefix of s of at most n bytes
 // that does not split a UTF-8 character.
-func utf8Prefix(s string, n int) int {
+func utf8Prefix[T string | []byte](s T, n int) int {
 	if n >= len(s) {
 		return len(s)
 	}
