@@ -764,11 +764,3 @@ func pyJSON(raw json.RawMessage) string {
 	}
 	return ir.PyLiteral(v)
 }
-
-func compactJSON(v any) json.RawMessage {
-	j, err := json.Marshal(v)
-	if err != nil {
-		return json.RawMessage("null")
-	}
-	return j
-}

@@ -38,6 +38,21 @@ func (r *Redactor) Add(secrets ...string) {
 	if r == nil {
 		return
 	}
+	// A token source hands out the same token for every request: when each
+	// secret is held already, nothing is to be done, and no writer lock
+	// holds up the calls redacting results.
+	r.mu.RLock()
+	held := true
+	for _, s := range secrets {
+		if len(s) >= minSecret && !r.secrets[s] {
+			held = false
+			break
+		}
+	}
+	r.mu.RUnlock()
+	if held {
+		return
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.secrets == nil {
