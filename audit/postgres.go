@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -343,4 +344,41 @@ func VerifyPostgres(ctx context.Context, loc string, o VerifyOptions) (Result, e
 		return res, &res.Problems[0]
 	}
 	return res, nil
+}
+
+// Sink is an open audit log: a file or a database chain.
+type Sink interface {
+	runtime.Auditor
+	Close() error
+}
+
+// OpenLocation opens the audit log at loc: "off" (none: nil), a
+// postgres:// URL, a file, or "$VAR" holding one of these; "" opens the
+// file def ("" too: none). A file's directory is made if need be.
+func OpenLocation(ctx context.Context, loc, def string, o Options) (Sink, error) {
+	loc, err := ExpandLocation(loc)
+	if err != nil {
+		return nil, err
+	}
+	if loc == "" {
+		loc = def
+	}
+	if loc == "off" || loc == "" {
+		return nil, nil
+	}
+	if IsPostgres(loc) {
+		l, err := OpenPostgres(ctx, loc, o)
+		if err != nil {
+			return nil, err
+		}
+		return l, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(loc), 0o700); err != nil {
+		return nil, err
+	}
+	l, err := OpenWith(loc, o)
+	if err != nil {
+		return nil, err
+	}
+	return l, nil
 }

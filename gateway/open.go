@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -146,10 +145,7 @@ func serveEarly(ln net.Listener, h http.Handler, done chan error) *http.Server {
 }
 
 // auditLog is a file or a database audit log.
-type auditLog interface {
-	runtime.Auditor
-	Close() error
-}
+type auditLog = audit.Sink
 
 // Open opens a gateway the way `codemode serve` does: it takes the HTTP
 // address (with Options.Addr), opens the shape cache and the audit log,
@@ -277,34 +273,12 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 }
 
 // openAuditLog opens Options.AuditLog (default Dir/audit.jsonl), or none.
-// A chain found broken is logged (and recorded); the log goes on.
 func openAuditLog(ctx context.Context, o Options) (auditLog, error) {
-	path, err := audit.ExpandLocation(o.AuditLog)
-	if err != nil {
-		return nil, err
+	def := ""
+	if o.Dir != "" {
+		def = filepath.Join(o.Dir, "audit.jsonl")
 	}
-	if path == "off" || (path == "" && o.Dir == "") {
-		return nil, nil
-	}
-	opts := audit.Options{Key: o.AuditKey, Warn: func(msg string) { o.Logf("AUDIT: %s", msg) }}
-	if audit.IsPostgres(path) {
-		l, err := audit.OpenPostgres(ctx, path, opts)
-		if err != nil {
-			return nil, err
-		}
-		return l, nil
-	}
-	if path == "" {
-		path = filepath.Join(o.Dir, "audit.jsonl")
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	l, err := audit.OpenWith(path, opts)
-	if err != nil {
-		return nil, err
-	}
-	return l, nil
+	return audit.OpenLocation(ctx, o.AuditLog, def, audit.Options{Key: o.AuditKey, Warn: func(msg string) { o.Logf("AUDIT: %s", msg) }})
 }
 
 // Server is the gateway's MCP server.

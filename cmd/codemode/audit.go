@@ -10,7 +10,6 @@ import (
 
 	"github.com/codemode-dev/codemode/audit"
 	"github.com/codemode-dev/codemode/pack"
-	"github.com/codemode-dev/codemode/runtime"
 	"github.com/codemode-dev/codemode/store"
 )
 
@@ -92,33 +91,11 @@ func cmdAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // a PostgreSQL store (storeLoc) or .codemode/audit.jsonl beside the pack.
 // A chain found broken is reported through warn (and recorded); the log
 // goes on.
-func openAudit(ctx context.Context, p *pack.Pack, path, storeLoc string, warn func(string, ...any)) (auditWriter, error) {
-	path, err := audit.ExpandLocation(path)
-	if err != nil {
-		return nil, err
-	}
-	if path == "off" {
-		return nil, nil
-	}
+func openAudit(ctx context.Context, p *pack.Pack, path, storeLoc string, warn func(string, ...any)) (audit.Sink, error) {
 	if path == "" && store.IsPostgres(storeLoc) {
 		// Replicas and runs sharing a PostgreSQL store share its chain.
 		path = storeLoc
 	}
-	opts := audit.Options{Key: audit.KeyFromEnv(), Warn: func(msg string) { warn("AUDIT: %s", msg) }}
-	if audit.IsPostgres(path) {
-		return audit.OpenPostgres(ctx, path, opts)
-	}
-	if path == "" {
-		path = p.Path(filepath.Join(".codemode", "audit.jsonl"))
-	}
-	if err := mkdirFor(path); err != nil {
-		return nil, err
-	}
-	return audit.OpenWith(path, opts)
-}
-
-// auditWriter is a file or a database audit log.
-type auditWriter interface {
-	runtime.Auditor
-	Close() error
+	return audit.OpenLocation(ctx, path, p.Path(filepath.Join(".codemode", "audit.jsonl")),
+		audit.Options{Key: audit.KeyFromEnv(), Warn: func(msg string) { warn("AUDIT: %s", msg) }})
 }

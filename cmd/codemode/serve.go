@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/codemode-dev/codemode/audit"
@@ -125,8 +123,4 @@ func httpOptions(p *pack.Pack, tokenEnv, tokenFile string, noAuth bool, idleTTL 
 		o.Tokens, err = gateway.TokensFromFile(tokenFile, logf)
 	}
 	return o, err
-}
-
-func mkdirFor(path string) error {
-	return os.MkdirAll(filepath.Dir(path), 0o700)
 }
