@@ -5,11 +5,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -17,34 +19,86 @@ import (
 	"github.com/codemode-dev/codemode/ir"
 )
 
-// Pin digests a tool's upstream definition: the SHA-256 of
-// {"name","description","input","output"} exactly as encoding/json writes
-// it (the original input schema where enrichment changed it; "null" when
-// the definition cannot be written, as with a cycle).
+// PinPrefix starts every pin Pin writes (pin format 2); a pin that starts
+// with PinV1Prefix alone is in format 1, as codemode wrote them first.
+const (
+	PinPrefix   = "v2:sha256:"
+	PinV1Prefix = "sha256:"
+)
+
+// Pin digests a tool's upstream definition, "v2:sha256:" and 64 hex
+// digits: the SHA-256 of {"name","description","input","output"} as
+// encoding/json writes it (the original input schema where enrichment
+// changed it; "null" when the definition cannot be written, as with a
+// cycle), except that each object under a "$defs" key is written as its
+// names, each mapped to "sha256:" and the hex SHA-256 of that definition
+// written the same way. A definition is hashed once per Pinner however
+// many tools share it, and a tool's pin covers every definition in its
+// $defs (parse puts there each one the tool reaches): a change anywhere in
+// a definition changes the pins of exactly the tools that carry it. Cycles
+// between definitions need no rule: a definition names the ones it refers
+// to ("$ref") without spelling them out.
 func Pin(t *ir.Tool) string { return NewPinner().Pin(t) }
+
+// PinV1 is the pin in format 1 ("sha256:" and 64 hex digits): the SHA-256
+// of the whole definition as encoding/json writes it, every definition in
+// $defs spelled out. Pins written by earlier versions are checked by it.
+func PinV1(t *ir.Tool) string { return NewPinnerV1().Pin(t) }
 
 // A Pinner computes the pins of one service's tools. It writes the bytes
 // encoding/json.Marshal would, without reflection, and keeps the bytes of
-// every schema map it meets a second time, so the definitions tools share
-// (parse shares a document's components between them) are written once;
-// the schemas must not change while the Pinner is in use.
+// every schema map it meets a second time (and the hash of every
+// definition), so what tools share (parse shares a document's components
+// between them) is written once; the schemas must not change while the
+// Pinner is in use.
 type Pinner struct {
+	v1    bool
 	buf   []byte
 	seen  map[*byte]bool   // maps written once, by identity
 	cache map[*byte][]byte // maps met twice: their bytes
 	open  map[*byte]bool   // maps being written (a cycle fails)
+	defs  map[*byte]string // format 2: the hash of each definition map
+	old   *Pinner          // format 1, for PinAs
 }
 
 // NewPinner returns an empty Pinner.
-func NewPinner() *Pinner {
-	return &Pinner{seen: map[*byte]bool{}, cache: map[*byte][]byte{}, open: map[*byte]bool{}}
+func NewPinner() *Pinner { return newPinner(false) }
+
+// NewPinnerV1 returns an empty Pinner that writes pins in format 1 (PinV1).
+func NewPinnerV1() *Pinner { return newPinner(true) }
+
+func newPinner(v1 bool) *Pinner {
+	return &Pinner{v1: v1, seen: map[*byte]bool{}, cache: map[*byte][]byte{}, open: map[*byte]bool{}, defs: map[*byte]string{}}
+}
+
+// PinAs returns the tool's pin in the format of pin (a pin read from a
+// manifest), so a definition is compared with its pin by the rule the pin
+// was written with; a pin in no known format is an error.
+func (p *Pinner) PinAs(pin string, t *ir.Tool) (string, error) {
+	switch {
+	case strings.HasPrefix(pin, PinPrefix):
+		if p.v1 {
+			return newPinner(false).Pin(t), nil
+		}
+		return p.Pin(t), nil
+	case strings.HasPrefix(pin, PinV1Prefix):
+		if p.v1 {
+			return p.Pin(t), nil
+		}
+		if p.old == nil {
+			p.old = newPinner(true)
+		}
+		return p.old.Pin(t), nil
+	}
+	if len(pin) > 24 {
+		pin = pin[:24] + "..."
+	}
+	return "", fmt.Errorf("the manifest's pin %q is in a format this codemode does not know; regenerate the pack (codemode gen)", pin)
 }
 
 // Pins returns the pins of tools, in order: the same strings Pin gives,
 // hashed on up to GOMAXPROCS goroutines (one Pinner each) when there are
-// enough tools for it to pay. A large API's definitions run to hundreds of
-// megabytes once each tool's references are spelled out, and hashing them
-// is most of what pinning costs. The schemas must not change meanwhile.
+// enough tools for it to pay. The schemas must not change meanwhile.
 func Pins(tools []*ir.Tool) []string {
 	out := make([]string, len(tools))
 	workers := min(runtime.GOMAXPROCS(0), len(tools)/16)
@@ -77,7 +131,7 @@ func Pins(tools []*ir.Tool) []string {
 
 var errPinCycle = errors.New("pin: schema cycle")
 
-// Pin returns the tool's pin, "sha256:" and 64 hex digits.
+// Pin returns the tool's pin (see Pin).
 func (p *Pinner) Pin(t *ir.Tool) string {
 	in := t.Original
 	if in == nil {
@@ -90,7 +144,10 @@ func (p *Pinner) Pin(t *ir.Tool) string {
 	}
 	p.buf = b
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	if p.v1 {
+		return PinV1Prefix + hex.EncodeToString(sum[:])
+	}
+	return PinPrefix + hex.EncodeToString(sum[:])
 }
 
 func (p *Pinner) definition(b []byte, t *ir.Tool, in ir.Schema) ([]byte, error) {
@@ -189,7 +246,12 @@ func (p *Pinner) object(b []byte, m map[string]any) ([]byte, error) {
 		}
 		b = appendJSONString(b, k)
 		b = append(b, ':')
-		if b, err = p.value(b, m[k]); err != nil {
+		if d, ok := m[k].(map[string]any); ok && k == "$defs" && !p.v1 {
+			b, err = p.definitions(b, d)
+		} else {
+			b, err = p.value(b, m[k])
+		}
+		if err != nil {
 			return b, err
 		}
 	}
@@ -201,6 +263,60 @@ func (p *Pinner) object(b []byte, m map[string]any) ([]byte, error) {
 		p.seen[id] = true
 	}
 	return b, nil
+}
+
+// definitions writes a "$defs" object in format 2: each name mapped to the
+// hash of its definition.
+func (p *Pinner) definitions(b []byte, defs map[string]any) ([]byte, error) {
+	if defs == nil {
+		return append(b, "null"...), nil
+	}
+	names := make([]string, 0, len(defs))
+	for k := range defs {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	b = append(b, '{')
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		h, err := p.definition1(defs[name])
+		if err != nil {
+			return b, err
+		}
+		b = appendJSONString(b, name)
+		b = append(b, ':', '"')
+		b = append(b, PinV1Prefix...)
+		b = append(b, h...)
+		b = append(b, '"')
+	}
+	return append(b, '}'), nil
+}
+
+// definition1 returns the hex SHA-256 of one definition written in format
+// 2, once per definition map.
+func (p *Pinner) definition1(v any) (string, error) {
+	m, isMap := v.(map[string]any)
+	if isMap && m != nil {
+		id := mapID(m)
+		if h, ok := p.defs[id]; ok {
+			return h, nil
+		}
+		if p.open[id] {
+			return "", errPinCycle
+		}
+	}
+	j, err := p.value(nil, v)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(j)
+	h := hex.EncodeToString(sum[:])
+	if isMap && m != nil {
+		p.defs[mapID(m)] = h
+	}
+	return h, nil
 }
 
 // appendFloat writes f as encoding/json does (ES6 number formatting).
