@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codemode-dev/codemode/ir"
 )
@@ -746,7 +747,18 @@ func paragraph(s string) []string {
 
 // oneLine folds prose onto one line.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	// Most texts are one line already: return them as they are (what
+	// Fields and Join would give back) without splitting them.
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r', c == ' ' && s[i+1] == ' ':
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
 }
 
 // pyString and pyLiteral are the naming module's Python literals.

@@ -23,7 +23,9 @@ type writer struct {
 func (w *writer) ln(indent int, s string) {
 	s = SafeText(s)
 	if s != "" {
-		w.b.WriteString(strings.Repeat("    ", indent))
+		for range indent {
+			w.b.WriteString("    ")
+		}
 		w.b.WriteString(s)
 	}
 	w.b.WriteByte('\n')
