@@ -245,6 +245,14 @@ func usesRefs(v any) bool {
 
 // Marshal encodes a manifest as indented JSON with a trailing newline.
 func Marshal(m *Manifest) ([]byte, error) {
+	if b, ok := marshalFast(m); ok {
+		return indentJSON(b, maxIndent), nil
+	}
+	return marshalStd(m)
+}
+
+// marshalStd is Marshal by encoding/json alone.
+func marshalStd(m *Manifest) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

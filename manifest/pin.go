@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -53,11 +54,13 @@ func PinV1(t *ir.Tool) string { return NewPinnerV1().Pin(t) }
 // Pinner is in use.
 type Pinner struct {
 	v1    bool
+	plain bool // no HTML escaping (the manifest's encoder; see Marshal)
 	buf   []byte
 	seen  map[*byte]bool   // maps written once, by identity
 	cache map[*byte][]byte // maps met twice: their bytes
 	open  map[*byte]bool   // maps being written (a cycle fails)
 	defs  map[*byte]string // format 2: the hash of each definition map
+	depth int              // nesting of the value being written
 	old   *Pinner          // format 1, for PinAs
 }
 
@@ -131,6 +134,13 @@ func Pins(tools []*ir.Tool) []string {
 
 var errPinCycle = errors.New("pin: schema cycle")
 
+// maxTrackDepth is the nesting past which the writer looks for a cycle (as
+// encoding/json starts to past 1,000); maxDepth the nesting it refuses.
+const (
+	maxTrackDepth = 1000
+	maxDepth      = 100_000
+)
+
 // Pin returns the tool's pin (see Pin).
 func (p *Pinner) Pin(t *ir.Tool) string {
 	in := t.Original
@@ -141,6 +151,7 @@ func (p *Pinner) Pin(t *ir.Tool) string {
 	if err != nil {
 		b = append(b[:0], "null"...)
 		clear(p.open)
+		p.depth = 0
 	}
 	p.buf = b
 	sum := sha256.Sum256(b)
@@ -177,7 +188,7 @@ func (p *Pinner) value(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendJSONString(b, x), nil
+		return p.str(b, x), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case json.Number:
@@ -199,6 +210,9 @@ func (p *Pinner) value(b []byte, v any) ([]byte, error) {
 		if x == nil {
 			return append(b, "null"...), nil
 		}
+		if p.depth++; p.depth > maxDepth {
+			return b, errPinCycle
+		}
 		b = append(b, '[')
 		for i, e := range x {
 			if i > 0 {
@@ -208,11 +222,21 @@ func (p *Pinner) value(b []byte, v any) ([]byte, error) {
 				return b, err
 			}
 		}
+		p.depth--
 		return append(b, ']'), nil
 	case map[string]any:
 		return p.object(b, x)
 	}
 	// Anything else as encoding/json writes it.
+	if p.plain {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return b, err
+		}
+		return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+	}
 	j, err := json.Marshal(v)
 	if err != nil {
 		return b, err
@@ -224,14 +248,27 @@ func (p *Pinner) object(b []byte, m map[string]any) ([]byte, error) {
 	if m == nil {
 		return append(b, "null"...), nil
 	}
+	// Small maps are cheaper to write again than to remember; a cycle is
+	// looked for, as encoding/json does, only past a depth no schema
+	// reaches (maxTrackDepth), and refused past maxDepth whatever it is.
 	id := mapID(m)
-	if c, ok := p.cache[id]; ok {
-		return append(b, c...), nil
+	remember := len(m) >= 3
+	if remember {
+		if c, ok := p.cache[id]; ok {
+			return append(b, c...), nil
+		}
 	}
-	if p.open[id] {
+	p.depth++
+	if p.depth > maxDepth {
 		return b, errPinCycle
 	}
-	p.open[id] = true
+	track := p.depth > maxTrackDepth
+	if track {
+		if p.open[id] {
+			return b, errPinCycle
+		}
+		p.open[id] = true
+	}
 	start := len(b)
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -244,7 +281,7 @@ func (p *Pinner) object(b []byte, m map[string]any) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = p.str(b, k)
 		b = append(b, ':')
 		if d, ok := m[k].(map[string]any); ok && k == "$defs" && !p.v1 {
 			b, err = p.definitions(b, d)
@@ -256,11 +293,16 @@ func (p *Pinner) object(b []byte, m map[string]any) ([]byte, error) {
 		}
 	}
 	b = append(b, '}')
-	delete(p.open, id)
-	if p.seen[id] {
-		p.cache[id] = slices.Clone(b[start:])
-	} else {
-		p.seen[id] = true
+	if track {
+		delete(p.open, id)
+	}
+	p.depth--
+	if remember {
+		if p.seen[id] {
+			p.cache[id] = slices.Clone(b[start:])
+		} else {
+			p.seen[id] = true
+		}
 	}
 	return b, nil
 }
@@ -342,15 +384,25 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString writes s quoted as encoding/json does with HTML
-// escaping: <, >, & and control bytes as \u00XX, invalid UTF-8 as \ufffd,
-// U+2028 and U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
+func (p *Pinner) str(b []byte, s string) []byte {
+	if p.plain {
+		return appendString(b, s, false)
+	}
+	return appendString(b, s, true)
+}
+
+func appendJSONString(b []byte, s string) []byte { return appendString(b, s, true) }
+
+// appendString writes s quoted as encoding/json does: <, > and & as
+// \u00XX when html is set (json.Marshal; not for an Encoder with
+// SetEscapeHTML(false)), control bytes as \u00XX (or \n and the like),
+// invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}
