@@ -56,12 +56,12 @@ type Pinner struct {
 	v1    bool
 	plain bool // no HTML escaping (the manifest's encoder; see Marshal)
 	buf   []byte
-	seen  map[*byte]bool   // maps written once, by identity
-	cache map[*byte][]byte // maps met twice: their bytes
-	open  map[*byte]bool   // maps being written (a cycle fails)
-	defs  map[*byte]string // format 2: the hash of each definition map
-	depth int              // nesting of the value being written
-	old   *Pinner          // format 1, for PinAs
+	seen  map[*byte]bool    // maps written once, by identity
+	cache map[*byte][]byte  // maps met twice: their bytes
+	open  map[*byte]bool    // maps being written (a cycle fails)
+	defs  map[*byte]defHash // format 2: the hash of each definition map
+	depth int               // nesting of the value being written
+	old   *Pinner           // format 1, for PinAs
 }
 
 // NewPinner returns an empty Pinner.
@@ -71,7 +71,7 @@ func NewPinner() *Pinner { return newPinner(false) }
 func NewPinnerV1() *Pinner { return newPinner(true) }
 
 func newPinner(v1 bool) *Pinner {
-	return &Pinner{v1: v1, seen: map[*byte]bool{}, cache: map[*byte][]byte{}, open: map[*byte]bool{}, defs: map[*byte]string{}}
+	return &Pinner{v1: v1, seen: map[*byte]bool{}, cache: map[*byte][]byte{}, open: map[*byte]bool{}, defs: map[*byte]defHash{}}
 }
 
 // PinAs returns the tool's pin in the format of pin (a pin read from a
@@ -323,42 +323,58 @@ func (p *Pinner) definitions(b []byte, defs map[string]any) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		h, err := p.definition1(defs[name])
-		if err != nil {
+		var err error
+		if b, err = p.definitionEntry(b, name, defs[name]); err != nil {
 			return b, err
 		}
-		b = appendJSONString(b, name)
-		b = append(b, ':', '"')
-		b = append(b, PinV1Prefix...)
-		b = append(b, h...)
-		b = append(b, '"')
 	}
 	return append(b, '}'), nil
 }
 
-// definition1 returns the hex SHA-256 of one definition written in format
-// 2, once per definition map.
-func (p *Pinner) definition1(v any) (string, error) {
+// A defHash is a definition's hash in hex, and its entry in a $defs object
+// ("name":"sha256:...") under the name it was last met by.
+type defHash struct {
+	hex, name string
+	entry     []byte
+}
+
+// definitionEntry appends "name":"sha256:<hash of v>", hashing each
+// definition map once.
+func (p *Pinner) definitionEntry(b []byte, name string, v any) ([]byte, error) {
 	m, isMap := v.(map[string]any)
+	var id *byte
 	if isMap && m != nil {
-		id := mapID(m)
+		id = mapID(m)
 		if h, ok := p.defs[id]; ok {
-			return h, nil
+			if h.name != name {
+				h.name, h.entry = name, p.defEntryBytes(name, h.hex)
+				p.defs[id] = h
+			}
+			return append(b, h.entry...), nil
 		}
 		if p.open[id] {
-			return "", errPinCycle
+			return b, errPinCycle
 		}
 	}
 	j, err := p.value(nil, v)
 	if err != nil {
-		return "", err
+		return b, err
 	}
 	sum := sha256.Sum256(j)
-	h := hex.EncodeToString(sum[:])
-	if isMap && m != nil {
-		p.defs[mapID(m)] = h
+	h := defHash{hex: hex.EncodeToString(sum[:]), name: name}
+	h.entry = p.defEntryBytes(name, h.hex)
+	if id != nil {
+		p.defs[id] = h
 	}
-	return h, nil
+	return append(b, h.entry...), nil
+}
+
+func (p *Pinner) defEntryBytes(name, hexSum string) []byte {
+	e := p.str(nil, name)
+	e = append(e, ':', '"')
+	e = append(e, PinV1Prefix...)
+	e = append(e, hexSum...)
+	return append(e, '"')
 }
 
 // appendFloat writes f as encoding/json does (ES6 number formatting).
