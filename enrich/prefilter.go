@@ -49,6 +49,20 @@ func needs(re *syntax.Regexp) ([]string, bool) {
 			return nil, false
 		}
 		return []string{fold(string(re.Rune))}, true
+	case syntax.OpCharClass:
+		// A small class: one of its characters.
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i+1]-re.Rune[i] > 8 || len(out) > 12 {
+				return nil, false
+			}
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if l := fold(string(r)); !slices.Contains(out, l) {
+					out = append(out, l)
+				}
+			}
+		}
+		return out, len(out) > 0
 	case syntax.OpCapture, syntax.OpPlus:
 		return needs(re.Sub[0])
 	case syntax.OpRepeat:
