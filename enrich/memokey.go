@@ -3,25 +3,46 @@ package enrich
 import (
 	"encoding/binary"
 	"encoding/json"
+	"hash/maphash"
 	"math"
 	"slices"
+	"sync"
 )
 
 // memoKey is the key the proposal and verdict memos file their inputs
-// under: a tagged, length-prefixed encoding of the values (sorted map
-// keys), so two inputs share a key only when they are equal. It replaces
-// a json.Marshal per parameter, most of what the memos cost on a large
-// spec. ok is false for a value it cannot encode (the caller then skips
-// the memo).
+// under: two seeded 64-bit hashes (hash/maphash, seeds drawn per process)
+// of a tagged, length-prefixed encoding of the values (sorted map keys),
+// so two inputs share a key only when they are equal, but for a chance of
+// about 2^-128 per pair no input can aim at. It replaces a json.Marshal
+// per parameter, and keeping the encoding itself as the key, which on a
+// large spec (every parameter's description, three times over) was tens
+// of megabytes to allocate and collect. ok is false for a value it cannot
+// encode (the caller then skips the memo).
 func memoKey(parts ...any) (key string, ok bool) {
-	b := make([]byte, 0, 256)
+	bp := keyBufs.Get().(*[]byte)
+	b := (*bp)[:0]
 	for _, p := range parts {
 		if b, ok = appendKey(b, p, 0); !ok {
-			return "", false
+			break
 		}
 	}
-	return string(b), true
+	if ok {
+		var sum [16]byte
+		binary.LittleEndian.PutUint64(sum[:8], maphash.Bytes(keySeeds[0], b))
+		binary.LittleEndian.PutUint64(sum[8:], maphash.Bytes(keySeeds[1], b))
+		key = string(sum[:])
+	}
+	if cap(b) <= 1<<20 {
+		*bp = b
+		keyBufs.Put(bp)
+	}
+	return key, ok
 }
+
+var (
+	keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+	keyBufs  = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+)
 
 func appendKeyString(b []byte, tag byte, s string) []byte {
 	b = append(b, tag)

@@ -6,8 +6,8 @@ import (
 )
 
 // TestMemoKeyEqualOnlyWhenEqual: the memo key of two inputs is the same
-// exactly when they are equal (map order aside), so a memo never hands one
-// parameter's proposals or verdicts to another.
+// when they are equal (map order aside) and differs when they are not, so
+// a memo never hands one parameter's proposals or verdicts to another.
 func TestMemoKeyEqualOnlyWhenEqual(t *testing.T) {
 	distinct := [][]any{
 		{"ab", "c"}, {"a", "bc"}, {"abc"},
