@@ -43,6 +43,7 @@ const (
 
 	// enrich
 	DiagEnrichTooDeep DiagCode = "enrich-too-deep"
+	DiagEnrichFailed  DiagCode = "enrich-failed"
 
 	// pack
 	DiagUnusedIgnore DiagCode = "unused-ignore"
