@@ -63,7 +63,7 @@ var DiagCodes = []DiagCode{
 	DiagIgnoredHeader, DiagParamContent, DiagParamWithoutSchema, DiagBodyContentType,
 	DiagBodyWithoutContent, DiagDuplicateBody,
 	DiagTypeTooDeep, DiagApproximatedKeyword,
-	DiagEnrichTooDeep,
+	DiagEnrichTooDeep, DiagEnrichFailed,
 	DiagUnusedIgnore,
 	DiagUncompiledSchema,
 }
