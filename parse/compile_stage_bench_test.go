@@ -39,7 +39,7 @@ func BenchmarkCompile(b *testing.B) {
 			for b.Loop() {
 				compileSpec(b, s.file, data)
 			}
-			b.ReportMetric((cpuTime() - start).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }
