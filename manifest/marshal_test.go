@@ -73,3 +73,31 @@ func TestMarshalSchemasAsEncodingJSON(t *testing.T) {
 		t.Errorf("%d golden manifests", len(files))
 	}
 }
+
+// TestIndentIsJSONIndent: indentJSON writes what json.Indent writes (for
+// nesting within maxIndent), on every golden manifest and on empty and
+// nested containers and escapes.
+func TestIndentIsJSONIndent(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/golden/*/want/manifest.json")
+	docs := [][]byte{[]byte(`{"a":[],"b":{},"c":[{}],"d":"x\\\"{,:","e":[1,{"f":[[]]}],"g":{"h":null}}`)}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, data); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, c.Bytes())
+	}
+	for i, src := range docs {
+		var want bytes.Buffer
+		if err := json.Indent(&want, src, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got := indentJSON(src, maxIndent); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("doc %d: indentJSON differs from json.Indent", i)
+		}
+	}
+}
