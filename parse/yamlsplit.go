@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"fmt"
 	"runtime"
 	"strconv"
 	"strings"
@@ -61,7 +62,7 @@ func decodeSplit(data []byte) (root *yaml.Node, ok bool) {
 		go func() {
 			defer wg.Done()
 			for p := range next {
-				p.err = yaml.Unmarshal(p.text, &p.root)
+				p.err = unmarshalPiece(p)
 			}
 		}()
 	}
@@ -92,6 +93,18 @@ func decodeSplit(data []byte) (root *yaml.Node, ok bool) {
 		holder.Content = append(holder.Content, n.Content...)
 	}
 	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}}, true
+}
+
+// unmarshalPiece decodes one piece; a panic in the decoder is the piece's
+// error (the whole is then decoded where the caller can see it), not the
+// end of the process.
+func unmarshalPiece(p *yamlPiece) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: %v", r)
+		}
+	}()
+	return yaml.Unmarshal(p.text, &p.root)
 }
 
 // A yamlLine is one line of the document: where it starts and ends (no
