@@ -63,6 +63,15 @@ func sqliteDSN(path string) string {
 	return "file:" + path + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 }
 
+// sqliteReadDSN opens the SQLite file for reads only: a transaction there
+// is deferred, and query_only refuses any write.
+func sqliteReadDSN(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(20000)&_pragma=query_only(1)"
+}
+
+// sqliteReaders is how many reads of one SQLite store run at once.
+const sqliteReaders = 4
+
 func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: %v", err)
@@ -75,18 +84,28 @@ func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 	// failing with "database is locked" inside the process; other
 	// processes wait on busy_timeout.
 	db.SetMaxOpenConns(1)
-	s := &sqlStore{db: db, d: sqliteDialect, desc: "SQLite " + path, opts: o}
-	// River gets a pool of its own, also of one connection (its driver's
-	// advice), so that a job's completion never waits behind a session's
-	// transaction on the same connection.
-	rdb, err := sql.Open("sqlite", sqliteDSN(path))
+	// Reads have connections of their own, read-only and without the
+	// immediate lock: they read beside the writer.
+	rdb, err := sql.Open("sqlite", sqliteReadDSN(path))
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: SQLite %s: %v", path, err)
 	}
-	rdb.SetMaxOpenConns(1)
+	rdb.SetMaxOpenConns(sqliteReaders)
+	s := &sqlStore{db: db, rdb: rdb, d: sqliteDialect, desc: "SQLite " + path, opts: o}
 	s.closers = append(s.closers, rdb.Close)
-	return start(ctx, s, riversqlite.New(rdb))
+	// River gets a pool of its own, also of one connection (its driver's
+	// advice), so that a job's completion never waits behind a session's
+	// transaction on the same connection.
+	qdb, err := sql.Open("sqlite", sqliteDSN(path))
+	if err != nil {
+		db.Close()
+		rdb.Close()
+		return nil, fmt.Errorf("store: SQLite %s: %v", path, err)
+	}
+	qdb.SetMaxOpenConns(1)
+	s.closers = append(s.closers, qdb.Close)
+	return start(ctx, s, riversqlite.New(qdb))
 }
 
 func openPostgres(ctx context.Context, loc string, o Options) (Store, error) {
@@ -112,7 +131,7 @@ func openPostgres(ctx context.Context, loc string, o Options) (Store, error) {
 		return nil, fmt.Errorf("store: %s is unreachable: %v", desc, err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	s := &sqlStore{db: db, d: postgresDialect, desc: desc, opts: o}
+	s := &sqlStore{db: db, rdb: db, d: postgresDialect, desc: desc, opts: o}
 	s.closers = append(s.closers, func() error { pool.Close(); return nil })
 	return start(ctx, s, riverpgxv5.New(pool))
 }

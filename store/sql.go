@@ -74,7 +74,13 @@ var postgresDialect = dialect{
 // sqlStore is both stores: database/sql over SQLite or PostgreSQL (pgx's
 // stdlib), with River on the same database.
 type sqlStore struct {
-	db   *sql.DB
+	db *sql.DB
+	// rdb serves reads: on SQLite a pool of its own, read-only connections
+	// that never take the write lock (WAL lets them read beside a
+	// writer), so a read waits neither for this process's one writing
+	// connection nor for another process's write transaction; on
+	// PostgreSQL db itself.
+	rdb  *sql.DB
 	d    dialect
 	desc string
 	opts Options
@@ -272,11 +278,18 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// Session implements Store.
+// Session implements Store: a read-only transaction (deferred on SQLite,
+// READ ONLY on PostgreSQL), so the session's record and jobs are read
+// together without taking the write lock.
 func (s *sqlStore) Session(ctx context.Context, session string) (sj *Session, err error) {
 	defer s.observe("jobs.load", time.Now(), &err)
-	err = retry(func() (err error) {
-		sj, _, err = s.load(ctx, s.db, session)
+	err = retry(func() error {
+		tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			return s.wrap("starting a read", err)
+		}
+		defer tx.Rollback()
+		sj, _, err = s.load(ctx, tx, session)
 		return err
 	})
 	return sj, err
@@ -377,7 +390,7 @@ func (s *sqlStore) state(ctx context.Context, session string) (*State, error) {
 	var dump []byte
 	var names string
 	var at int64
-	err := s.db.QueryRowContext(ctx, s.q("SELECT state, names, state_at FROM codemode_session WHERE id = ? AND state IS NOT NULL"), session).Scan(&dump, &names, &at)
+	err := s.rdb.QueryRowContext(ctx, s.q("SELECT state, names, state_at FROM codemode_session WHERE id = ? AND state IS NOT NULL"), session).Scan(&dump, &names, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -462,7 +475,7 @@ ON CONFLICT (session, file, lo, hi) DO UPDATE SET at = excluded.at`), session, r
 // Reads implements Store.
 func (s *sqlStore) Reads(ctx context.Context, session string) (_ []Read, err error) {
 	defer s.observe("reads.load", time.Now(), &err)
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT file, lo, hi FROM codemode_read WHERE session = ? ORDER BY file, lo"), session)
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT file, lo, hi FROM codemode_read WHERE session = ? ORDER BY file, lo"), session)
 	if err != nil {
 		return nil, s.wrap("reading reads", err)
 	}
