@@ -31,6 +31,9 @@ var migrations embed.FS
 // the path of a SQLite file (created with its directory when missing).
 // It runs the store's migrations and River's.
 func Open(ctx context.Context, loc string, o Options) (Store, error) {
+	if err := checkOptions(o); err != nil {
+		return nil, err
+	}
 	switch {
 	case loc == "":
 		return nil, errors.New("store: no location (a SQLite file's path or a postgres:// URL)")
@@ -45,6 +48,9 @@ func Open(ctx context.Context, loc string, o Options) (Store, error) {
 // OpenTemp opens a SQLite store in a new temporary file, removed at Close
 // (a runtime that keeps nothing across restarts).
 func OpenTemp(ctx context.Context, o Options) (Store, error) {
+	if err := checkOptions(o); err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp("", "codemode-store-")
 	if err != nil {
 		return nil, err
@@ -61,6 +67,16 @@ func OpenTemp(ctx context.Context, o Options) (Store, error) {
 
 func sqliteDSN(path string) string {
 	return "file:" + path + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+}
+
+func checkOptions(o Options) error {
+	if err := CheckTimings(o.Heartbeat, o.DeadAfter); err != nil {
+		if o.Heartbeat > 0 && o.Heartbeat < MinHeartbeat {
+			return fmt.Errorf("store: %v", err)
+		}
+		return fmt.Errorf("store: a replica silent for %v", err)
+	}
+	return nil
 }
 
 // sqliteReadDSN opens the SQLite file for reads only: a transaction there

@@ -24,9 +24,12 @@ import (
 // Options tune Open. Zero values take the defaults.
 type Options struct {
 	// Heartbeat is how often a replica records that it is alive; default
-	// 2s. DeadAfter is how long a replica may be silent before its running
-	// jobs are taken as lost; default 15s. (A replica on the same host
-	// whose process is gone is lost at once.)
+	// 2s, at least MinHeartbeat. DeadAfter is how long a replica may be
+	// silent before its running jobs are taken as lost; default 15s (or
+	// MinLostBeats heartbeats, if that is longer), at least MinLostBeats
+	// heartbeats (CheckTimings). (A replica on the same host whose process
+	// is gone is lost at once.) Every replica of a store, and every reader
+	// of it (codemode jobs), should use the same DeadAfter.
 	Heartbeat, DeadAfter time.Duration
 	// NoReplica opens the store without registering a replica (the CLI
 	// reading jobs): it runs no jobs.
@@ -134,12 +137,7 @@ func newID() string {
 
 // register records this replica and keeps its heartbeat.
 func (s *sqlStore) register(ctx context.Context) error {
-	if s.opts.Heartbeat <= 0 {
-		s.opts.Heartbeat = 2 * time.Second
-	}
-	if s.opts.DeadAfter <= 0 {
-		s.opts.DeadAfter = 15 * time.Second
-	}
+	s.opts.Heartbeat, s.opts.DeadAfter = Timings(s.opts.Heartbeat, s.opts.DeadAfter)
 	s.host = hostID()
 	s.stop = make(chan struct{})
 	if s.opts.NoReplica {
@@ -166,6 +164,41 @@ func (s *sqlStore) register(ctx context.Context) error {
 			}
 		}
 	}()
+	return nil
+}
+
+// The heartbeat's defaults and bounds (Options.Heartbeat, DeadAfter).
+const (
+	DefaultHeartbeat = 2 * time.Second
+	DefaultDeadAfter = 15 * time.Second
+	MinHeartbeat     = 100 * time.Millisecond
+	// MinLostBeats is how many heartbeats DeadAfter must span at least, so
+	// a replica that misses a beat or two (a slow database, a pause) is
+	// not taken as lost.
+	MinLostBeats = 3
+)
+
+// Timings fills in the defaults of a heartbeat and silence (0: unset).
+func Timings(heartbeat, deadAfter time.Duration) (time.Duration, time.Duration) {
+	if heartbeat <= 0 {
+		heartbeat = DefaultHeartbeat
+	}
+	if deadAfter <= 0 {
+		deadAfter = max(DefaultDeadAfter, MinLostBeats*heartbeat)
+	}
+	return heartbeat, deadAfter
+}
+
+// CheckTimings says whether a heartbeat and silence (0: the default) can
+// work together; the error names the silence's problem in one line.
+func CheckTimings(heartbeat, deadAfter time.Duration) error {
+	if heartbeat > 0 && heartbeat < MinHeartbeat {
+		return fmt.Errorf("heartbeat %s is too often; make it at least %s", heartbeat, MinHeartbeat)
+	}
+	beat, dead := Timings(heartbeat, deadAfter)
+	if dead < MinLostBeats*beat {
+		return fmt.Errorf("%s is less than %d heartbeats of %s: a replica that misses a beat or two would have its running jobs taken as lost; make it at least %s", dead, MinLostBeats, beat, MinLostBeats*beat)
+	}
 	return nil
 }
 

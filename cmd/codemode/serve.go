@@ -72,7 +72,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// Its latency is in the gateway's metrics.
 	o.Metrics = metrics.New(nil)
 	loc := storeLocation(p, *storeFlag, *state, defaultStore(p))
-	if o.Store, err = openStore(ctx, loc, store.Options{Observe: o.Metrics.Store}); err != nil {
+	if o.Store, err = openStore(ctx, loc, p.StoreOptions(store.Options{Observe: o.Metrics.Store})); err != nil {
 		return err
 	}
 	// Replicas sharing a PostgreSQL store share its audit chain too,
