@@ -55,7 +55,7 @@ type mcpSession struct {
 	cs   *mcp.ClientSession
 	proc *process
 	dead chan struct{} // closed when the session's connection ends
-	logs atomic.Bool   // logging/setLevel sent (forward.go)
+	logs sync.Once     // logging/setLevel sent (forward.go)
 }
 
 func (s *mcpSession) isDead() bool {
