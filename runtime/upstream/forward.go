@@ -67,9 +67,10 @@ func forwardOf(ctx context.Context) *Forward {
 // forwarded and a request is refused, since sending it to the wrong
 // agent's client would hand one agent another's data.
 type forwards struct {
-	mu     sync.Mutex
-	seq    int64
-	active []*activeForward
+	mu      sync.Mutex
+	seq     int64
+	active  []*activeForward
+	changed chan struct{} // closed when a call ends (settle waits on it)
 	// elicits counts the elicitation requests refused; last is the last
 	// one's message.
 	elicits atomic.Int64
@@ -166,8 +167,9 @@ func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 type activeForward struct {
-	f     *Forward
-	token string // the progress token sent upstream, "" for a program's call
+	f        *Forward
+	token    string // the progress token sent upstream, "" for a program's call
+	answered bool   // ended with the server's result
 }
 
 // callTokenPrefix starts the progress token of a direct call, which also
@@ -180,10 +182,10 @@ const callMetaKey = "codemode/call"
 
 // begin registers a call (f nil: a program's call) and returns the
 // progress token to send with it ("" for none: a program's call) and the
-// function that ends the registration. A direct call always sends one,
-// which names it; its progress reaches the agent only when the agent gave
-// a token of its own.
-func (fs *forwards) begin(f *Forward) (string, func()) {
+// function that ends the registration, told whether the server answered
+// the call. A direct call always sends a token, which names it; its
+// progress reaches the agent only when the agent gave a token of its own.
+func (fs *forwards) begin(f *Forward) (string, func(answered bool)) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	fs.seq++
@@ -192,7 +194,7 @@ func (fs *forwards) begin(f *Forward) (string, func()) {
 		a.token = callTokenPrefix + strconv.FormatInt(fs.seq, 10)
 	}
 	fs.active = append(fs.active, a)
-	return a.token, func() {
+	return a.token, func(answered bool) {
 		fs.mu.Lock()
 		defer fs.mu.Unlock()
 		for i, x := range fs.active {
@@ -201,15 +203,66 @@ func (fs *forwards) begin(f *Forward) (string, func()) {
 				break
 			}
 		}
+		a.answered = answered
+		if fs.changed != nil {
+			close(fs.changed)
+			fs.changed = nil
+		}
+	}
+}
+
+// unroutedWait bounds how long a request that names no call waits for the
+// calls it may belong to to narrow to one.
+const unroutedWait = 5 * time.Minute
+
+// settle finds the call a request that named none belongs to, among the
+// calls in flight when it came (candidates): a call the server answered
+// cannot be the one still waiting for this request's answer, so once all
+// but one of them are answered, it is that one. nil (refuse) when a
+// candidate ended unanswered (cancelled, failed: it may have been the
+// one), none is left, or ctx or unroutedWait ends first.
+func (fs *forwards) settle(ctx context.Context, candidates []*activeForward) (*activeForward, bool) {
+	timer := time.NewTimer(unroutedWait)
+	defer timer.Stop()
+	for {
+		fs.mu.Lock()
+		var still []*activeForward
+		for _, c := range candidates {
+			if slices.Contains(fs.active, c) {
+				still = append(still, c)
+			} else if !c.answered {
+				fs.mu.Unlock()
+				return nil, false
+			}
+		}
+		if len(still) <= 1 {
+			fs.mu.Unlock()
+			if len(still) == 1 {
+				return still[0], true
+			}
+			return nil, false
+		}
+		if fs.changed == nil {
+			fs.changed = make(chan struct{})
+		}
+		ch := fs.changed
+		fs.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, false
+		case <-timer.C:
+			return nil, false
+		}
 	}
 }
 
 // route is the Forward a server's log message or request goes to: the
 // call meta names (its callMetaKey, taken out of meta), else the one call
 // in flight; nil when that is a program's call or it is not known (several
-// in flight, or the named call has ended). ambiguous: several were in
-// flight and none was named.
-func (fs *forwards) route(meta map[string]any) (f *Forward, ambiguous bool) {
+// in flight, or the named call has ended). When several were in flight and
+// none was named, candidates lists them (see settle).
+func (fs *forwards) route(meta map[string]any) (f *Forward, candidates []*activeForward) {
 	tag, named := meta[callMetaKey].(string)
 	if named {
 		delete(meta, callMetaKey)
@@ -219,15 +272,33 @@ func (fs *forwards) route(meta map[string]any) (f *Forward, ambiguous bool) {
 	if named {
 		for _, a := range fs.active {
 			if a.token == tag {
-				return a.f, false
+				return a.f, nil
 			}
 		}
-		return nil, false
+		return nil, nil
 	}
 	if len(fs.active) == 1 {
-		return fs.active[0].f, false
+		return fs.active[0].f, nil
 	}
-	return nil, len(fs.active) > 1
+	if len(fs.active) > 1 {
+		return nil, slices.Clone(fs.active)
+	}
+	return nil, nil
+}
+
+// routeRequest is route for a request (elicitation, sampling), which
+// waits for several candidates to settle (settle). ambiguous: they did
+// not.
+func (fs *forwards) routeRequest(ctx context.Context, meta map[string]any) (f *Forward, ambiguous bool) {
+	f, candidates := fs.route(meta)
+	if len(candidates) == 0 {
+		return f, false
+	}
+	a, ok := fs.settle(ctx, candidates)
+	if !ok {
+		return nil, true
+	}
+	return a.f, false
 }
 
 func (fs *forwards) byToken(token any) *Forward {
@@ -254,7 +325,8 @@ const elicitRefused = "codemode: elicitation refused: this call was made by a pr
 const samplingRefused = "codemode: sampling refused: this call was made by a program, not an agent's client with a model"
 
 // unroutedRefused is the error a request gets when several calls are in
-// flight and the server did not say which one it belongs to.
+// flight, the server did not say which one it belongs to, and they did not
+// settle (forwards.settle).
 const unroutedRefused = "codemode: %s refused: several calls are in flight on this connection and the request does not say which one it belongs to, so no agent is asked"
 
 // EnableForwarding has the connection declare elicitation and sampling
@@ -318,7 +390,7 @@ func (m *MCP) clientOptions(opts *mcp.ClientOptions) *mcp.ClientOptions {
 			if req.Params == nil {
 				return nil, m.refuseElicit(nil)
 			}
-			f, ambiguous := m.fwd.route(req.Params.Meta)
+			f, ambiguous := m.fwd.routeRequest(ctx, req.Params.Meta)
 			switch {
 			case f != nil && f.Elicit != nil:
 				return f.Elicit(ctx, req.Params)
@@ -332,7 +404,7 @@ func (m *MCP) clientOptions(opts *mcp.ClientOptions) *mcp.ClientOptions {
 			if req.Params != nil {
 				meta = req.Params.Meta
 			}
-			f, ambiguous := m.fwd.route(meta)
+			f, ambiguous := m.fwd.routeRequest(ctx, meta)
 			switch {
 			case f != nil && f.Sample != nil:
 				return f.Sample(ctx, req.Params)

@@ -134,19 +134,22 @@ func TestForwardConcurrentCallsLogsCrossed(t *testing.T) {
 
 // TestUnnamedMessageRoutedToNewestCall pins the rule for what a server
 // sends without naming its call (stdio, the standalone stream): it went to
-// the call that started last. Now it goes to the one call in flight, and
-// with several to none (a request is refused as ambiguous); a named one
-// goes to its call, and the name is taken out before it is forwarded.
+// the call that started last. Now it goes to the one call in flight; with
+// several, a log message goes to none, and a request waits until all but
+// one of them have been answered (the one left is the one waiting for it),
+// refused if one ends unanswered; a named one goes to its call, and the
+// name is taken out before it is forwarded.
 func TestUnnamedMessageRoutedToNewestCall(t *testing.T) {
 	var fs forwards
+	ctx := context.Background()
 	a, b := &Forward{}, &Forward{}
 	tokA, endA := fs.begin(a)
-	if f, amb := fs.route(nil); f != a || amb {
-		t.Fatalf("one call in flight: %p, %v", f, amb)
+	if f, c := fs.route(nil); f != a || c != nil {
+		t.Fatalf("one call in flight: %p, %v", f, c)
 	}
 	tokB, endB := fs.begin(b)
-	if f, amb := fs.route(map[string]any{}); f != nil || !amb {
-		t.Fatalf("two calls in flight, none named: %p, %v", f, amb)
+	if f, c := fs.route(map[string]any{}); f != nil || len(c) != 2 {
+		t.Fatalf("two calls in flight, none named: %p, %v", f, c)
 	}
 	meta := map[string]any{callMetaKey: tokA, "other": 1}
 	if f, _ := fs.route(meta); f != a || len(meta) != 1 {
@@ -155,15 +158,38 @@ func TestUnnamedMessageRoutedToNewestCall(t *testing.T) {
 	if f, _ := fs.route(map[string]any{callMetaKey: tokB}); f != b {
 		t.Fatalf("named B: %p", f)
 	}
-	endA()
-	if f, amb := fs.route(map[string]any{callMetaKey: tokA}); f != nil || amb {
-		t.Fatalf("named A after it ended: %p, %v", f, amb)
+	// A request naming neither waits until A is answered: it is B's.
+	_, candidates := fs.route(nil)
+	got := make(chan *Forward, 1)
+	go func() {
+		a, ok := fs.settle(ctx, candidates)
+		if !ok {
+			got <- nil
+			return
+		}
+		got <- a.f
+	}()
+	select {
+	case f := <-got:
+		t.Fatalf("the request was routed while two calls were in flight: %p", f)
+	default:
 	}
-	// A program's call in flight beside a direct one: nobody's.
+	endA(true)
+	if f := <-got; f != b {
+		t.Fatalf("after A was answered: %p, want B", f)
+	}
+	if f, _ := fs.route(map[string]any{callMetaKey: tokA}); f != nil {
+		t.Fatalf("named A after it ended: %p", f)
+	}
+	// A program's call beside B, which ends unanswered: nobody's.
 	_, endP := fs.begin(nil)
-	if f, amb := fs.route(nil); f != nil || !amb {
-		t.Fatalf("a program's call beside B: %p, %v", f, amb)
+	f, candidates := fs.route(nil)
+	if f != nil || len(candidates) != 2 {
+		t.Fatalf("a program's call beside B: %p, %v", f, candidates)
 	}
-	endP()
-	endB()
+	endP(false)
+	if a, ok := fs.settle(ctx, candidates); ok {
+		t.Fatalf("a candidate ended unanswered, and the request went to %p", a.f)
+	}
+	endB(true)
 }
