@@ -3,6 +3,7 @@ package findtool
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -96,20 +97,20 @@ func ConvertWink(r io.Reader) (*Vectors, error) {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, fmt.Errorf("vectors: %w", err)
+			return nil, fmt.Errorf("wink-embeddings JSON: %w", err)
 		}
 		key, _ := tok.(string)
 		switch key {
 		case "dimensions":
 			if err := dec.Decode(&v.dims); err != nil {
-				return nil, fmt.Errorf("vectors: dimensions: %w", err)
+				return nil, fmt.Errorf("wink-embeddings JSON: dimensions: %w", err)
 			}
 			if v.dims < 2 || v.dims > 4096 {
-				return nil, fmt.Errorf("vectors: dimensions %d out of range", v.dims)
+				return nil, fmt.Errorf("wink-embeddings JSON: dimensions %d out of range", v.dims)
 			}
 		case "vectors":
 			if v.dims == 0 {
-				return nil, errors.New("vectors: \"vectors\" comes before \"dimensions\"")
+				return nil, errors.New("wink-embeddings JSON: \"vectors\" comes before \"dimensions\"")
 			}
 			if err := v.readWinkVectors(dec); err != nil {
 				return nil, err
@@ -118,12 +119,12 @@ func ConvertWink(r io.Reader) (*Vectors, error) {
 		default:
 			var skip json.RawMessage
 			if err := dec.Decode(&skip); err != nil {
-				return nil, fmt.Errorf("vectors: %s: %w", key, err)
+				return nil, fmt.Errorf("wink-embeddings JSON: %s: %w", key, err)
 			}
 		}
 	}
 	if !sawVectors || len(v.index) == 0 {
-		return nil, errors.New("vectors: no \"vectors\" object with lower-case words")
+		return nil, errors.New("wink-embeddings JSON: no \"vectors\" object with lower-case words")
 	}
 	return v, nil
 }
@@ -131,10 +132,10 @@ func ConvertWink(r io.Reader) (*Vectors, error) {
 func expectDelim(dec *json.Decoder, d json.Delim) error {
 	tok, err := dec.Token()
 	if err != nil {
-		return fmt.Errorf("vectors: %w", err)
+		return fmt.Errorf("wink-embeddings JSON: %w", err)
 	}
 	if tok != d {
-		return fmt.Errorf("vectors: want %q, found %v", d, tok)
+		return fmt.Errorf("wink-embeddings JSON: want %q, found %v", d, tok)
 	}
 	return nil
 }
@@ -147,15 +148,15 @@ func (v *Vectors) readWinkVectors(dec *json.Decoder) error {
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return fmt.Errorf("vectors: %w", err)
+			return fmt.Errorf("wink-embeddings JSON: %w", err)
 		}
 		w, _ := tok.(string)
 		vals = vals[:0]
 		if err := dec.Decode(&vals); err != nil {
-			return fmt.Errorf("vectors: %q: %w", w, err)
+			return fmt.Errorf("wink-embeddings JSON: %q: %w", w, err)
 		}
 		if len(vals) < v.dims {
-			return fmt.Errorf("vectors: %q has %d values, want %d", w, len(vals), v.dims)
+			return fmt.Errorf("wink-embeddings JSON: %q has %d values, want %d", w, len(vals), v.dims)
 		}
 		if len(vals) >= v.dims+2 && vals[v.dims+1] >= MaxWords {
 			continue // past the most frequent words
@@ -216,24 +217,24 @@ func (v *Vectors) WriteTo(w io.Writer) (int64, error) {
 func ReadVectors(data []byte) (*Vectors, error) {
 	rest, ok := bytes.CutPrefix(data, []byte(vectorsMagic))
 	if !ok || len(rest) < 8 {
-		return nil, errors.New("vectors: not a codemode vectors file")
+		return nil, errors.New("not a codemode vectors file")
 	}
 	dims, n := int(binary.LittleEndian.Uint32(rest)), int(binary.LittleEndian.Uint32(rest[4:]))
 	rest = rest[8:]
 	if dims < 2 || dims > 4096 || n > len(rest) {
-		return nil, errors.New("vectors: corrupt header")
+		return nil, errors.New("codemode vectors file: corrupt header")
 	}
 	v := &Vectors{dims: dims, index: make(map[string]int32, n)}
 	for i := range n {
 		if len(rest) < 1 || len(rest) < 1+int(rest[0]) {
-			return nil, errors.New("vectors: truncated word list")
+			return nil, errors.New("codemode vectors file: truncated word list")
 		}
 		l := int(rest[0])
 		v.index[string(rest[1:1+l])] = int32(i)
 		rest = rest[1+l:]
 	}
 	if len(rest) != n*dims || len(v.index) != n {
-		return nil, fmt.Errorf("vectors: %d bytes of vectors, want %d", len(rest), n*dims)
+		return nil, fmt.Errorf("codemode vectors file: %d bytes of vectors, want %d", len(rest), n*dims)
 	}
 	v.data = make([]int8, len(rest))
 	for i, c := range rest {
@@ -246,8 +247,8 @@ func ReadVectors(data []byte) (*Vectors, error) {
 // is, a wink-embeddings JSON file through a cache in cacheDir (converted
 // once, named after the source's size and modification time, so a new
 // source is converted again); cacheDir "" converts every time. It reports
-// whether the cache was used.
-func LoadVectors(src, cacheDir string) (*Vectors, bool, error) {
+// whether the cache was used. A conversion stops when ctx ends.
+func LoadVectors(ctx context.Context, src, cacheDir string) (*Vectors, bool, error) {
 	f, err := os.Open(src)
 	if err != nil {
 		return nil, false, err
@@ -282,8 +283,11 @@ func LoadVectors(src, cacheDir string) (*Vectors, bool, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, false, err
 	}
-	v, err := ConvertWink(f)
+	v, err := ConvertWink(ctxReader{ctx, f})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, ctx.Err()
+		}
 		return nil, false, err
 	}
 	if cache != "" {
@@ -292,6 +296,19 @@ func LoadVectors(src, cacheDir string) (*Vectors, bool, error) {
 		_ = writeAtomic(cache, v)
 	}
 	return v, false, nil
+}
+
+// ctxReader reads r until ctx ends.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 func writeAtomic(path string, v *Vectors) error {
