@@ -244,11 +244,12 @@ func ReadVectors(data []byte) (*Vectors, error) {
 }
 
 // LoadVectors reads the word vectors at src: a compact file (WriteTo) as it
-// is, a wink-embeddings JSON file through a cache in cacheDir (converted
-// once, named after the source's size and modification time, so a new
-// source is converted again); cacheDir "" converts every time. It reports
-// whether the cache was used. A conversion stops when ctx ends.
-func LoadVectors(ctx context.Context, src, cacheDir string) (*Vectors, bool, error) {
+// is, a wink-embeddings JSON file through a cache: the first of cacheDirs
+// holding it (named after the source's size and modification time, so a
+// changed source is converted again), else converted and written into the
+// first of them that takes it; no cacheDirs converts every time. It reports
+// whether a cache was used. A conversion stops when ctx ends.
+func LoadVectors(ctx context.Context, src string, cacheDirs ...string) (*Vectors, bool, error) {
 	f, err := os.Open(src)
 	if err != nil {
 		return nil, false, err
@@ -270,11 +271,13 @@ func LoadVectors(ctx context.Context, src, cacheDir string) (*Vectors, bool, err
 		v, err := ReadVectors(data)
 		return v, false, err
 	}
-	var cache string
-	if cacheDir != "" {
-		base := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
-		cache = filepath.Join(cacheDir, fmt.Sprintf("%s-%d-%d.vec", base, fi.Size(), fi.ModTime().UnixNano()))
-		if data, err := os.ReadFile(cache); err == nil {
+	base := strings.TrimSuffix(filepath.Base(src), filepath.Ext(src))
+	name := fmt.Sprintf("%s-%d-%d.vec", base, fi.Size(), fi.ModTime().UnixNano())
+	for _, dir := range cacheDirs {
+		if dir == "" {
+			continue
+		}
+		if data, err := os.ReadFile(filepath.Join(dir, name)); err == nil {
 			if v, err := ReadVectors(data); err == nil {
 				return v, true, nil
 			}
@@ -290,10 +293,12 @@ func LoadVectors(ctx context.Context, src, cacheDir string) (*Vectors, bool, err
 		}
 		return nil, false, err
 	}
-	if cache != "" {
-		// The cache is only an optimisation: failing to write it leaves
-		// the next start to convert again.
-		_ = writeAtomic(cache, v)
+	// The cache is only an optimisation: where it cannot be written, the
+	// next start converts again.
+	for _, dir := range cacheDirs {
+		if dir != "" && writeAtomic(filepath.Join(dir, name), v) == nil {
+			break
+		}
 	}
 	return v, false, nil
 }

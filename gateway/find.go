@@ -81,6 +81,9 @@ func (f *Finder) UseVectors(v *findtool.Vectors) {
 	f.index.Store(f.index.Load().WithVectors(v))
 }
 
+// Semantic reports whether the finder ranks by meaning too (UseVectors).
+func (f *Finder) Semantic() bool { return f.index.Load().Semantic() }
+
 // Len is the number of tools the finder searches.
 func (f *Finder) Len() int { return f.count }
 

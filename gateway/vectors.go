@@ -2,9 +2,12 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/codemode-dev/codemode/findtool"
@@ -48,14 +51,20 @@ func FindVectors(setting string, dirs ...string) (path, missing string) {
 }
 
 // LoadVectors loads the word vectors at path into f (through a compact
-// cache in cacheDir, see findtool.LoadVectors; "" converts every time) and
-// logs one line: what it loaded and how long it took, or why find_tool
-// keeps ranking by words only. f ranks lexically until then.
-func LoadVectors(ctx context.Context, f *Finder, path, cacheDir string, logf func(string, ...any)) bool {
+// cache in the first of cacheDirs that has or takes it, see
+// findtool.LoadVectors; none converts every time) and logs one line: what
+// it loaded and how long it took, or why find_tool keeps ranking by words
+// only. f ranks lexically until then.
+func LoadVectors(ctx context.Context, f *Finder, path string, logf func(string, ...any), cacheDirs ...string) bool {
 	start := time.Now()
-	v, cached, err := findtool.LoadVectors(ctx, path, cacheDir)
+	v, cached, err := loadShared(ctx, path, cacheDirs)
 	if err != nil {
 		if ctx.Err() == nil {
+			// The path is named once.
+			var pe *fs.PathError
+			if errors.As(err, &pe) && pe.Path == path {
+				err = pe.Err
+			}
 			logf("find_tool ranks by words only: word vectors %s: %v", path, err)
 		}
 		return false
@@ -64,21 +73,86 @@ func LoadVectors(ctx context.Context, f *Finder, path, cacheDir string, logf fun
 	how := "converted once"
 	if cached {
 		how = "from its cache"
-	} else if cacheDir == "" {
-		how = "converted, no cache"
 	}
 	logf("find_tool ranks by meaning too: %d word vectors from %s (%s, %s)", v.Len(), path, how, time.Since(start).Round(time.Millisecond))
 	return true
 }
 
-// vectorsCache is the directory converted word vectors are kept in: dir
-// (.codemode beside the pack)/vectors, else the user's cache directory.
-func vectorsCache(dir string) string {
-	if dir != "" {
-		return filepath.Join(dir, "vectors")
-	}
+// VectorsCache are the directories converted word vectors are kept in, in
+// order: the user's cache directory (one conversion for every pack), then
+// dir/vectors (dir is .codemode beside the pack).
+func VectorsCache(dir string) []string {
+	var out []string
 	if c, err := os.UserCacheDir(); err == nil {
-		return filepath.Join(c, "codemode", "vectors")
+		out = append(out, filepath.Join(c, "codemode", "vectors"))
 	}
-	return ""
+	if dir != "" {
+		out = append(out, filepath.Join(dir, "vectors"))
+	}
+	return out
+}
+
+// shared are the word vectors loaded (or being loaded) in this process, by
+// file identity: gateways in one process load them once.
+var shared struct {
+	mu    sync.Mutex
+	loads map[string]*sharedLoad
+}
+
+type sharedLoad struct {
+	done    chan struct{}
+	v       *findtool.Vectors
+	cached  bool
+	err     error
+	waiters int
+	cancel  context.CancelFunc
+}
+
+// loadShared is findtool.LoadVectors, once per file in this process: a
+// second gateway waits for the first one's load. The load stops when every
+// gateway waiting for it has stopped waiting (ctx); a failed one is tried
+// again by the next.
+func loadShared(ctx context.Context, path string, cacheDirs []string) (*findtool.Vectors, bool, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, false, err
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%d", path, fi.Size(), fi.ModTime().UnixNano())
+	shared.mu.Lock()
+	if shared.loads == nil {
+		shared.loads = map[string]*sharedLoad{}
+	}
+	l := shared.loads[key]
+	if l == nil {
+		lctx, cancel := context.WithCancel(context.Background())
+		l = &sharedLoad{done: make(chan struct{}), cancel: cancel}
+		shared.loads[key] = l
+		go func() {
+			v, cached, err := findtool.LoadVectors(lctx, path, cacheDirs...)
+			shared.mu.Lock()
+			l.v, l.cached, l.err = v, cached, err
+			if err != nil && shared.loads[key] == l {
+				delete(shared.loads, key)
+			}
+			shared.mu.Unlock()
+			cancel()
+			close(l.done)
+		}()
+	}
+	l.waiters++
+	shared.mu.Unlock()
+	select {
+	case <-l.done:
+		return l.v, l.cached, l.err
+	case <-ctx.Done():
+		shared.mu.Lock()
+		if l.waiters--; l.waiters == 0 {
+			l.cancel()
+			if shared.loads[key] == l {
+				delete(shared.loads, key)
+			}
+		}
+		shared.mu.Unlock()
+		return nil, false, ctx.Err()
+	}
 }
