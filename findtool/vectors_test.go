@@ -77,8 +77,8 @@ func TestVectorsFileRoundTrip(t *testing.T) {
 }
 
 // TestLoadVectorsConvertsOnce: the JSON is converted into the cache at the
-// first load, read from it after, and converted again once it changes; a
-// compact file is read as it is.
+// first load, read from it after, and converted again once it changes or
+// its cache file is damaged; a compact file is read as it is.
 func TestLoadVectorsConvertsOnce(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "v.json")
@@ -109,7 +109,15 @@ func TestLoadVectorsConvertsOnce(t *testing.T) {
 		t.Fatalf("cache files %v, want 2", files)
 	}
 	load(files[0])
-	if s := strings.Join(got, ", "); s != "17 false, 17 true, 17 false, 17 false" {
+	// A cache file that does not read is converted again, and replaced.
+	for _, f := range files {
+		if err := os.WriteFile(f, []byte("garbage"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load(src, cache)
+	load(src, cache)
+	if s := strings.Join(got, ", "); s != "17 false, 17 true, 17 false, 17 false, 17 false, 17 true" {
 		t.Errorf("loads: %s", s)
 	}
 }
