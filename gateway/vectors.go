@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/codemode-dev/codemode/findtool"
 	"github.com/codemode-dev/codemode/runtime/monty"
@@ -52,12 +51,12 @@ func FindVectors(setting string, dirs ...string) (path, missing string) {
 
 // LoadVectors loads the word vectors at path into f (through a compact
 // cache in the first of cacheDirs that has or takes it, see
-// findtool.LoadVectors; none converts every time) and logs one line: what
-// it loaded and how long it took, or why find_tool keeps ranking by words
-// only. f ranks lexically until then.
+// findtool.LoadVectors; none converts every time); f ranks lexically until
+// then. When they do not load, it logs one line saying why find_tool keeps
+// ranking by words only (and nothing when ctx ended first); loaded, it
+// says nothing.
 func LoadVectors(ctx context.Context, f *Finder, path string, logf func(string, ...any), cacheDirs ...string) bool {
-	start := time.Now()
-	v, cached, err := loadShared(ctx, path, cacheDirs)
+	v, _, err := loadShared(ctx, path, cacheDirs)
 	if err != nil {
 		if ctx.Err() == nil {
 			// The path is named once.
@@ -70,11 +69,6 @@ func LoadVectors(ctx context.Context, f *Finder, path string, logf func(string, 
 		return false
 	}
 	f.UseVectors(v)
-	how := "converted once"
-	if cached {
-		how = "from its cache"
-	}
-	logf("find_tool ranks by meaning too: %d word vectors from %s (%s, %s)", v.Len(), path, how, time.Since(start).Round(time.Millisecond))
 	return true
 }
 
