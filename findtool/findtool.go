@@ -408,12 +408,13 @@ func (x *Index) Search(query string, k int) []Hit {
 		hits = append(hits, Hit{Service: d.Service, Tool: d.Tool, Score: score})
 		top = max(top, score)
 	}
-	// With word vectors, the lexical score (over the best one's) plus a
-	// little of the tool's likeness in meaning to the query.
+	// With word vectors, the lexical score plus a little of the tool's
+	// likeness in meaning to the query, in units of the best score (so
+	// scores stay in the lexical ranking's units).
 	if x.sem != nil && top > 0 {
 		if dense := x.sem.dense(raw); dense != nil {
 			for j, i := range touched {
-				hits[j].Score = hits[j].Score/top + denseWeight*dense[i]
+				hits[j].Score += denseWeight * top * dense[i]
 			}
 		}
 	}

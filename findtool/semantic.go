@@ -4,7 +4,7 @@ import "math"
 
 // denseWeight is how much the dense score (the cosine of a tool's mean word
 // vector with the query's, above denseFloor, rescaled to 0..1) adds to a
-// lexical score normalised to the best one's.
+// lexical score, in units of the best lexical score.
 const (
 	denseWeight = 0.05
 	denseFloor  = 0.3

@@ -294,13 +294,41 @@ func LoadVectors(ctx context.Context, src string, cacheDirs ...string) (*Vectors
 		return nil, false, err
 	}
 	// The cache is only an optimisation: where it cannot be written, the
-	// next start converts again.
+	// next start converts again. The conversions of the source's earlier
+	// versions go.
 	for _, dir := range cacheDirs {
 		if dir != "" && writeAtomic(filepath.Join(dir, name), v) == nil {
+			old, _ := filepath.Glob(filepath.Join(dir, base+"-*.vec"))
+			for _, o := range old {
+				if b := filepath.Base(o); b != name && cacheOf(b, base) {
+					os.Remove(o)
+				}
+			}
 			break
 		}
 	}
 	return v, false, nil
+}
+
+// cacheOf reports whether file is a conversion of a source named base:
+// base-<size>-<mtime>.vec.
+func cacheOf(file, base string) bool {
+	rest, ok := strings.CutPrefix(file, base+"-")
+	if !ok {
+		return false
+	}
+	rest, ok = strings.CutSuffix(rest, ".vec")
+	size, mtime, ok2 := strings.Cut(rest, "-")
+	return ok && ok2 && digits(size) && digits(strings.TrimPrefix(mtime, "-"))
+}
+
+func digits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ctxReader reads r until ctx ends.

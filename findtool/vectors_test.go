@@ -77,8 +77,9 @@ func TestVectorsFileRoundTrip(t *testing.T) {
 }
 
 // TestLoadVectorsConvertsOnce: the JSON is converted into the cache at the
-// first load, read from it after, and converted again once it changes or
-// its cache file is damaged; a compact file is read as it is.
+// first load, read from it after, and converted again once it changes (the
+// old conversion removed) or its cache file is damaged; a compact file is
+// read as it is.
 func TestLoadVectorsConvertsOnce(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "v.json")
@@ -103,10 +104,17 @@ func TestLoadVectorsConvertsOnce(t *testing.T) {
 	if err := os.Chtimes(src, time.Time{}, time.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
+	other := filepath.Join(cache, "v-x-1-2.vec") // another source's, v-x.json
+	if err := os.WriteFile(other, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	load(src, cache)
+	if err := os.Remove(other); err != nil {
+		t.Errorf("another source's conversion: %v", err)
+	}
 	files, _ := filepath.Glob(filepath.Join(cache, "*.vec"))
-	if len(files) != 2 {
-		t.Fatalf("cache files %v, want 2", files)
+	if len(files) != 1 {
+		t.Fatalf("cache files %v, want only the new one", files)
 	}
 	load(files[0])
 	// A cache file that does not read is converted again, and replaced.
@@ -196,9 +204,9 @@ func TestParaphraseRanksByMeaning(t *testing.T) {
 		return strings.Join(out, ", ")
 	}
 	for _, c := range []struct{ q, lex, sem string }{
-		{"send a text message", "send_parcel 1.691, send_sms 1.672", "send_sms 1.020, send_parcel 1.010"},
-		{"send a parcel", "send_parcel 12.105, send_sms 2.361", "send_parcel 1.046, send_sms 0.210"},
-		{"forecast", "get_forecast 6.427", "get_forecast 1.042"},
+		{"send a text message", "send_parcel 1.691, send_sms 1.672", "send_sms 1.724, send_parcel 1.708"},
+		{"send a parcel", "send_parcel 12.105, send_sms 2.361", "send_parcel 12.661, send_sms 2.539"},
+		{"forecast", "get_forecast 6.427", "get_forecast 6.700"},
 	} {
 		if got := ranks(lex, c.q); got != c.lex {
 			t.Errorf("lexical %q: %s, want %s", c.q, got, c.lex)
