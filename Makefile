@@ -38,6 +38,7 @@ test: tools postgres
 	go test -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime 10s ./runtime/monty
 	go test -run '^$$' -fuzz '^FuzzToRE2$$' -fuzztime 10s ./validate
 	go test -run '^$$' -fuzz '^FuzzPropose$$' -fuzztime 10s ./enrich
+	go test -run '^$$' -fuzz '^FuzzYAMLSplit$$' -fuzztime 10s ./parse
 	go test -count=1 ./...
 
 conformance: tools
