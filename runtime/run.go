@@ -349,6 +349,14 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	// worker is reported, never silently run again.
 	for attempt := 0; ; attempt++ {
 		res.Attempts = attempt + 1
+		if attempt == 0 && r.checksOutside() {
+			// Checked before it takes a worker: a refused program takes none.
+			if out, err = r.checkOutside(ctx, used, res.usesAio, rewritten); out != nil || err != nil {
+				res.Attempts = 0
+				h = &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
+				break
+			}
+		}
 		got := time.Now()
 		var warmed bool
 		w, warmed = r.warmWorker(used, res.usesAio)
@@ -412,6 +420,9 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Err = ctx.Err()
 	case err != nil && rctx.Err() != nil:
 		res.setLimit(string(monty.LimitTime), limitMessage(&monty.Outcome{Limit: monty.LimitTime}, r.limits))
+	case errors.As(err, new(*checkerError)):
+		res.Error = err.Error()
+		res.Err = &TypeCheckError{Message: res.Error}
 	case err != nil && errors.Is(err, monty.ErrMemoryLimit):
 		res.setLimit(string(monty.LimitMemory), limitMessage(&monty.Outcome{Limit: monty.LimitMemory}, r.limits))
 	case err != nil:

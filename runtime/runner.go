@@ -115,3 +115,26 @@ func (m montyRunner) Idle() int { return m.pool.Idle() }
 
 // Health is the pool's: nil while it hands out workers.
 func (m montyRunner) Health() error { return m.pool.Health() }
+
+// TypeChecker checks programs' text against one set of type-check stubs
+// without running them (see checkers.go). It is safe for concurrent use.
+type TypeChecker interface {
+	// Check returns the type checker's diagnostics for code ("" when it
+	// passes), as a worker configured with the same stubs would report
+	// them; an error says the program could not be checked.
+	Check(ctx context.Context, code string) (string, error)
+	Close() error
+}
+
+// NewChecker starts a TypeChecker for programs whose worker would be
+// configured as c (its stubs and limits).
+type NewChecker func(ctx context.Context, c monty.Config) (TypeChecker, error)
+
+// MontyChecker checks programs in a long-lived `monty subprocess` worker
+// of the binary bin (monty.Checker), json and re pre-imported as a
+// program's worker has them.
+func MontyChecker(bin string, start monty.StartOptions) NewChecker {
+	return func(ctx context.Context, c monty.Config) (TypeChecker, error) {
+		return monty.NewChecker(ctx, monty.CheckerConfig{Bin: bin, Start: start, Config: c, Prelude: preImportCode, WarmUp: checkerWarmUp})
+	}
+}

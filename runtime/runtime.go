@@ -171,6 +171,12 @@ type Runtime struct {
 	// warmSets keep workers warm for the service sets programs use, when
 	// the pool's workers wait unconfigured (see warmsets.go).
 	warmSets warmSets
+	// newChecker, when set, starts the checkers that type-check programs
+	// before they take a worker (checkers.go); checkAll says one checker
+	// holds every service's stubs.
+	newChecker NewChecker
+	checkers   checkerSet
+	checkAll   bool
 	// apiInputs binds api and run_tool in every program (built once).
 	apiInputs []monty.NamedValue
 
@@ -292,6 +298,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			}
 		}
 		newRunner = MontyRunner(bin, r.startOptions())
+		r.newChecker = MontyChecker(bin, r.startOptions())
 	}
 	if cfg.Persistent && cfg.StateDir == "" {
 		return nil, errors.New("runtime: persistent mode needs a StateDir")
@@ -317,6 +324,10 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime: no %s could start, so nothing can run: %w", what, err)
 	}
 	r.runner = runner
+	if err := r.startCheckers(ctx); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
 	return r, nil
 }
 
@@ -341,7 +352,11 @@ func (r *Runtime) runnerConfig() RunnerConfig {
 	stubs := ""
 	if !r.cfg.NoTypeCheck {
 		stubs = r.stubs(r.services)
-		if len(stubs) > warmStubLimit {
+		if r.newChecker != nil {
+			// Checkers check programs; workers run them unchecked.
+			r.checkAll = len(stubs) <= warmStubLimit
+			stubs = ""
+		} else if len(stubs) > warmStubLimit {
 			return rc
 		}
 	}
@@ -375,9 +390,11 @@ func (r *Runtime) workerConfig(stubs string) monty.Config {
 	}
 }
 
+const preImportCode = "import json\nimport re\n"
+
 // preImport gives a program json and re, imported before it starts.
 func preImport(ctx context.Context, w Interp) error {
-	out, err := w.Feed(ctx, "import json\nimport re\n", nil, monty.Funcs{})
+	out, err := w.Feed(ctx, preImportCode, nil, monty.Funcs{})
 	if err != nil {
 		return fmt.Errorf("preparing the sandbox worker: %w", err)
 	}
@@ -393,6 +410,7 @@ func (r *Runtime) Close() error {
 	// is unknown to the next runtime, not a failure of this one's closing.
 	r.jobs.closed.Store(true)
 	r.closeWarmSets()
+	r.closeCheckers()
 	err := r.runner.Close()
 	if cerr := r.closeStore(); err == nil {
 		err = cerr
