@@ -217,12 +217,15 @@ func BenchmarkCallOverhead(b *testing.B) {
 
 // BenchmarkPoolUnderLoad hands workers out to 1, 8 and 32 programs running
 // at once (each a trivial run_code, back to back for the round), over a
-// pool of 4: hand-out latency p50 and p99 per level (the wait in the pool,
-// from the program's arrival to its worker), in ms.
+// pool of 4 that may grow to 16 while programs wait: hand-out latency p50
+// and p99 per level (the wait in the pool, from the program's arrival to
+// its worker), in ms, and the workers the pool keeps after the level
+// (kept@N, the last iteration's).
 func BenchmarkPoolUnderLoad(b *testing.B) {
 	rt := goalRuntime(b, []string{"everything"}, func(c *runtime.Config) { c.NoTypeCheck = true; c.Workers = 4 })
 	levels := []int{1, 8, 32}
 	waits := make([][]time.Duration, len(levels))
+	kept := make([]int, len(levels))
 	for b.Loop() {
 		for i, c := range levels {
 			b.StopTimer()
@@ -245,6 +248,7 @@ func BenchmarkPoolUnderLoad(b *testing.B) {
 				}()
 			}
 			wg.Wait()
+			kept[i] = rt.KeptWorkers()
 		}
 	}
 	for i, c := range levels {
@@ -253,5 +257,6 @@ func BenchmarkPoolUnderLoad(b *testing.B) {
 		p := func(q float64) float64 { return float64(ws[min(len(ws)-1, int(q*float64(len(ws))))]) / 1e6 }
 		b.ReportMetric(p(0.50), "p50-ms@"+strconv.Itoa(c))
 		b.ReportMetric(p(0.99), "p99-ms@"+strconv.Itoa(c))
+		b.ReportMetric(float64(kept[i]), "kept@"+strconv.Itoa(c))
 	}
 }

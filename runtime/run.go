@@ -324,7 +324,12 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	}
 	used := r.servicesUsed(code)
 	res.usesAio = strings.Contains(code, aioName)
-	inputs := r.apiInputs
+	// A fresh worker has its inputs bound by preImport; a restored
+	// persistent session gets them with the program.
+	var inputs []monty.NamedValue
+	if r.cfg.Persistent {
+		inputs = r.apiInputs
+	}
 	// Programs running at once may together claim no more sandbox memory
 	// than the budget: a program waits for room rather than overcommit.
 	r.queued.Add(1)
@@ -546,7 +551,7 @@ func (r *Runtime) prepare(ctx context.Context, w Interp, session string, used []
 	if err := w.Configure(r.workerConfig(stubs)); err != nil {
 		return fmt.Errorf("configuring the sandbox worker: %w", err)
 	}
-	return preImport(ctx, w)
+	return r.preImport(ctx, w)
 }
 
 func excText(e *monty.Exception) string {

@@ -56,8 +56,10 @@ type Interp interface {
 
 // RunnerConfig says how a Runner keeps its interpreters.
 type RunnerConfig struct {
-	// Size is how many interpreters are kept ready; at least 1.
-	Size int
+	// Size is how many interpreters are kept ready; at least 1. Max is
+	// how many the runner may keep while programs wait for one (below
+	// Size: Size); it shrinks back to Size when they no longer wait.
+	Size, Max int
 	// Config, when set, configures every interpreter before it is handed
 	// out, and Prepare (when set) then runs on it, off the path of the
 	// program that will use it; an error of either discards the
@@ -75,7 +77,7 @@ type NewRunner func(ctx context.Context, c RunnerConfig) (Runner, error)
 // monty.Pool.
 func MontyRunner(bin string, start monty.StartOptions) NewRunner {
 	return func(ctx context.Context, c RunnerConfig) (Runner, error) {
-		pc := monty.PoolConfig{Bin: bin, Size: c.Size, Unconfigured: c.Config == nil, Start: start}
+		pc := monty.PoolConfig{Bin: bin, Size: c.Size, Max: c.Max, Unconfigured: c.Config == nil, Start: start}
 		if c.Config != nil {
 			pc.Config = *c.Config
 		}
@@ -112,6 +114,9 @@ func (m montyRunner) Close() error { return m.pool.Close() }
 
 // Idle is the number of workers ready to be handed out.
 func (m montyRunner) Idle() int { return m.pool.Idle() }
+
+// Kept is the number of workers the pool keeps now (Size to Max).
+func (m montyRunner) Kept() int { return m.pool.Kept() }
 
 // Health is the pool's: nil while it hands out workers.
 func (m montyRunner) Health() error { return m.pool.Health() }

@@ -41,7 +41,12 @@ type Config struct {
 	Runner   NewRunner
 	MontyBin string
 	Workers  int // workers kept ready; default 2
-	Limits   Limits
+	// MaxWorkers is how many workers the pool may keep ready while
+	// programs wait for one (it grows by one per program that waited, and
+	// shrinks back to Workers after 30s without a wait); default
+	// 4×Workers, and never below Workers.
+	MaxWorkers int
+	Limits     Limits
 	// MemoryBudget bounds the sum of the memory limits (Limits.Memory) of
 	// the programs running at once; a program waits for room (as long as
 	// its context allows) rather than overcommit. Default
@@ -204,6 +209,15 @@ func (r *Runtime) IdleWorkers() int {
 	return 0
 }
 
+// KeptWorkers is the number of sandbox workers the pool keeps now: Workers,
+// up to MaxWorkers after programs waited for one.
+func (r *Runtime) KeptWorkers() int {
+	if p, ok := r.runner.(interface{ Kept() int }); ok {
+		return p.Kept()
+	}
+	return 0
+}
+
 // Ready says whether the runtime can run programs: its worker pool (a
 // Runner with a Health method) is open and its workers start.
 func (r *Runtime) Ready() error {
@@ -240,6 +254,10 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 2
 	}
+	if cfg.MaxWorkers <= 0 {
+		cfg.MaxWorkers = 4 * cfg.Workers
+	}
+	cfg.MaxWorkers = max(cfg.MaxWorkers, cfg.Workers)
 	r := &Runtime{
 		cfg: cfg, limits: cfg.Limits.withDefaults(),
 		tools: map[toolKey]*toolEntry{}, byWire: map[string][]*toolEntry{},
@@ -345,7 +363,7 @@ const warmStubLimit = 32 << 10
 // service's stubs when they are small, else unconfigured (configured per
 // program, or restored from a persistent session's state).
 func (r *Runtime) runnerConfig() RunnerConfig {
-	rc := RunnerConfig{Size: r.cfg.Workers}
+	rc := RunnerConfig{Size: r.cfg.Workers, Max: r.cfg.MaxWorkers}
 	if r.cfg.Persistent {
 		return rc
 	}
@@ -363,9 +381,9 @@ func (r *Runtime) runnerConfig() RunnerConfig {
 	r.warm = true
 	wc := r.workerConfig(stubs)
 	rc.Config = &wc
-	rc.Prepare = preImport
+	rc.Prepare = r.preImport
 	if stubs != "" {
-		rc.Prepare = warmUp
+		rc.Prepare = r.warmUp
 	}
 	return rc
 }
@@ -392,9 +410,12 @@ func (r *Runtime) workerConfig(stubs string) monty.Config {
 
 const preImportCode = "import json\nimport re\n"
 
-// preImport gives a program json and re, imported before it starts.
-func preImport(ctx context.Context, w Interp) error {
-	out, err := w.Feed(ctx, preImportCode, nil, monty.Funcs{})
+// preImport gives a program json and re, imported before it starts, and
+// binds api, run_tool and the rest of the inputs (which stay bound for
+// the session's later feeds): a program's own feed then carries none,
+// which on a large pack saves encoding and decoding every tool of it.
+func (r *Runtime) preImport(ctx context.Context, w Interp) error {
+	out, err := w.Feed(ctx, preImportCode, r.apiInputs, monty.Funcs{})
 	if err != nil {
 		return fmt.Errorf("preparing the sandbox worker: %w", err)
 	}

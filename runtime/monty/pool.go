@@ -10,9 +10,17 @@ import (
 
 // PoolConfig configures a Pool.
 type PoolConfig struct {
-	Bin    string // the monty binary (see FindBinary)
-	Size   int    // workers kept ready; at least 1
-	Config Config // every worker is configured with this
+	Bin  string // the monty binary (see FindBinary)
+	Size int    // workers kept ready; at least 1
+	// Max is how many workers the pool may keep while programs wait for
+	// them: each Get that finds no ready worker raises the number kept by
+	// one, up to Max (below Size: Size, the pool never grows).
+	Max int
+	// ShrinkAfter: once no Get has waited for this long, the number kept
+	// drops by one (an idle worker is ended), and again after each further
+	// ShrinkAfter, down to Size. 0 means 30s.
+	ShrinkAfter time.Duration
+	Config      Config // every worker is configured with this
 	// Unconfigured starts workers without a session: the caller sends
 	// Configure (or Load) itself, e.g. with stubs chosen per program.
 	Unconfigured bool
@@ -27,10 +35,16 @@ type PoolConfig struct {
 	StartTimeout time.Duration
 }
 
-// Pool keeps Size configured workers ready. Get hands one out for one
-// program and starts its replacement in the background; workers are never
-// returned to the pool (the caller closes them). The pool fails closed: when
-// no worker can be started Get returns the error, it never waits forever.
+// Pool keeps configured workers ready: Size of them, more while programs
+// wait. Get hands one out for one program; workers are never returned to
+// the pool (the caller closes them). A handed-out worker's replacement
+// starts when that worker exits (its program ended and the caller closed
+// it), so a start never competes for CPU with the program it replaces, or
+// at once when a Get finds no worker ready. A Get that has to wait also
+// raises the number of workers kept by one (up to Max), so the next burst
+// finds more ready; after ShrinkAfter without a wait, the number drops back
+// one step at a time. The pool fails closed: when no worker can be started
+// Get returns the error, it never waits forever.
 type Pool struct {
 	cfg     PoolConfig
 	ctx     context.Context // cancelled by Close
@@ -41,6 +55,12 @@ type Pool struct {
 	mu       sync.Mutex
 	closed   bool
 	startErr error // the last replacement's start failed with this
+	// The pool keeps want workers: ready (in results), starting, or owed
+	// (a replacement for a handed-out worker, started when it exits or
+	// when a Get waits), so ready + starting + owed == want.
+	want, starting, owed int
+	waiters              int // Gets waiting for a worker
+	lastWait             time.Time
 }
 
 type startResult struct {
@@ -57,6 +77,10 @@ func NewPool(ctx context.Context, cfg PoolConfig) (*Pool, error) {
 	if cfg.Size < 1 {
 		cfg.Size = 1
 	}
+	cfg.Max = max(cfg.Max, cfg.Size)
+	if cfg.ShrinkAfter <= 0 {
+		cfg.ShrinkAfter = 30 * time.Second
+	}
 	if cfg.StartTimeout <= 0 {
 		cfg.StartTimeout = 10 * time.Second
 	}
@@ -64,7 +88,7 @@ func NewPool(ctx context.Context, cfg PoolConfig) (*Pool, error) {
 		return nil, err
 	}
 	pctx, cancel := context.WithCancel(context.Background())
-	p := &Pool{cfg: cfg, ctx: pctx, cancel: cancel, results: make(chan startResult, cfg.Size)}
+	p := &Pool{cfg: cfg, ctx: pctx, cancel: cancel, results: make(chan startResult, cfg.Max), want: cfg.Size}
 	type res struct {
 		w   *Worker
 		err error
@@ -96,6 +120,10 @@ func NewPool(ctx context.Context, cfg PoolConfig) (*Pool, error) {
 	for _, w := range ws {
 		p.results <- startResult{w: w}
 	}
+	if cfg.Max > cfg.Size {
+		p.wg.Add(1)
+		go p.shrink()
+	}
 	return p, nil
 }
 
@@ -125,17 +153,105 @@ func (p *Pool) startOne(ctx context.Context) (*Worker, error) {
 	return w, nil
 }
 
-// refill starts one replacement worker in the background.
-func (p *Pool) refill() {
+// startLocked starts one worker in the background. p.mu is held.
+func (p *Pool) startLocked() {
+	p.starting++
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
 		w, err := p.startOne(p.ctx)
 		p.mu.Lock()
+		defer p.mu.Unlock()
 		p.startErr = err
-		p.mu.Unlock()
+		p.starting--
+		// Never blocks: ready + starting <= want <= Max, the capacity.
 		p.results <- startResult{w, err}
 	}()
+}
+
+// feedWaitersLocked starts workers for the Gets waiting beyond those
+// already starting: by growing the pool (up to Max), else by starting
+// replacements still owed. p.mu is held.
+func (p *Pool) feedWaitersLocked() {
+	for p.starting < p.waiters {
+		switch {
+		case p.want < p.cfg.Max:
+			p.want++
+		case p.owed > 0:
+			p.owed--
+		default:
+			return
+		}
+		p.startLocked()
+	}
+}
+
+// handOutLocked takes r out of the pool for a program: its replacement
+// is owed until the worker exits. It reports false (and replaces r at
+// once) when r is a failed start or a worker that died while it waited.
+// p.mu is held.
+func (p *Pool) handOutLocked(r startResult) bool {
+	if r.err != nil || r.w.alive() != nil || exited(r.w) {
+		p.startLocked()
+		if r.w != nil {
+			go r.w.destroy()
+		}
+		return false
+	}
+	p.owed++
+	p.feedWaitersLocked()
+	w := r.w
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		select {
+		case <-w.Exited():
+		case <-p.ctx.Done():
+			return
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.owed > 0 && !p.closed {
+			p.owed--
+			p.startLocked()
+		}
+	}()
+	return true
+}
+
+// shrink lowers the number of workers kept by one, ending an idle worker,
+// each ShrinkAfter after the last Get that waited, down to Size.
+func (p *Pool) shrink() {
+	defer p.wg.Done()
+	t := time.NewTicker(p.cfg.ShrinkAfter / 4)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		if p.closed || p.want <= p.cfg.Size || p.waiters > 0 || time.Since(p.lastWait) < p.cfg.ShrinkAfter {
+			p.mu.Unlock()
+			continue
+		}
+		if p.owed > 0 {
+			p.want--
+			p.owed--
+		} else {
+			select {
+			case r := <-p.results:
+				p.want--
+				if r.w != nil {
+					go r.w.destroy()
+				}
+			default: // every worker is starting: later
+			}
+		}
+		p.lastWait = time.Now() // one step per ShrinkAfter
+		p.mu.Unlock()
+	}
 }
 
 // Get returns a configured, idle worker for one program, or the error that
@@ -143,43 +259,50 @@ func (p *Pool) refill() {
 func (p *Pool) Get(ctx context.Context) (*Worker, error) {
 	for {
 		p.mu.Lock()
-		closed := p.closed
-		p.mu.Unlock()
-		if closed {
+		if p.closed {
+			p.mu.Unlock()
 			return nil, ErrPoolClosed
 		}
 		if err := ctx.Err(); err != nil {
+			p.mu.Unlock()
 			return nil, err
 		}
+		var r startResult
 		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-p.ctx.Done():
-			return nil, ErrPoolClosed
-		case r := <-p.results:
-			p.mu.Lock()
-			if p.closed {
-				p.mu.Unlock()
-				if r.w != nil {
-					r.w.destroy()
-				}
-				return nil, ErrPoolClosed
-			}
-			p.refill()
+		case r = <-p.results:
+		default:
+			// Nothing ready: wait, and have a worker start for this Get.
+			p.waiters++
+			p.lastWait = time.Now()
+			p.feedWaitersLocked()
 			p.mu.Unlock()
-			if r.err != nil {
-				return nil, fmt.Errorf("monty pool: no worker: %w", r.err)
-			}
+			var err error
 			select {
-			case <-r.w.Exited(): // died while waiting: take the next one
-				r.w.destroy()
-				continue
-			default:
+			case <-ctx.Done():
+				err = ctx.Err()
+			case <-p.ctx.Done():
+				err = ErrPoolClosed
+			case r = <-p.results:
 			}
-			if r.w.alive() != nil {
-				r.w.destroy()
-				continue
+			p.mu.Lock()
+			p.waiters--
+			if err == nil && p.closed {
+				err = ErrPoolClosed
 			}
+			if err != nil {
+				if r.w != nil {
+					go r.w.destroy()
+				}
+				p.mu.Unlock()
+				return nil, err
+			}
+		}
+		ok := p.handOutLocked(r)
+		p.mu.Unlock()
+		if r.err != nil {
+			return nil, fmt.Errorf("monty pool: no worker: %w", r.err)
+		}
+		if ok {
 			return r.w, nil
 		}
 	}
@@ -188,6 +311,14 @@ func (p *Pool) Get(ctx context.Context) (*Worker, error) {
 // Idle is the number of workers started and waiting to be handed out (a
 // start that failed counts until Get takes it).
 func (p *Pool) Idle() int { return len(p.results) }
+
+// Kept is the number of workers the pool keeps now: Size, more after Gets
+// waited (up to Max).
+func (p *Pool) Kept() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.want
+}
 
 // Health says whether the pool can hand out workers: ErrPoolClosed after
 // Close, the error of the last replacement that failed to start, else nil.
@@ -204,7 +335,7 @@ func (p *Pool) Health() error {
 }
 
 // TryGet is Get without waiting: a ready worker, or false when none is
-// ready now (or the pool is closed).
+// ready now (or the pool is closed). A miss does not grow the pool.
 func (p *Pool) TryGet() (*Worker, bool) {
 	for {
 		p.mu.Lock()
@@ -214,22 +345,14 @@ func (p *Pool) TryGet() (*Worker, bool) {
 		}
 		select {
 		case r := <-p.results:
-			p.refill()
+			ok := p.handOutLocked(r)
 			p.mu.Unlock()
 			if r.err != nil {
 				return nil, false
 			}
-			if r.w.alive() != nil {
-				r.w.destroy()
-				continue
+			if ok {
+				return r.w, true
 			}
-			select {
-			case <-r.w.Exited():
-				r.w.destroy()
-				continue
-			default:
-			}
-			return r.w, true
 		default:
 			p.mu.Unlock()
 			return nil, false
