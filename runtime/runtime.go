@@ -349,14 +349,15 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	return r, nil
 }
 
-// warmStubLimit is the size of all services' stubs up to which workers are
-// configured with all of them and warmed up in the pool, so a program pays
-// for neither; above it, each program is checked against the stubs of the
-// services it names (from a warm set's worker when one is ready, see
-// warmsets.go), which keeps type checking fast on big packs: every checked
-// feed costs time in proportion to the stubs' size (about 1 ms per 10 kB
-// here), so a program using one service of a large pack would otherwise
-// pay for all of them.
+// warmStubLimit is the size of all services' stubs up to which one checker
+// holds all of them (checkers.go), or, with a runner that has no checker,
+// workers are configured with all of them and warmed up in the pool, so a
+// program pays for neither; above it, each program is checked against the
+// stubs of the services it names (by that set's checker, or from a warm
+// set's worker when one is ready, see warmsets.go), which keeps type
+// checking fast on big packs: every checked feed costs time in proportion
+// to the stubs' size (about 1 ms per 10 kB here), so a program using one
+// service of a large pack would otherwise pay for all of them.
 const warmStubLimit = 32 << 10
 
 // runnerConfig chooses how workers wait in the pool: warmed up with every

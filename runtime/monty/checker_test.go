@@ -135,3 +135,50 @@ func TestCheckerNeedsConciseFormat(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A feed that does not end in the sentinel's diagnostic is not trusted:
+// the check fails with a clear error, the worker is replaced, and the next
+// check is sound again.
+func TestCheckerDistrustsAFeedWithoutTheSentinel(t *testing.T) {
+	c, _ := newChecker(t)
+	pid := c.Pid()
+	c.mu.Lock()
+	c.sentinel = "prog.py:1:1: error[something-else]\n" // as if the worker answered otherwise
+	c.mu.Unlock()
+	_, err := c.Check(context.Background(), "print(1)\n")
+	if err == nil || err.Error() != "monty: the type checker did not check the program (diagnostics without the sentinel's); its worker is replaced" {
+		t.Fatalf("err = %v", err)
+	}
+	if got := mustCheck(t, c, "x: int = 'a'\n"); !strings.HasPrefix(got, "prog.py:1:10: error[invalid-assignment]") {
+		t.Fatalf("next check: %q", got)
+	}
+	if c.Pid() == pid {
+		t.Error("the distrusted worker is still the checker's")
+	}
+}
+
+// Checks from many goroutines at once are serialized, each getting its own
+// program's diagnostics.
+func TestCheckerConcurrentChecks(t *testing.T) {
+	c, _ := newChecker(t)
+	errs := make(chan error, 16)
+	for i := range 16 {
+		go func() {
+			code, want := "print(1)\n", ""
+			if i%2 == 1 {
+				code = strings.Repeat("\n", i) + "x: int = 'a'\n"
+				want = "prog.py:" + itoa(i+1) + ":10: error[invalid-assignment] Object of type `Literal[\"a\"]` is not assignable to `int`\n"
+			}
+			got, err := c.Check(context.Background(), code)
+			if err == nil && got != want {
+				err = errors.New("got " + got + ", want " + want)
+			}
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
