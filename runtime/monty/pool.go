@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"sync"
 	"time"
 )
@@ -40,7 +41,8 @@ type PoolConfig struct {
 // the pool (the caller closes them). A handed-out worker's replacement
 // starts when that worker exits (its program ended and the caller closed
 // it), so a start never competes for CPU with the program it replaces, or
-// at once when a Get finds no worker ready. A Get that has to wait also
+// at once when a Get finds no worker ready; at most maxStarting workers
+// start at once. A Get that has to wait also
 // raises the number of workers kept by one (up to Max), so the next burst
 // finds more ready; after ShrinkAfter without a wait, the number drops back
 // one step at a time. The pool fails closed: when no worker can be started
@@ -59,6 +61,7 @@ type Pool struct {
 	// (a replacement for a handed-out worker, started when it exits or
 	// when a Get waits), so ready + starting + owed == want.
 	want, starting, owed int
+	exitedOwed           int // owed replacements whose worker has exited
 	waiters              int // Gets waiting for a worker
 	lastWait             time.Time
 }
@@ -166,19 +169,27 @@ func (p *Pool) startLocked() {
 		p.starting--
 		// Never blocks: ready + starting <= want <= Max, the capacity.
 		p.results <- startResult{w, err}
+		p.refillLocked()
 	}()
 }
 
-// feedWaitersLocked starts workers for the Gets waiting beyond those
-// already starting: by growing the pool (up to Max), else by starting
-// replacements still owed. p.mu is held.
-func (p *Pool) feedWaitersLocked() {
-	for p.starting < p.waiters {
+// maxStarting bounds the starts a pool runs at once for waiting Gets:
+// more than the CPUs make every start, and so every waiter, slower.
+var maxStarting = max(4, 2*goruntime.NumCPU())
+
+// refillLocked starts workers, at most maxStarting at once: for the Gets
+// waiting beyond those already starting, by growing the pool (up to Max)
+// or else by starting a replacement still owed; and the replacements of
+// workers that have exited. p.mu is held.
+func (p *Pool) refillLocked() {
+	for p.starting < maxStarting {
+		short := p.starting+len(p.results) < p.waiters
 		switch {
-		case p.want < p.cfg.Max:
+		case short && p.want < p.cfg.Max:
 			p.want++
-		case p.owed > 0:
+		case short && p.owed > 0, p.exitedOwed > 0:
 			p.owed--
+			p.exitedOwed = max(0, p.exitedOwed-1)
 		default:
 			return
 		}
@@ -199,7 +210,7 @@ func (p *Pool) handOutLocked(r startResult) bool {
 		return false
 	}
 	p.owed++
-	p.feedWaitersLocked()
+	p.refillLocked()
 	w := r.w
 	p.wg.Add(1)
 	go func() {
@@ -211,9 +222,9 @@ func (p *Pool) handOutLocked(r startResult) bool {
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		if p.owed > 0 && !p.closed {
-			p.owed--
-			p.startLocked()
+		if p.owed > p.exitedOwed && !p.closed {
+			p.exitedOwed++
+			p.refillLocked()
 		}
 	}()
 	return true
@@ -239,6 +250,7 @@ func (p *Pool) shrink() {
 		if p.owed > 0 {
 			p.want--
 			p.owed--
+			p.exitedOwed = min(p.exitedOwed, p.owed)
 		} else {
 			select {
 			case r := <-p.results:
@@ -274,7 +286,7 @@ func (p *Pool) Get(ctx context.Context) (*Worker, error) {
 			// Nothing ready: wait, and have a worker start for this Get.
 			p.waiters++
 			p.lastWait = time.Now()
-			p.feedWaitersLocked()
+			p.refillLocked()
 			p.mu.Unlock()
 			var err error
 			select {
