@@ -138,7 +138,7 @@ func TestPoolCloseKillsWorkers(t *testing.T) {
 // eventually polls cond until it holds, failing the test after 20s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("never: %s", what)
 		}
@@ -219,4 +219,56 @@ func TestPoolGrowsWhileGetsWaitAndShrinksWhenIdle(t *testing.T) {
 	}
 	eventually(t, "3 workers ready", func() bool { return p.Idle() == 3 })
 	eventually(t, "back to 1 worker", func() bool { return p.Kept() == 1 && p.Idle() == 1 })
+}
+
+// TestPoolStartsAtMostMaxStartingAtOnce: however many Gets wait, and
+// however many handed-out workers exit together, no more than maxStarting
+// workers start at once (more make every start, and every waiter, slower);
+// every Get still gets its worker.
+func TestPoolStartsAtMostMaxStartingAtOnce(t *testing.T) {
+	p, err := NewPool(context.Background(), PoolConfig{Bin: testBin(t), Size: 1, Max: 3 * maxStarting})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	n := 3 * maxStarting
+	got := make(chan *Worker, n)
+	for range n {
+		go func() {
+			w, err := p.Get(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			got <- w
+		}()
+	}
+	var ws []*Worker
+	for deadline := time.Now().Add(20 * time.Second); len(ws) < n; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d Gets served", len(ws), n)
+		}
+		select {
+		case w := <-got:
+			ws = append(ws, w)
+		case <-time.After(time.Millisecond):
+		}
+		p.mu.Lock()
+		if p.starting > maxStarting {
+			t.Errorf("%d workers starting at once", p.starting)
+		}
+		p.mu.Unlock()
+	}
+	for _, w := range ws {
+		if w != nil {
+			w.Close()
+		}
+	}
+	eventually(t, "every replacement ready", func() bool {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.starting > maxStarting {
+			t.Errorf("%d replacements starting at once", p.starting)
+		}
+		return len(p.results) == p.want
+	})
 }
