@@ -37,6 +37,7 @@ test: tools postgres
 	go test -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime 10s ./pack
 	go test -run '^$$' -fuzz '^FuzzDecodeEvent$$' -fuzztime 10s ./runtime/monty
 	go test -run '^$$' -fuzz '^FuzzToRE2$$' -fuzztime 10s ./validate
+	go test -run '^$$' -fuzz '^FuzzPropose$$' -fuzztime 10s ./enrich
 	go test -count=1 ./...
 
 conformance: tools

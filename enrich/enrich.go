@@ -148,6 +148,7 @@ func (m proposalMemo) prefetch(svc *ir.Service) {
 		schema           ir.Schema
 		required         bool
 		out              []Proposal
+		err              error
 	}
 	var jobs []*job
 	for _, t := range svc.Tools {
@@ -186,24 +187,30 @@ func (m proposalMemo) prefetch(svc *ir.Service) {
 					return
 				}
 				j := jobs[i]
-				j.out = Propose("", "", j.description, j.schema, j.required)
+				j.out, j.err = proposeSafe("", "", j.description, j.schema, j.required)
 			}
 		}()
 	}
 	wg.Wait()
 	for _, j := range jobs {
+		if j.err != nil {
+			delete(m, j.key) // proposed again where it is met, and reported there
+			continue
+		}
 		m[j.key] = j.out
 	}
 }
 
-func (m proposalMemo) propose(tool ir.WireName, pointer, description string, schema ir.Schema, required bool) []Proposal {
+func (m proposalMemo) propose(tool ir.WireName, pointer, description string, schema ir.Schema, required bool) ([]Proposal, error) {
 	key, err := json.Marshal([]any{description, schema, required})
 	if err != nil {
-		return Propose(tool, pointer, description, schema, required)
+		return proposeSafe(tool, pointer, description, schema, required)
 	}
 	cached, ok := m[string(key)]
 	if !ok {
-		cached = Propose("", "", description, schema, required)
+		if cached, err = proposeSafe("", "", description, schema, required); err != nil {
+			return nil, err
+		}
 		m[string(key)] = cached
 	}
 	out := make([]Proposal, len(cached))
@@ -212,7 +219,7 @@ func (m proposalMemo) propose(tool ir.WireName, pointer, description string, sch
 		p.ID = ProposalID(tool, pointer, p.Kind, p.To)
 		out[i] = p
 	}
-	return out
+	return out, nil
 }
 
 func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdicts verdictMemo) ([]Decision, error) {
@@ -263,7 +270,14 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdi
 
 	var out []Decision
 	for _, tg := range targets {
-		ps := memo.propose(t.Wire, tg.pointer, tg.description, withoutDescription(tg.view), tg.required)
+		ps, err := memo.propose(t.Wire, tg.pointer, tg.description, withoutDescription(tg.view), tg.required)
+		if err != nil {
+			svc.Diagnostics = append(svc.Diagnostics, ir.Diagnostic{
+				Code: ir.DiagEnrichFailed, File: sourceFile(svc.Source), Pointer: t.Pointer + "/inputSchema" + tg.pointer,
+				Message: fmt.Sprintf("not enriched: a rule failed on this description (%v); it is left as the source has it (please report this)", err),
+			})
+			continue
+		}
 		for _, e := range extra[tg.pointer] {
 			e = normalizeExtra(e)
 			ps = append(ps, e)

@@ -21,6 +21,7 @@ func FuzzPropose(f *testing.F) {
 		"*_`**__*`_",
 		"See [the docs](https://x/y). One of <code>a</code> or <code>b</code>.<br>Colour, red or blue.",
 		"Currently, `a` and `b` are supported. By default, the `p` will be the current user.",
+		"The id of the device. If\n\nNot supplied, the active device is used.\nIf\nnot given, 5",
 	} {
 		f.Add(s)
 	}

@@ -1,6 +1,9 @@
 package enrich
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 // TestConditionalLiteralDefaultNotRequired pins two wrong narrowings: a
 // literal default stated for one case made the parameter required, as if
@@ -265,5 +268,52 @@ func TestOmittedServiceActsIsNoDefault(t *testing.T) {
 	desc := "The list of payment method types that customers can use. If no value is passed, Stripe will dynamically show relevant payment methods from your payment method settings (20+ payment methods supported)."
 	if got := changes(t, desc, `{"type":"array","items":{"type":"string"}}`, false); len(got) != 0 {
 		t.Errorf("got %v", got)
+	}
+}
+
+// TestOmissionPhraseAcrossLineBreakPanicked pins a crash: Spotify's
+// device_id ("If\nnot supplied, the user's currently active device is the
+// target.") put the omission phrase across a newline, which ended a
+// sentence, so the phrase ran past its sentence and slicing the rest of
+// the sentence panicked, taking pack.Compile down (Square and Box too). A
+// newline inside a sentence is a soft wrap now; a phrase that does run
+// over a sentence's end is not read.
+func TestOmissionPhraseAcrossLineBreakPanicked(t *testing.T) {
+	// Each reads as the description on one line does.
+	for _, c := range []struct{ desc, oneLine string }{
+		{"The id of the device this command is targeting. If\nnot supplied, the user's currently active device is the target.\n", "The id of the device this command is targeting. If not supplied, the user's currently active device is the target."},
+		{"The id of the device this command is targeting. If\n  not supplied, the user's currently active device is the target.", "The id of the device this command is targeting. If not supplied, the user's currently active device is the target."},
+		{"The id of the device. If not\nspecified, the user's default device will be used.", "The id of the device. If not specified, the user's default device will be used."},
+		{"Page size. If\nnot specified, defaults\nto 20.", "Page size. If not specified, defaults to 20."},
+	} {
+		got, want := changes(t, c.desc, `{"type":"string"}`, false), changes(t, c.oneLine, `{"type":"string"}`, false)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%q: got %v, want %v as on one line", c.desc, got, want)
+		}
+	}
+	// Over a blank line the phrase is not read, and nothing panics.
+	if got := changes(t, "The id of the device. If\n\nNot supplied, the user's default device will be used.", `{"type":"string"}`, false); len(got) != 0 {
+		t.Errorf("over a blank line: got %v, want no change", got)
+	}
+}
+
+// TestSoftWrapKeepsSentence: a newline between a word and a lower-case
+// word wraps a sentence; one after a full stop, before a capital or a list
+// item, or a blank line ends it.
+func TestSoftWrapKeepsSentence(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{
+		{"Maximum number of items\nto return per page.", 1},
+		{"Maximum number of items,\nat most 100.", 1},
+		{"Maximum number of items.\nAt most 100.", 2},
+		{"Maximum number of items\nAt most 100.", 2},
+		{"One of:\n- open\n- closed", 3},
+		{"Items to return\n\nper page", 2},
+	} {
+		if got := len(sentences(c.text)); got != c.want {
+			t.Errorf("%q: %d sentences, want %d", c.text, got, c.want)
+		}
 	}
 }

@@ -402,6 +402,11 @@ func (c *ctx) omitHits() []defaultHit {
 	d := c.desc
 	for _, m := range omitRe.FindAllStringIndex(d, -1) {
 		s := sentenceAt(c.sents, m[0])
+		if m[1] > s.end {
+			// The phrase runs over a sentence's end ("If\n\nNot
+			// supplied"): not a phrase of one sentence.
+			continue
+		}
 		sent := d[s.start:s.end]
 		after := strings.TrimSpace(strings.TrimLeft(d[m[1]:s.end], " ,:"))
 		after = strings.TrimRight(after, ". ")

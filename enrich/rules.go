@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -41,6 +42,23 @@ type ctx struct {
 // kind order. Proposals that would restate what the schema already says
 // (same keyword, same value) are not made.
 func Propose(tool ir.WireName, pointer, description string, schema ir.Schema, required bool) []Proposal {
+	ps, _ := proposeSafe(tool, pointer, description, schema, required)
+	return ps
+}
+
+// proposeSafe runs the rules, turning a rule's panic (a bug: every rule is
+// meant to read any text) into an error, so one description no rule can
+// read loses only its own narrowings and never the compile.
+func proposeSafe(tool ir.WireName, pointer, description string, schema ir.Schema, required bool) (ps []Proposal, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			ps, err = nil, fmt.Errorf("%v", r)
+		}
+	}()
+	return propose(tool, pointer, description, schema, required), nil
+}
+
+func propose(tool ir.WireName, pointer, description string, schema ir.Schema, required bool) []Proposal {
 	if strings.TrimSpace(description) == "" {
 		return nil
 	}
@@ -53,11 +71,9 @@ func Propose(tool ir.WireName, pointer, description string, schema ir.Schema, re
 		schema: schema, required: required, typ: mainType(schema), sents: sentences(norm),
 	}
 	var out []Proposal
-	out = append(out, c.enumRule()...)
-	out = append(out, c.boundsRule()...)
-	out = append(out, c.formatRule()...)
-	out = append(out, c.boolStringRule(out)...)
-	out = append(out, c.defaultRules()...)
+	for _, rule := range ruleSet {
+		out = append(out, rule(c, out)...)
+	}
 	// One proposal per id: the first (in description order) wins.
 	seen := map[string]bool{}
 	uniq := out[:0]
@@ -70,6 +86,16 @@ func Propose(tool ir.WireName, pointer, description string, schema ir.Schema, re
 	}
 	sortProposals(uniq)
 	return uniq
+}
+
+// ruleSet is the rules in the order they run; each sees the proposals
+// made before it.
+var ruleSet = []func(c *ctx, before []Proposal) []Proposal{
+	func(c *ctx, _ []Proposal) []Proposal { return c.enumRule() },
+	func(c *ctx, _ []Proposal) []Proposal { return c.boundsRule() },
+	func(c *ctx, _ []Proposal) []Proposal { return c.formatRule() },
+	func(c *ctx, before []Proposal) []Proposal { return c.boolStringRule(before) },
+	func(c *ctx, _ []Proposal) []Proposal { return c.defaultRules() },
 }
 
 func (c *ctx) proposal(kind, rule string, ev span, to map[string]any) Proposal {

@@ -255,3 +255,43 @@ func TestExplain(t *testing.T) {
 		t.Errorf("explain:\n%s", b.String())
 	}
 }
+
+// TestRulePanicLostTheCompile pins what a rule's bug costs: a rule that
+// panicked on one description (as omitHits did on Spotify's) took the
+// whole compile down with a stack trace. Now only that parameter goes
+// unenriched, with a warning naming it; every other narrowing is made.
+func TestRulePanicLostTheCompile(t *testing.T) {
+	saved := ruleSet
+	t.Cleanup(func() { ruleSet = saved })
+	ruleSet = append([]func(*ctx, []Proposal) []Proposal{func(c *ctx, _ []Proposal) []Proposal {
+		if strings.HasPrefix(c.raw, "Login to assign") {
+			var s []int
+			_ = s[len(c.raw)] // a rule's out-of-range slice, as in the bug
+		}
+		return nil
+	}}, saved...)
+	svc := testService(t)
+	ds, err := Run(svc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(svc.Diagnostics) != 1 {
+		t.Fatalf("diagnostics: %v", svc.Diagnostics)
+	}
+	d := svc.Diagnostics[0]
+	if d.Code != ir.DiagEnrichFailed || !strings.HasSuffix(d.Pointer, "/properties/assignee") || !strings.Contains(d.Message, "index out of range") {
+		t.Errorf("diagnostic: %+v", d)
+	}
+	var accepted []string
+	for _, d := range ds {
+		if d.Accepted {
+			accepted = append(accepted, d.Pointer+" "+d.Kind)
+		}
+		if d.Pointer == "/properties/assignee" {
+			t.Errorf("a decision on the failed parameter: %+v", d)
+		}
+	}
+	if len(accepted) != 6 {
+		t.Errorf("accepted %d decisions, want the 6 others: %v", len(accepted), accepted)
+	}
+}

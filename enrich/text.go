@@ -15,7 +15,10 @@ type span struct{ start, end int }
 
 // sentences splits text into sentence spans. A sentence ends at ". ", "? ",
 // "! " (not after "e.g", "i.e", "etc", "vs" or a single letter), at a
-// newline, or at the end of the text.
+// newline that is not a soft wrap, or at the end of the text. A soft wrap
+// is a newline inside a sentence: a word or a comma before it and a
+// lower-case word after it ("If\nnot supplied, ..."), as folded YAML and
+// hand-wrapped descriptions have.
 func sentences(text string) []span {
 	var out []span
 	start := 0
@@ -34,6 +37,9 @@ func sentences(text string) []span {
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		if c == '\n' {
+			if softWrap(text, i) {
+				continue
+			}
 			emit(i)
 			start = i + 1
 			continue
@@ -52,6 +58,23 @@ func sentences(text string) []span {
 	}
 	emit(len(text))
 	return out
+}
+
+// softWrap says whether the newline at text[i] wraps a sentence rather
+// than ending one.
+func softWrap(text string, i int) bool {
+	j := i
+	for j > 0 && (text[j-1] == ' ' || text[j-1] == '\t' || text[j-1] == '\r') {
+		j--
+	}
+	if j == 0 || !(isWordByte(text[j-1]) || text[j-1] == ',') {
+		return false
+	}
+	k := i + 1
+	for k < len(text) && (text[k] == ' ' || text[k] == '\t') {
+		k++
+	}
+	return k < len(text) && text[k] >= 'a' && text[k] <= 'z'
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -27,8 +28,14 @@ type evalQuery struct {
 }
 
 func loadEval(tb testing.TB) []evalQuery {
+	return loadEvalFile(tb, "eval.tsv", "tune", "held", "fresh")
+}
+
+// loadEvalFile reads one evaluation file of findtool/testdata whose lines
+// belong to the given halves.
+func loadEvalFile(tb testing.TB, name string, halves ...string) []evalQuery {
 	tb.Helper()
-	f, err := os.Open("../findtool/testdata/eval.tsv")
+	f, err := os.Open("../findtool/testdata/" + name)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -41,12 +48,24 @@ func loadEval(tb testing.TB) []evalQuery {
 			continue
 		}
 		parts := strings.Split(line, "\t")
-		if len(parts) != 3 || (parts[0] != "tune" && parts[0] != "held" && parts[0] != "fresh") {
-			tb.Fatalf("eval.tsv:%d: want half<TAB>query<TAB>answers", n)
+		if len(parts) != 3 || !slices.Contains(halves, parts[0]) || parts[1] == "" || len(strings.Fields(parts[2])) == 0 {
+			tb.Fatalf("%s:%d: want half (one of %s)<TAB>query<TAB>answers", name, n, strings.Join(halves, ", "))
 		}
 		out = append(out, evalQuery{parts[0], parts[1], strings.Fields(parts[2])})
 	}
+	if err := sc.Err(); err != nil {
+		tb.Fatalf("%s: %v", name, err)
+	}
 	return out
+}
+
+// heldApartOpenAPI: the OpenAPI specs of testdata/heldapart and the
+// service name each gets in the evaluation pack.
+var heldApartOpenAPI = [][2]string{
+	{"twilio-api.json", "twilio"}, {"sendgrid.json", "sendgrid"}, {"asana.json", "asana"}, {"jira.json", "jira"},
+	{"adyen-checkout.json", "adyen_checkout"}, {"vimeo.json", "vimeo"}, {"digitalocean.json", "digitalocean"},
+	{"google-calendar.json", "google_calendar"}, {"zoom.json", "zoom"}, {"netlify.json", "netlify"},
+	{"launchdarkly.json", "launchdarkly"},
 }
 
 var evalPack struct {
@@ -58,12 +77,20 @@ var evalPack struct {
 
 // evalFinder compiles every MCP tools/list file of the corpus and the
 // OpenAPI specs with real operations (GitHub, Stripe and Kubernetes REST,
-// Notion, train travel, petstore, Alertmanager, USPTO, burger shop) as one
-// pack: about 3,300 tools.
+// Notion, train travel, petstore, Alertmanager, USPTO, burger shop), 3,264
+// tools, and with them the held-apart catalogues of testdata/heldapart
+// (Twilio, SendGrid, Asana, Jira, Adyen, Vimeo, DigitalOcean, Google
+// Calendar, Zoom, Netlify and LaunchDarkly REST; monday.com, MongoDB,
+// Airtable, CircleCI and Sentry MCP), 2,628 tools, as one pack of 5,892
+// tools. Every half of every evaluation set is scored over this one pack:
+// an agent's pack holds many services, and a ranking that only does well
+// among fewer, unrelated tools would be measured too kindly.
 func evalFinder(tb testing.TB) *gateway.Finder {
 	tb.Helper()
 	evalPack.once.Do(func() {
 		files, _ := filepath.Glob("../testdata/corpus/mcp/*.json")
+		held, _ := filepath.Glob("../testdata/heldapart/mcp/*.json")
+		files = append(files, held...)
 		p := &pack.Pack{Dir: ".", Out: "api"}
 		for _, f := range files {
 			p.Services = append(p.Services, pack.Service{MCP: f})
@@ -74,6 +101,9 @@ func evalFinder(tb testing.TB) *gateway.Finder {
 			{"alertmanager.yaml", "alertmanager"}, {"uspto.json", "uspto"}, {"burgershop.yaml", "burgershop"},
 		} {
 			p.Services = append(p.Services, pack.Service{OpenAPI: "../testdata/corpus/openapi/" + s[0], Name: s[1]})
+		}
+		for _, s := range heldApartOpenAPI {
+			p.Services = append(p.Services, pack.Service{OpenAPI: "../testdata/heldapart/openapi/" + s[0], Name: s[1]})
 		}
 		out, err := pack.Compile(context.Background(), p, pack.Options{})
 		if err != nil {
@@ -100,34 +130,34 @@ func (s evalScore) String() string {
 	return fmt.Sprintf("%d queries: top-1 %.2f, top-3 %.2f, top-8 %.2f, MRR %.2f", s.n, float64(s.top1)/n, float64(s.top3)/n, float64(s.top8)/n, s.rr/n)
 }
 
-// TestFindEval scores find_tool's ranking over the evaluation set, each
-// half on its own (held: catalogues not looked at while tuning; fresh:
-// queries written from the tool lists alone, never tuned on), and the size
-// of its answers in tokens.
-//
-// The fresh half, scored once before any ranking change was made after it
-// was written: 114 queries, top-1 0.49, top-3 0.62, top-8 0.75, MRR 0.57.
-func TestFindEval(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles the GitHub, Stripe and Kubernetes specs")
-	}
-	f := evalFinder(t)
-	qs := loadEval(t)
-	scores := map[string]*evalScore{"tune": {}, "held": {}, "fresh": {}}
+// below reports whether the score is under any of the floors.
+func (s evalScore) below(floor evalFloor) bool {
+	n := float64(max(s.n, 1))
+	return float64(s.top1)/n < floor.top1 || float64(s.top8)/n < floor.top8 || s.rr/n < floor.mrr
+}
+
+type evalFloor struct{ top1, top8, mrr float64 }
+
+// scoreEval runs every query through the finder and scores each half, with
+// the size in tokens of every answer, sorted.
+func scoreEval(f *gateway.Finder, qs []evalQuery) (map[string]*evalScore, []int) {
+	scores := map[string]*evalScore{}
 	var sizes []int
 	for _, q := range qs {
 		ms := f.Search(q.query)
 		sc := scores[q.half]
+		if sc == nil {
+			sc = &evalScore{}
+			scores[q.half] = sc
+		}
 		sc.n++
 		rank := 0
 		var got []string
 		for i, m := range ms {
 			id := string(m.Service) + "." + string(m.Tool.Py)
 			got = append(got, id)
-			for _, w := range q.want {
-				if rank == 0 && id == w {
-					rank = i + 1
-				}
+			if rank == 0 && slices.Contains(q.want, id) {
+				rank = i + 1
 			}
 		}
 		switch {
@@ -149,6 +179,45 @@ func TestFindEval(t *testing.T) {
 		sizes = append(sizes, bench.Tokens(f.Answer(q.query, ms)))
 	}
 	sort.Ints(sizes)
+	return scores, sizes
+}
+
+// checkAnswers fails the test for every right answer of the set that names
+// no tool of the evaluation pack, so that a typo in a set is not scored as
+// a miss.
+func checkAnswers(t *testing.T, name string, qs []evalQuery) {
+	t.Helper()
+	tools := map[string]bool{}
+	for _, s := range evalPack.manifest.Services {
+		for _, tl := range s.Tools {
+			tools[string(s.Name)+"."+string(tl.Py)] = true
+		}
+	}
+	for _, q := range qs {
+		for _, w := range q.want {
+			if !tools[w] {
+				t.Errorf("%s: %q: right answer %s is no tool of the pack", name, q.query, w)
+			}
+		}
+	}
+}
+
+// TestFindEval scores find_tool's ranking over the evaluation set, each
+// half on its own (held: catalogues not looked at while tuning; fresh:
+// queries written from the tool lists alone, never tuned on), and the size
+// of its answers in tokens.
+//
+// The fresh half, scored once before any ranking change was made after it
+// was written: 114 queries, top-1 0.49, top-3 0.62, top-8 0.75, MRR 0.57
+// (over the corpus pack alone, 3,264 tools).
+func TestFindEval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the GitHub, Stripe and Kubernetes specs")
+	}
+	f := evalFinder(t)
+	qs := loadEval(t)
+	checkAnswers(t, "eval.tsv", qs)
+	scores, sizes := scoreEval(f, qs)
 	p50, p95 := sizes[len(sizes)/2], sizes[len(sizes)*95/100]
 	t.Logf("%d tools", f.Len())
 	for _, h := range []string{"tune", "held", "fresh"} {
@@ -162,18 +231,19 @@ func TestFindEval(t *testing.T) {
 		}
 	}
 	t.Logf("answer size: p50 %d tokens, p95 %d tokens, max %d", p50, p95, sizes[len(sizes)-1])
-	// Floors a little under what the ranking reaches (tune: top-1 0.74,
-	// top-8 0.90, MRR 0.80; held: top-1 0.67, top-8 0.93, MRR 0.77; fresh:
-	// top-1 0.50, top-8 0.77, MRR 0.58), so a change that loses ground fails
-	// here.
-	for h, floor := range map[string]struct{ top1, top8, mrr float64 }{
-		"tune":  {0.72, 0.88, 0.77},
-		"held":  {0.63, 0.90, 0.73},
-		"fresh": {0.46, 0.72, 0.54},
+	// Floors a little under what the ranking reaches over the whole
+	// evaluation pack (5,892 tools; tune: top-1 0.64, top-8 0.85, MRR 0.72;
+	// held: top-1 0.62, top-8 0.89, MRR 0.70; fresh: top-1 0.44, top-8 0.73,
+	// MRR 0.54), so a change that loses ground fails here. Over the corpus
+	// pack alone (3,264 tools) the same ranking reached tune 0.74, 0.90,
+	// 0.80; held 0.67, 0.93, 0.77; fresh 0.50, 0.77, 0.58: the 2,628
+	// held-apart tools cost every half 0.04 to 0.10 of top-1.
+	for h, floor := range map[string]evalFloor{
+		"tune":  {0.62, 0.83, 0.69},
+		"held":  {0.59, 0.86, 0.67},
+		"fresh": {0.41, 0.70, 0.51},
 	} {
-		sc := scores[h]
-		n := float64(sc.n)
-		if float64(sc.top1)/n < floor.top1 || float64(sc.top8)/n < floor.top8 || sc.rr/n < floor.mrr {
+		if sc := scores[h]; sc.below(floor) {
 			t.Errorf("%s: %s, below the floors top-1 %.2f, top-8 %.2f, MRR %.2f", h, sc, floor.top1, floor.top8, floor.mrr)
 		}
 	}
@@ -182,11 +252,40 @@ func TestFindEval(t *testing.T) {
 	}
 }
 
-// BenchmarkFindEval runs every query of the evaluation set through search
-// and rendering; p50-ns is the median time of one query.
+// TestFindHeldApart scores find_tool over findtool/testdata/heldapart.tsv:
+// queries over the catalogues of testdata/heldapart, which no ranking work
+// has looked at, written from their tool names and first sentences before
+// find_tool was run on them, and scored in the whole evaluation pack. It
+// stands for what an evaluator measures on catalogues and queries never
+// seen, so its misses are never printed and the ranking is never changed
+// to fix one of its queries.
+func TestFindHeldApart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the GitHub, Stripe, Kubernetes, Jira and Zoom specs")
+	}
+	f := evalFinder(t)
+	qs := loadEvalFile(t, "heldapart.tsv", "heldapart")
+	checkAnswers(t, "heldapart.tsv", qs)
+	scores, sizes := scoreEval(f, qs)
+	sc := scores["heldapart"]
+	t.Logf("%d tools; heldapart: %s", f.Len(), sc)
+	t.Logf("answer size: p50 %d tokens, p95 %d tokens, max %d", sizes[len(sizes)/2], sizes[len(sizes)*95/100], sizes[len(sizes)-1])
+	// Scored once, when the set was written and before anything was tuned:
+	// 194 queries, top-1 0.51, top-3 0.69, top-8 0.78, MRR 0.60 (answers:
+	// p50 731 tokens, p95 1,069). The floors sit a little under that, so a
+	// change that loses ground on unseen catalogues fails here.
+	floor := evalFloor{0.48, 0.75, 0.57}
+	if sc.below(floor) {
+		t.Errorf("heldapart: %s, below the floors top-1 %.2f, top-8 %.2f, MRR %.2f", sc, floor.top1, floor.top8, floor.mrr)
+	}
+}
+
+// BenchmarkFindEval runs every query of the evaluation sets (eval.tsv and
+// heldapart.tsv) through search and rendering over the whole evaluation
+// pack; p50-ns is the median time of one query.
 func BenchmarkFindEval(b *testing.B) {
 	f := evalFinder(b)
-	qs := loadEval(b)
+	qs := append(loadEval(b), loadEvalFile(b, "heldapart.tsv", "heldapart")...)
 	var times []time.Duration
 	for i := 0; b.Loop(); i++ {
 		q := qs[i%len(qs)].query

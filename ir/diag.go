@@ -43,6 +43,7 @@ const (
 
 	// enrich
 	DiagEnrichTooDeep DiagCode = "enrich-too-deep"
+	DiagEnrichFailed  DiagCode = "enrich-failed"
 
 	// pack
 	DiagUnusedIgnore DiagCode = "unused-ignore"
@@ -62,7 +63,7 @@ var DiagCodes = []DiagCode{
 	DiagIgnoredHeader, DiagParamContent, DiagParamWithoutSchema, DiagBodyContentType,
 	DiagBodyWithoutContent, DiagDuplicateBody,
 	DiagTypeTooDeep, DiagApproximatedKeyword,
-	DiagEnrichTooDeep,
+	DiagEnrichTooDeep, DiagEnrichFailed,
 	DiagUnusedIgnore,
 	DiagUncompiledSchema,
 }

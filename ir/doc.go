@@ -81,6 +81,8 @@
 // From enrichment:
 //   - enrich-too-deep: parameters nested too deep, or too many of them, to
 //     enrich.
+//   - enrich-failed: a rule failed on a parameter's description (a bug);
+//     that parameter is left as the source has it.
 //
 // From the pack:
 //   - unused-ignore: an ignore: rule that matches no diagnostic.
