@@ -39,10 +39,11 @@ type PoolConfig struct {
 // Pool keeps configured workers ready: Size of them, more while programs
 // wait. Get hands one out for one program; workers are never returned to
 // the pool (the caller closes them). A handed-out worker's replacement
-// starts when that worker exits (its program ended and the caller closed
-// it), so a start never competes for CPU with the program it replaces, or
-// at once when a Get finds no worker ready; at most maxStarting workers
-// start at once. A Get that has to wait also
+// starts once that worker has exited (its program ended and the caller
+// closed it) and the pool has handed nothing out for replaceQuiet, so a
+// start competes for CPU neither with the program it replaces nor with the
+// programs of a burst, or at once when a Get finds no worker ready; at
+// most maxStarting workers start at once. A Get that has to wait also
 // raises the number of workers kept by one (up to Max), so the next burst
 // finds more ready; after ShrinkAfter without a wait, the number drops back
 // one step at a time. The pool fails closed: when no worker can be started
@@ -64,6 +65,8 @@ type Pool struct {
 	exitedOwed           int // owed replacements whose worker has exited
 	waiters              int // Gets waiting for a worker
 	lastWait             time.Time
+	lastHandOut          time.Time
+	quietTimer           *time.Timer // refills once the pool is quiet
 }
 
 type startResult struct {
@@ -182,12 +185,12 @@ var maxStarting = max(4, 2*goruntime.NumCPU())
 // or else by starting a replacement still owed; and the replacements of
 // workers that have exited. p.mu is held.
 func (p *Pool) refillLocked() {
-	for p.starting < maxStarting {
+	for !p.closed && p.starting < maxStarting {
 		short := p.starting+len(p.results) < p.waiters
 		switch {
 		case short && p.want < p.cfg.Max:
 			p.want++
-		case short && p.owed > 0, p.exitedOwed > 0:
+		case short && p.owed > 0, p.exitedOwed > 0 && p.quietLocked():
 			p.owed--
 			p.exitedOwed = max(0, p.exitedOwed-1)
 		default:
@@ -195,6 +198,32 @@ func (p *Pool) refillLocked() {
 		}
 		p.startLocked()
 	}
+}
+
+// replaceQuiet is how long after its last hand-out a pool waits before it
+// replaces workers that exited (a Get that waits starts one at once): the
+// programs of a burst start without replacements competing with them.
+const replaceQuiet = 50 * time.Millisecond
+
+// quietLocked reports whether the pool has handed nothing out for
+// replaceQuiet; if not, it arranges for refillLocked to run then. p.mu is
+// held.
+func (p *Pool) quietLocked() bool {
+	wait := replaceQuiet - time.Since(p.lastHandOut)
+	if wait <= 0 {
+		return true
+	}
+	if p.quietTimer == nil && !p.closed {
+		p.quietTimer = time.AfterFunc(wait, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.quietTimer = nil
+			if !p.closed {
+				p.refillLocked()
+			}
+		})
+	}
+	return false
 }
 
 // handOutLocked takes r out of the pool for a program: its replacement
@@ -210,6 +239,7 @@ func (p *Pool) handOutLocked(r startResult) bool {
 		return false
 	}
 	p.owed++
+	p.lastHandOut = time.Now()
 	p.refillLocked()
 	w := r.w
 	p.wg.Add(1)
@@ -381,6 +411,9 @@ func (p *Pool) Close() error {
 		return nil
 	}
 	p.closed = true
+	if p.quietTimer != nil {
+		p.quietTimer.Stop()
+	}
 	p.mu.Unlock()
 	p.cancel()
 	p.wg.Wait()
