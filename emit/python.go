@@ -1,11 +1,13 @@
 package emit
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codemode-dev/codemode/ir"
 )
@@ -50,20 +52,23 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 		}
 	}
 	out := w.bytes()
-	head, body, _ := strings.Cut(string(out), typingImport+"\n")
-	return []byte(head + typingImportFor(body) + "\n" + body), spans
+	head, body, _ := bytes.Cut(out, []byte(typingImport+"\n"))
+	imp := typingImportFor(body)
+	file := make([]byte, 0, len(head)+len(imp)+1+len(body))
+	file = append(append(append(append(file, head...), imp...), '\n'), body...)
+	return file, spans
 }
 
 const typingImport = "from typing import Any, Literal, NotRequired, Required, TypedDict"
 
 // typingImportFor imports the typing names body uses (Any always; a word
 // in a comment may import one more than needed, which is harmless).
-func typingImportFor(body string) string {
+func typingImportFor(body []byte) string {
 	names := []string{"Any"}
 	for _, n := range []string{"Literal[", "NotRequired[", "Required[", "TypedDict"} {
-		used := strings.Contains(body, n)
+		used := bytes.Contains(body, []byte(n))
 		if n == "Required[" {
-			used = strings.Count(body, n) > strings.Count(body, "NotRequired[")
+			used = bytes.Count(body, []byte(n)) > bytes.Count(body, []byte("NotRequired["))
 		}
 		if used {
 			names = append(names, strings.TrimSuffix(n, "["))
@@ -746,7 +751,18 @@ func paragraph(s string) []string {
 
 // oneLine folds prose onto one line.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	// Most texts are one line already: return them as they are (what
+	// Fields and Join would give back) without splitting them.
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return strings.Join(strings.Fields(s), " ")
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf, c == '\t', c == '\n', c == '\v', c == '\f', c == '\r', c == ' ' && s[i+1] == ' ':
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
 }
 
 // pyString and pyLiteral are the naming module's Python literals.

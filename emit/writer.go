@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"bytes"
 	"strings"
 
 	"github.com/codemode-dev/codemode/ir"
@@ -15,7 +16,7 @@ import (
 // read the same way. String literals are escaped before they get here
 // (ir.PyString), so SafeText never changes their value.
 type writer struct {
-	b    strings.Builder
+	b    bytes.Buffer
 	line int // lines written so far
 }
 
@@ -23,7 +24,9 @@ type writer struct {
 func (w *writer) ln(indent int, s string) {
 	s = SafeText(s)
 	if s != "" {
-		w.b.WriteString(strings.Repeat("    ", indent))
+		for range indent {
+			w.b.WriteString("    ")
+		}
 		w.b.WriteString(s)
 	}
 	w.b.WriteByte('\n')
@@ -33,7 +36,7 @@ func (w *writer) ln(indent int, s string) {
 // next is the 1-based number of the line the next ln call writes.
 func (w *writer) next() int { return w.line + 1 }
 
-func (w *writer) bytes() []byte { return []byte(w.b.String()) }
+func (w *writer) bytes() []byte { return w.b.Bytes() }
 
 // SafeText makes s safe to print as part of one line of generated source
 // (a comment, a docstring line, a Go comment): every ir.UnsafeRune that

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/mail"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -21,7 +20,7 @@ type sourceValue struct {
 }
 
 // exampleIntroRe introduces example values in prose.
-var exampleIntroRe = regexp.MustCompile(`(?i)\be\.g\.,?|\beg\b,?|\bfor example\b,?:?|\bfor instance\b,?|\bsuch as\b|\bexamples?:`)
+var exampleIntroRe = mustCompile(`(?i)\be\.g\.,?|\beg\b,?|\bfor example\b,?:?|\bfor instance\b,?|\bsuch as\b|\bexamples?:`)
 
 // sourceValues collects the values the source gives for a parameter, in a
 // fixed order: default, example, examples, enum, then the description's
@@ -174,7 +173,7 @@ func violates(s ir.Schema, v any) string {
 	return ""
 }
 
-var uuidRe = regexp.MustCompile(`^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$`)
+var uuidRe = mustCompile(`^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$`)
 
 // formatAccepts checks a string against one of the formats enrich adds.
 func formatAccepts(f, v string) bool {
@@ -199,7 +198,7 @@ func formatAccepts(f, v string) bool {
 
 // hedgeRe marks a sentence whose constraint is soft: a default limit, a
 // configurable one, or one with an exception.
-var hedgeRe = regexp.MustCompile(`(?i)\bby default\b|\bconfigurable\b|\bconfigured\b|\bunless\b|\botherwise\b|\bcan be (?:changed|raised|increased|overridden)\b|\bdepending on\b|\bdepends on\b|\btypically\b|\busually\b|\bsubject to\b|\bper plan\b|\bon (?:paid|free) plans?\b`)
+var hedgeRe = mustCompile(`(?i)\bby default\b|\bconfigurable\b|\bconfigured\b|\bunless\b|\botherwise\b|\bcan be (?:changed|raised|increased|overridden)\b|\bdepending on\b|\bdepends on\b|\btypically\b|\busually\b|\bsubject to\b|\bper plan\b|\bon (?:paid|free) plans?\b`)
 
 // verifyHedge rejects a hard constraint (enum, bounds, lengths, format)
 // whose evidence sits in a hedged sentence.
@@ -239,7 +238,7 @@ func verifyHedge(p Proposal, description string) (bool, string) {
 
 // orMoreRe: a bound followed by an alternative bound ("up to 100, or 1000
 // on request", "at most 5 or more with approval").
-var orMoreRe = regexp.MustCompile(`(?i)^\s*(?:[a-z]+\s+){0,2}?,?\s*(or\s+(?:\d[\d,.]*\d|\d|more|higher|greater|larger|above|unlimited))\b`)
+var orMoreRe = mustCompile(`(?i)^\s*(?:[a-z]+\s+){0,2}?,?\s*(or\s+(?:\d[\d,.]*\d|\d|more|higher|greater|larger|above|unlimited))\b`)
 
 // verifySubject rejects evidence that is about another, code-quoted name:
 // "The `limit` parameter defaults to 10" in the description of page_size,

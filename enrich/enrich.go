@@ -157,15 +157,15 @@ func (m proposalMemo) prefetch(svc *ir.Service) {
 		}
 		for _, tg := range toolTargets(svc, t, false) {
 			schema := withoutDescription(tg.view)
-			key, err := json.Marshal([]any{tg.description, schema, tg.required})
-			if err != nil {
+			key, ok := memoKey(tg.description, schema, tg.required)
+			if !ok {
 				continue
 			}
-			if _, ok := m[string(key)]; ok {
+			if _, ok := m[key]; ok {
 				continue
 			}
-			m[string(key)] = nil // claimed; filled below
-			jobs = append(jobs, &job{key: string(key), description: tg.description, schema: schema, required: tg.required})
+			m[key] = nil // claimed; filled below
+			jobs = append(jobs, &job{key: key, description: tg.description, schema: schema, required: tg.required})
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs)/32)
@@ -202,16 +202,17 @@ func (m proposalMemo) prefetch(svc *ir.Service) {
 }
 
 func (m proposalMemo) propose(tool ir.WireName, pointer, description string, schema ir.Schema, required bool) ([]Proposal, error) {
-	key, err := json.Marshal([]any{description, schema, required})
-	if err != nil {
+	key, ok := memoKey(description, schema, required)
+	if !ok {
 		return proposeSafe(tool, pointer, description, schema, required)
 	}
-	cached, ok := m[string(key)]
+	cached, ok := m[key]
 	if !ok {
+		var err error
 		if cached, err = proposeSafe("", "", description, schema, required); err != nil {
 			return nil, err
 		}
-		m[string(key)] = cached
+		m[key] = cached
 	}
 	out := make([]Proposal, len(cached))
 	for i, p := range cached {
@@ -379,14 +380,14 @@ type verdict struct {
 
 // decide is decide with Verify's verdict memoized.
 func (m verdictMemo) decide(p Proposal, description string, schema ir.Schema, required bool, overrides map[string]bool) Decision {
-	key, err := json.Marshal([]any{p.Kind, p.To, p.Evidence, lastSegment(p.Pointer), description, withoutDescription(schema), required})
-	if err != nil {
+	key, ok := memoKey(string(p.Kind), p.To, p.Evidence, lastSegment(p.Pointer), description, withoutDescription(schema), required)
+	if !ok {
 		return decide(p, description, schema, required, overrides)
 	}
-	v, ok := m[string(key)]
+	v, ok := m[key]
 	if !ok {
 		v.ok, v.reason = Verify(p, description, withoutDescription(schema), required)
-		m[string(key)] = v
+		m[key] = v
 	}
 	return withOverride(Decision{Proposal: p, Accepted: v.ok, Reason: v.reason}, overrides)
 }

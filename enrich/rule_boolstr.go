@@ -1,18 +1,17 @@
 package enrich
 
 import (
-	"regexp"
 	"strings"
 )
 
 var (
 	// "If 'true', ...", "When true: ..." — the parameter used as a flag.
-	flagTrueRe = regexp.MustCompile("(?i)\\b(?:if|when)\\s+(?:set to\\s+)?[`'\"]?(true|yes)[`'\"]?\\s*[,:]|\\bset (?:it |this |this parameter )?to [`'\"]?(true|yes)[`'\"]?\\s+to\\b")
+	flagTrueRe = mustCompile("(?i)\\b(?:if|when)\\s+(?:set to\\s+)?[`'\"]?(true|yes)[`'\"]?\\s*[,:]|\\bset (?:it |this |this parameter )?to [`'\"]?(true|yes)[`'\"]?\\s+to\\b")
 	// quotedAnyRe: a quoted token anywhere.
-	quotedAnyRe = regexp.MustCompile("[`'\"]([^`'\"\\s]+)[`'\"]")
-	flagFalseRe = regexp.MustCompile("(?i)\\b(?:if|when)\\s+[`'\"]?(false|no)[`'\"]?\\s*[,:]|\\bdefaults? (?:to|is)\\s+[`'\"](false|no)[`'\"]|[`'\"](false|no)[`'\"]")
-	pairRe      = regexp.MustCompile("(?i)[`'\"]?\\b(true|yes)\\b[`'\"]?\\s*(?:/|\\bor\\b|\\|)\\s*[`'\"]?\\b(false|no)\\b[`'\"]?")
-	boolOpenRe  = regexp.MustCompile(`(?i)\bany value\b|\bany of the following\b|\bfor example\b|\be\.g\.`)
+	quotedAnyRe = mustCompile("[`'\"]([^`'\"\\s]+)[`'\"]")
+	flagFalseRe = mustCompile("(?i)\\b(?:if|when)\\s+[`'\"]?(false|no)[`'\"]?\\s*[,:]|\\bdefaults? (?:to|is)\\s+[`'\"](false|no)[`'\"]|[`'\"](false|no)[`'\"]")
+	pairRe      = mustCompile("(?i)[`'\"]?\\b(true|yes)\\b[`'\"]?\\s*(?:/|\\bor\\b|\\|)\\s*[`'\"]?\\b(false|no)\\b[`'\"]?")
+	boolOpenRe  = mustCompile(`(?i)\bany value\b|\bany of the following\b|\bfor example\b|\be\.g\.`)
 )
 
 // boolStringRule proposes enum ["true","false"] (or the yes/no words) for a

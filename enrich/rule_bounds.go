@@ -3,7 +3,6 @@ package enrich
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -18,36 +17,43 @@ const (
 
 // boundIntro is a phrase followed by one number.
 type boundIntro struct {
-	re  *regexp.Regexp
+	re  *pattern
 	dir string
 }
 
 var boundIntros = []boundIntro{
-	{regexp.MustCompile(`(?i)\b(?:max(?:imum)?(?:\s+(?:value|size|length|limit|count))?(?:\s+(?:is|of))?\s*[:=]?|at most|up to|no more than|not more than|no greater than|not greater than|no larger than|(?:must|can|may|should|shall) not (?:exceed|be (?:more|greater|larger|longer) than)|cannot exceed|can't exceed|(?:less|smaller|lower|fewer|shorter)(?: than)? or(?: equal)?(?: to)?)\s*`), bMax},
-	{regexp.MustCompile(`(?i)\b(?:capped at|limited to|limit(?:ed)? of|(?:up to )?a maximum of|not to exceed|must not be above)\s*`), bMax},
-	{regexp.MustCompile(`(?:<=|≤)\s*`), bMax},
-	{regexp.MustCompile(`(?i)\b(?:starting (?:at|from)|starts (?:at|from)|(?:up )?from a minimum of|a minimum of)\s*`), bMin},
-	{regexp.MustCompile(`(?i)\b(?:less|smaller|lower|fewer|shorter) than\s+`), bExMax},
-	{regexp.MustCompile(`(?i)\b(?:min(?:imum)?(?:\s+(?:value|size|length|count))?(?:\s+(?:is|of))?\s*[:=]?|at least|no less than|no fewer than|not less than|(?:greater|larger|more|higher|longer)(?: than)? or(?: equal)?(?: to)?)\s*`), bMin},
-	{regexp.MustCompile(`(?:>=|≥)\s*`), bMin},
-	{regexp.MustCompile(`(?i)\b(?:greater|larger|more|higher|longer) than\s+`), bExMin},
+	{mustCompile(`(?i)\b(?:max(?:imum)?(?:\s+(?:value|size|length|limit|count))?(?:\s+(?:is|of))?\s*[:=]?|at most|up to|no more than|not more than|no greater than|not greater than|no larger than|(?:must|can|may|should|shall) not (?:exceed|be (?:more|greater|larger|longer) than)|cannot exceed|can't exceed|(?:less|smaller|lower|fewer|shorter)(?: than)? or(?: equal)?(?: to)?)\s*`), bMax},
+	{mustCompile(`(?i)\b(?:capped at|limited to|limit(?:ed)? of|(?:up to )?a maximum of|not to exceed|must not be above)\s*`), bMax},
+	{mustCompile(`(?:<=|≤)\s*`), bMax},
+	{mustCompile(`(?i)\b(?:starting (?:at|from)|starts (?:at|from)|(?:up )?from a minimum of|a minimum of)\s*`), bMin},
+	{mustCompile(`(?i)\b(?:less|smaller|lower|fewer|shorter) than\s+`), bExMax},
+	{mustCompile(`(?i)\b(?:min(?:imum)?(?:\s+(?:value|size|length|count))?(?:\s+(?:is|of))?\s*[:=]?|at least|no less than|no fewer than|not less than|(?:greater|larger|more|higher|longer)(?: than)? or(?: equal)?(?: to)?)\s*`), bMin},
+	{mustCompile(`(?:>=|≥)\s*`), bMin},
+	{mustCompile(`(?i)\b(?:greater|larger|more|higher|longer) than\s+`), bExMin},
 }
+
+// The words between the two numbers of a range, and "or" after it.
+var (
+	andConjRe = mustCompile(`^\s+and\s+`)
+	toConjRe  = mustCompile(`^\s+to\s+`)
+	orConjRe  = mustCompile(`^\s+or\s+`)
+)
 
 // relativeEndRe: an upper end that is a quantity named in words ("the
 // number of ...", "total number of ...", "the length of ...").
-var relativeEndRe = regexp.MustCompile(`(?i)^(?:the\s+)?(?:total\s+)?(?:number|count|length|size|amount)\s+of\b`)
+var relativeEndRe = mustCompile(`(?i)^(?:the\s+)?(?:total\s+)?(?:number|count|length|size|amount)\s+of\b`)
 
 var (
-	betweenRe = regexp.MustCompile(`(?i)\b(between|from|range(?:s)? from|ranges? between)\s+`)
+	betweenRe = mustCompile(`(?i)\b(between|from|range(?:s)? from|ranges? between)\s+`)
 	// dashRangeRe: "(1-10)", "be 3–12", "Values: 2000-10000".
-	dashRangeRe = regexp.MustCompile("(?i)(?:\\(|\\b(?:be|is|values?:?|range:?)\\s+)`?(\\d+(?:\\.\\d+)?)`?\\s*[-–]\\s*`?(\\d+(?:\\.\\d+)?)`?")
+	dashRangeRe = mustCompile("(?i)(?:\\(|\\b(?:be|is|values?:?|range:?)\\s+)`?(\\d+(?:\\.\\d+)?)`?\\s*[-–]\\s*`?(\\d+(?:\\.\\d+)?)`?")
 	// orFewerRe: "<n> <unit> or fewer|less|more".
-	orFewerRe = regexp.MustCompile(`(?i)\b(\d+)(\s+[a-z]+(?:\s+[a-z]+)?)?\s+or\s+(fewer|less|shorter|below|more|greater|longer|above)\b`)
+	orFewerRe = mustCompile(`(?i)\b(\d+)(\s+[a-z]+(?:\s+[a-z]+)?)?\s+or\s+(fewer|less|shorter|below|more|greater|longer|above)\b`)
 	// toRangeRe: "Display name, 3 to 40 characters", "(1 to 10)", "be 2 to 5".
-	toRangeRe  = regexp.MustCompile("(?i)(?:\\(|,\\s+|\\b(?:be|is|of|values?:?|range:?)\\s+)`?(\\d+)`?\\s+to\\s+`?(\\d+)`?\\b")
-	nonNegRe   = regexp.MustCompile(`(?i)\bnon-?negative\b|\bnot negative\b|\bzero or (?:greater|more|positive)\b|\bgreater than or equal to zero\b`)
-	positiveRe = regexp.MustCompile(`(?i)\b(?:positive (?:integer|int|number|float|decimal|value|amount|figure|whole number|real number)|(?:must|should) be positive|strictly positive)\b`)
-	nonEmptyRe = regexp.MustCompile(`(?i)\b(?:cannot|can ?not|must not|may not|should not|can't) be empty\b|\bnon-?empty\b|\bmust not be blank\b`)
+	toRangeRe  = mustCompile("(?i)(?:\\(|,\\s+|\\b(?:be|is|of|values?:?|range:?)\\s+)`?(\\d+)`?\\s+to\\s+`?(\\d+)`?\\b")
+	nonNegRe   = mustCompile(`(?i)\bnon-?negative\b|\bnot negative\b|\bzero or (?:greater|more|positive)\b|\bgreater than or equal to zero\b`)
+	positiveRe = mustCompile(`(?i)\b(?:positive (?:integer|int|number|float|decimal|value|amount|figure|whole number|real number)|(?:must|should) be positive|strictly positive)\b`)
+	nonEmptyRe = mustCompile(`(?i)\b(?:cannot|can ?not|must not|may not|should not|can't) be empty\b|\bnon-?empty\b|\bmust not be blank\b`)
 )
 
 var charUnits = map[string]bool{"characters": true, "character": true, "chars": true, "char": true, "letters": true, "letter": true, "digits": true, "digit": true, "symbols": true}
@@ -73,14 +79,14 @@ func unitWords(s string, i int) []string {
 
 var (
 	// condBeforeRe: a bound inside a condition ("truncated if longer than 22").
-	condBeforeRe = regexp.MustCompile(`(?i)\b(?:if|when|whenever|unless)\s+(?:it is\s+|it's\s+|is\s+|they are\s+|the \w+ is\s+)?$`)
+	condBeforeRe = mustCompile(`(?i)\b(?:if|when|whenever|unless)\s+(?:it is\s+|it's\s+|is\s+|they are\s+|the \w+ is\s+)?$`)
 	timeUnits    = map[string]bool{"second": true, "seconds": true, "minute": true, "minutes": true, "hour": true, "hours": true, "day": true, "days": true, "week": true, "weeks": true, "month": true, "months": true, "year": true, "years": true}
 	relWords     = map[string]bool{"in": true, "ago": true, "before": true, "after": true, "from": true, "since": true}
 	// condAfterRe: the bound holds only in a case ("10 characters for `ach`
 	// payments", "100 if archived").
-	condAfterRe = regexp.MustCompile("^(?:\\s+[\\w-]+){0,2}\\s+(?:for\\s+[`'\"]|(?:if|when|unless|except)\\b)")
-	emptyOKRe   = regexp.MustCompile(`(?i)\b(?:may|can|could|might)\s+(?:be|have an?)\s+empty\b`)
-	negativeRe  = regexp.MustCompile(`(?i)\bnegative\b`)
+	condAfterRe = mustCompile("^(?:\\s+[\\w-]+){0,2}\\s+(?:for\\s+[`'\"]|(?:if|when|unless|except)\\b)")
+	emptyOKRe   = mustCompile(`(?i)\b(?:may|can|could|might)\s+(?:be|have an?)\s+empty\b`)
+	negativeRe  = mustCompile(`(?i)\bnegative\b`)
 )
 
 // boundOK rejects a bound stated inside a condition, for a case ("Maximum
@@ -106,10 +112,10 @@ func boundOK(d string, h boundHit) bool {
 }
 
 // jointRe marks a bound on several things together ("in total", "combined").
-var jointRe = regexp.MustCompile(`(?i)\b(?:in total|combined|together|altogether|in aggregate|in sum|summed)\b|\b(?:total|sum|combined) (?:number|count|length|size|amount) of\b`)
+var jointRe = mustCompile(`(?i)\b(?:in total|combined|together|altogether|in aggregate|in sum|summed)\b|\b(?:total|sum|combined) (?:number|count|length|size|amount) of\b`)
 
 // coordRe: a coordination of two or more things ("users, apps, and teams").
-var coordRe = regexp.MustCompile(`(?i)\w,? (?:and|or|plus) \w`)
+var coordRe = mustCompile(`(?i)\w,? (?:and|or|plus) \w`)
 
 // jointBound says whether the bound's clause counts several things together
 // ("The list of users, apps, and teams in total is limited to 100 items",
@@ -168,11 +174,9 @@ func (c *ctx) rawBoundHits() []boundHit {
 		}
 		i := m[1] + n1
 		word := strings.ToLower(d[m[2]:m[3]])
-		var conj *regexp.Regexp
+		conj := toConjRe
 		if strings.Contains(word, "between") {
-			conj = regexp.MustCompile(`^\s+and\s+`)
-		} else {
-			conj = regexp.MustCompile(`^\s+to\s+`)
+			conj = andConjRe
 		}
 		cm := conj.FindString(d[i:])
 		if cm == "" {
@@ -190,7 +194,7 @@ func (c *ctx) rawBoundHits() []boundHit {
 		}
 		i += n2
 		lo, hi := a, b
-		if om := regexp.MustCompile(`^\s+or\s+`).FindString(d[i:]); om != "" {
+		if om := orConjRe.FindString(d[i:]); om != "" {
 			if k, n3, ok := readNumber(d[i+len(om):]); ok {
 				i += len(om) + n3
 				if numLess(k, lo) {

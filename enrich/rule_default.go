@@ -2,74 +2,79 @@ package enrich
 
 import (
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strings"
 )
 
 // Phrases that introduce a default value; the value follows the match.
-var defaultIntros = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)\bdefaults?\s+to\s+`),                                            // "defaults to X"
-	regexp.MustCompile(`(?i)\bdefault(?:\s+[a-z]+)?\s+is\s+`),                                // "Default is X", "The default value is X"
-	regexp.MustCompile(`(?i)\bdefault\s*[:=]\s*`),                                            // "default: X"
-	regexp.MustCompile(`(?i)\bby default,?\s+(?:this value|the value|its value|it)\s+is\s+`), // "By default, this value is X"
+var defaultIntros = []*pattern{
+	mustCompile(`(?i)\bdefaults?\s+to\s+`),                                            // "defaults to X"
+	mustCompile(`(?i)\bdefault(?:\s+[a-z]+)?\s+is\s+`),                                // "Default is X", "The default value is X"
+	mustCompile(`(?i)\bdefault\s*[:=]\s*`),                                            // "default: X"
+	mustCompile(`(?i)\bby default,?\s+(?:this value|the value|its value|it)\s+is\s+`), // "By default, this value is X"
 }
 
+// wordsRe is a run of words; useClauseRe a clause "uses X".
+var (
+	wordsRe     = mustCompile(`^[a-zA-Z][\w ]*$`)
+	useClauseRe = mustCompile(`(?i)^uses?\s+(.+)$`)
+)
+
 // byDefaultSelfRe: "By default, the `x` is|will be ..." (the name is checked).
-var byDefaultSelfRe = regexp.MustCompile("(?i)\\bby default,?\\s+(?:the\\s+)?(`[^`]+`|[\\w-]+)\\s+(?:is|will be)\\s+")
+var byDefaultSelfRe = mustCompile("(?i)\\bby default,?\\s+(?:the\\s+)?(`[^`]+`|[\\w-]+)\\s+(?:is|will be)\\s+")
 
 // "default 100", "(default false)", "Default `x`": a literal right after.
-var defaultLiteralRe = regexp.MustCompile(`(?i)\bdefault\s+`)
+var defaultLiteralRe = mustCompile(`(?i)\bdefault\s+`)
 
 var (
 	// "`pointer` (default)", "When false (default)".
-	parenDefaultRe = regexp.MustCompile("([`'\"“]?[\\w.\\-]+[`'\"”]?)\\s*\\(default\\)")
+	parenDefaultRe = mustCompile("([`'\"“]?[\\w.\\-]+[`'\"”]?)\\s*\\(default\\)")
 	// "summary by default", "On by default."
-	byDefaultRe = regexp.MustCompile("(?i)(?:^|[,;(:.]\\s*|\\()([`'\"“]?[\\w.\\-]+[`'\"”]?)\\s+by default\\b")
+	byDefaultRe = mustCompile("(?i)(?:^|[,;(:.]\\s*|\\()([`'\"“]?[\\w.\\-]+[`'\"”]?)\\s+by default\\b")
 	// omitRe: the parameter is left out.
-	omitRe = regexp.MustCompile(`(?i)\b(?:if|when|where)\s+(?:(?:it|this|this value|this field|this parameter|this option|the value|the parameter|the field|a value|no value)\s+(?:is|are)\s+)?(?:not\s+(?:specified|provided|set|given|passed|supplied|present|defined|included|used|sent)|omitted|unset|unspecified|absent|missing|left (?:blank|empty|out|unset)|nil|null|empty|blank)\b` +
+	omitRe = mustCompile(`(?i)\b(?:if|when|where)\s+(?:(?:it|this|this value|this field|this parameter|this option|the value|the parameter|the field|a value|no value)\s+(?:is|are)\s+)?(?:not\s+(?:specified|provided|set|given|passed|supplied|present|defined|included|used|sent)|omitted|unset|unspecified|absent|missing|left (?:blank|empty|out|unset)|nil|null|empty|blank)\b` +
 		`|\b(?:if|when)\s+(?:you\s+)?(?:do not|don't|did not)\s+(?:specify|provide|pass|set|supply|give|include)(?:\s+(?:a value|one|it|this parameter|this))?\b` +
 		`|\b(?:if|when)\s+(?:the\s+)?[\w-]+\s+(?:does not|doesn't)\s+(?:provide|specify|set|pass|supply)\s+(?:this|it|one|a value)\b` +
 		`|\b(?:if|when)\s+(?:you\s+)?(?:omit|leave\s+out|skip)\s+(?:it|this|this parameter|this field|the\s+[\w-]+)\b|\bif\s+no\s+(?:value|[\w-]+)\s+is\s+(?:given|provided|specified|set|passed|supplied|sent|included)\b`)
 	// tailRe: where a condition starts inside a value phrase.
-	tailRe = regexp.MustCompile(`(?i)\s+(?:if|unless|when|whenever|except|depending|in case)\b`)
+	tailRe = mustCompile(`(?i)\s+(?:if|unless|when|whenever|except|depending|in case)\b`)
 	// runtimeCueRe: the value comes from state the caller cannot see.
-	runtimeCueRe = regexp.MustCompile(`(?i)\b(?:current|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default|looked up|taken from|read from|fetched|assumed|account|token|credentials)\b|\bIP\b` +
+	runtimeCueRe = mustCompile(`(?i)\b(?:current|now|today|ago|your|yours|caller|sender|requester|authenticated|unauthenticated|logged[- ]in|signed[- ]in|inferred|derived|detected|determined|decided|resolved|assigned|computed|calculated|most recent|latest|newest|per[- ](?:object|resource|user|account|request|type|project)|remote|configured|configuration|environment|session|user-agent|default|looked up|taken from|read from|fetched|assumed|account|token|credentials)\b|\bIP\b` +
 		// the state of a referenced resource: "the full amount of the
 		// authorization", "the remaining balance".
 		`|\b(?:full|entire|whole|remaining|outstanding|original|existing) (?:[\w-]+ )?(?:amount|balance|quantity|price|total)\b`)
-	authCueRe    = regexp.MustCompile(`(?i)\b(?:authenticated|unauthenticated|keyless|logged[- ]in|signed[- ]in|anonymous)\b`)
-	relTimeRe    = regexp.MustCompile(`(?i)^\S+\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|ms|milliseconds?)\s+(?:from|after|before|since|ago|prior)\b|\bago\b|\bfrom now\b`)
-	nonValueRe   = regexp.MustCompile(`(?i)^(?:everything|all|nothing|none|empty|null|nil|unset|unlimited|infinite|any|no limit|n/a)\b|^\[`)
-	definiteRe   = regexp.MustCompile(`(?i)^(?:the|your|its|their|this|that|whichever)\s|\w['’]s\b`)
-	usedRe       = regexp.MustCompile(`(?i)^(?:then\s+)?(.+?)\s+(?:is|will be|are|gets|get)\s+used\b`)
-	usedBeforeRe = regexp.MustCompile(`(?i)^(.+?)\s+(?:is|will be)\s+used$`)
-	usesRe       = regexp.MustCompile(`(?i)^(?:then\s+)?(?:(?:it|the [\w-]+)\s+)?uses?\s+(.+)$`)
-	otherwiseRe  = regexp.MustCompile(`(?i)\botherwise,?\s+([^.;]+)`)
+	authCueRe    = mustCompile(`(?i)\b(?:authenticated|unauthenticated|keyless|logged[- ]in|signed[- ]in|anonymous)\b`)
+	relTimeRe    = mustCompile(`(?i)^\S+\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|ms|milliseconds?)\s+(?:from|after|before|since|ago|prior)\b|\bago\b|\bfrom now\b`)
+	nonValueRe   = mustCompile(`(?i)^(?:everything|all|nothing|none|empty|null|nil|unset|unlimited|infinite|any|no limit|n/a)\b|^\[`)
+	definiteRe   = mustCompile(`(?i)^(?:the|your|its|their|this|that|whichever)\s|\w['’]s\b`)
+	usedRe       = mustCompile(`(?i)^(?:then\s+)?(.+?)\s+(?:is|will be|are|gets|get)\s+used\b`)
+	usedBeforeRe = mustCompile(`(?i)^(.+?)\s+(?:is|will be)\s+used$`)
+	usesRe       = mustCompile(`(?i)^(?:then\s+)?(?:(?:it|the [\w-]+)\s+)?uses?\s+(.+)$`)
+	otherwiseRe  = mustCompile(`(?i)\botherwise,?\s+([^.;]+)`)
 	// selfValueRe: "`size` is `30`", "the limit is 50".
-	selfValueRe = regexp.MustCompile("^(?:the\\s+)?(`[^`]+`|[\\w-]+)\\s+(?:is|will be|becomes)\\s+(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?|true|false)$")
+	selfValueRe = mustCompile("^(?:the\\s+)?(`[^`]+`|[\\w-]+)\\s+(?:is|will be|becomes)\\s+(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?|true|false)$")
 	// bulletDefaultRe: a value bullet marked as the default.
-	bulletDefaultRe = regexp.MustCompile("(?m)^[ \\t]*[-*•][ \\t]+(`[^`\\n]+`|'[^'\\n]+'|\"[^\"\\n]+\")[ \\t]*(?::|[-–—])[^\\n]*\\(default\\)[ \\t.]*$")
+	bulletDefaultRe = mustCompile("(?m)^[ \\t]*[-*•][ \\t]+(`[^`\\n]+`|'[^'\\n]+'|\"[^\"\\n]+\")[ \\t]*(?::|[-–—])[^\\n]*\\(default\\)[ \\t.]*$")
 	// otherParamCondRe: a condition naming a code-quoted name or value.
-	otherParamCondRe = regexp.MustCompile("`[^`]+`|=")
+	otherParamCondRe = mustCompile("`[^`]+`|=")
 	// behaviourRe: what happens when the parameter is left out, not which
 	// value it takes ("the current value is returned and nothing is
 	// changed", "all items are listed").
-	behaviourRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b` +
+	behaviourRe = mustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b` +
 		// an active verb of what the service then does ("Stripe will
 		// dynamically show relevant payment methods")
 		`|\b(?:will|would)\s+(?:\w+ly\s+)?(?:show|display|return|list|present|offer|skip|ignore|keep|leave|include|exclude)\b`)
 	// insteadRe: leaving the parameter out selects another mechanism,
 	// not a value for it ("If omitted, the federated token is used
 	// directly", "the password is used instead").
-	insteadRe = regexp.MustCompile(`(?i)\b(?:is|are|will be|gets)\s+used\s+(?:directly|instead|as[- ]is|alone|on its own)\b`)
+	insteadRe = mustCompile(`(?i)\b(?:is|are|will be|gets)\s+used\s+(?:directly|instead|as[- ]is|alone|on its own)\b`)
 	// scopedRe: a literal default that holds for one case only ("2 for
 	// directories and 0 for files").
-	scopedRe = regexp.MustCompile(`(?i)^(?:for|when|if|unless|except)\b`)
+	scopedRe = mustCompile(`(?i)^(?:for|when|if|unless|except)\b`)
 	// fallbackRe: "otherwise png" - a conditional default with a literal
 	// fallback.
-	fallbackRe   = regexp.MustCompile("(?i)\\botherwise,?\\s+(?:[`'\"][^`'\"]+[`'\"]|[\\w.-]+)\\s*[.;]?\\s*$")
-	literalBefRe = regexp.MustCompile("(?i)(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?)(?:\\s+[a-z]+)?\\s+$")
+	fallbackRe   = mustCompile("(?i)\\botherwise,?\\s+(?:[`'\"][^`'\"]+[`'\"]|[\\w.-]+)\\s*[.;]?\\s*$")
+	literalBefRe = mustCompile("(?i)(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?)(?:\\s+[a-z]+)?\\s+$")
 )
 
 // Words that are not values when they stand alone after "defaults to".
@@ -220,7 +225,7 @@ func (c *ctx) literal(core string) (any, bool) {
 			return nil, false
 		}
 		rest := strings.TrimSpace(core[n:])
-		if rest != "" && !regexp.MustCompile(`^[a-zA-Z][\w ]*$`).MatchString(rest) || scopedRe.MatchString(rest) {
+		if rest != "" && !wordsRe.MatchString(rest) || scopedRe.MatchString(rest) {
 			return nil, false
 		}
 		text, isNum = string(num), true
@@ -391,7 +396,7 @@ func (c *ctx) defaultSubjectOK(at int) bool {
 
 // otherSubjectRe: a backticked name right before the default phrase is its
 // subject ("the `per_page` defaults to", "The `limit` parameter defaults to").
-var otherSubjectRe = regexp.MustCompile("`([^`]+)`\\s*(?:(?:parameter|field|option|argument|property|flag|setting|value)\\s*)?(?:also\\s*|then\\s*|always\\s*)?(?:is\\s*|will\\s*|,\\s*|[-–—:]\\s*)?$")
+var otherSubjectRe = mustCompile("`([^`]+)`\\s*(?:(?:parameter|field|option|argument|property|flag|setting|value)\\s*)?(?:also\\s*|then\\s*|always\\s*)?(?:is\\s*|will\\s*|,\\s*|[-–—:]\\s*)?$")
 
 // omitHits reads sentences about the parameter being left out: "If
 // omitted, the account's default currency will be used", "60000
@@ -468,7 +473,7 @@ func (c *ctx) omitHits() []defaultHit {
 		} else {
 			if um := usedBeforeRe.FindStringSubmatch(clause); um != nil {
 				phrase = um[1]
-			} else if um := regexp.MustCompile(`(?i)^uses?\s+(.+)$`).FindStringSubmatch(clause); um != nil {
+			} else if um := useClauseRe.FindStringSubmatch(clause); um != nil {
 				phrase = um[1]
 			}
 		}
@@ -511,7 +516,7 @@ func hasDefaultLiteral(s string) bool {
 }
 
 // labelRe: a leading label of a sentence ("Note:", "Important:").
-var labelRe = regexp.MustCompile("(?i)^\\s*`?(?:note|important|warning|tip)\\s*:`?\\s*")
+var labelRe = mustCompile("(?i)^\\s*`?(?:note|important|warning|tip)\\s*:`?\\s*")
 
 // frontedCondition says whether the sentence holding offset at opens with
 // a condition before it that is not the parameter's omission: "If you're

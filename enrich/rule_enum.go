@@ -1,12 +1,11 @@
 package enrich
 
 import (
-	"regexp"
 	"strings"
 )
 
 // enumIntroRe introduces a closed list of values.
-var enumIntroRe = regexp.MustCompile(`(?i)\b(?:` +
+var enumIntroRe = mustCompile(`(?i)\b(?:` +
 	`(?:can|must|may|should|could|will)(?: only)? be(?: one of| either| set to| (?:passed|given|sent|specified|provided|set) as)?(?: the following)?(?: values)?` +
 	`|(?:is |be )?one of(?: the following)?(?: values)?` +
 	`|(?:valid|acceptable|allowed|possible|supported|accepted|permitted|available) (?:values|options|choices|settings) (?:are|is)` +
@@ -19,24 +18,24 @@ var enumIntroRe = regexp.MustCompile(`(?i)\b(?:` +
 	`)`)
 
 // openListRe marks a description whose lists are open or multi-valued.
-var openListRe = regexp.MustCompile(`(?i)may change|subject to change|not limited to|any combination|comma[- ]separated|space[- ]separated|you can also|or any other|and others\b|\betc\b|\bor more of\b|multiple values|any of the following|custom`)
+var openListRe = mustCompile(`(?i)may change|subject to change|not limited to|any combination|comma[- ]separated|space[- ]separated|you can also|or any other|and others\b|\betc\b|\bor more of\b|multiple values|any of the following|custom`)
 
 // openSentenceRe marks a sentence whose values are examples.
-var openSentenceRe = regexp.MustCompile(`(?i)\be\.g\.|\beg\b|\bi\.e\.|\bfor example\b|\bsuch as\b|\binclud(?:e|es|ing)\b|\bfor instance\b|\blike\b|\bamong\b`)
+var openSentenceRe = mustCompile(`(?i)\be\.g\.|\beg\b|\bi\.e\.|\bfor example\b|\bsuch as\b|\binclud(?:e|es|ing)\b|\bfor instance\b|\blike\b|\bamong\b`)
 
 var (
-	bulletItemRe = regexp.MustCompile("(?:^|\\s)[-*•]\\s+[`'\"]?([A-Za-z0-9_][\\w.\\-]*)[`'\"]?\\s*(?::|\\s[-–—]\\s)")
-	quotedItemRe = regexp.MustCompile("[`'\"]([A-Za-z0-9_][\\w.\\-]*)[`'\"]\\s*(?:[-–—]|:)\\s")
-	valueTokenRe = regexp.MustCompile(`^[\w.\-/:+@]+$`)
-	sepRe        = regexp.MustCompile(`^(?:\s*[,|]\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+|\s*/\s*)`)
+	bulletItemRe = mustCompile("(?:^|\\s)[-*•]\\s+[`'\"]?([A-Za-z0-9_][\\w.\\-]*)[`'\"]?\\s*(?::|\\s[-–—]\\s)")
+	quotedItemRe = mustCompile("[`'\"]([A-Za-z0-9_][\\w.\\-]*)[`'\"]\\s*(?:[-–—]|:)\\s")
+	valueTokenRe = mustCompile(`^[\w.\-/:+@]+$`)
+	sepRe        = mustCompile(`^(?:\s*[,|]\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+|\s*/\s*)`)
 )
 
 // weakIntroRe: introducers that also start ordinary prose ("can be",
 // "should be").
-var weakIntroRe = regexp.MustCompile(`^(?:can|must|may|should|could|will)(?: only)? be$`)
+var weakIntroRe = mustCompile(`^(?:can|must|may|should|could|will)(?: only)? be$`)
 
 // mutualRe marks mutual exclusion: "only one of", "not both".
-var mutualRe = regexp.MustCompile(`(?i)\bonly one of\b|\bnot both\b|\bat most one of\b|\bmutually exclusive\b|\beither this\b`)
+var mutualRe = mustCompile(`(?i)\bonly one of\b|\bnot both\b|\bat most one of\b|\bmutually exclusive\b|\beither this\b`)
 
 type listItem struct {
 	val    string
@@ -46,7 +45,7 @@ type listItem struct {
 // listSeps records how the items of a list were joined.
 type listSeps struct{ or, and, comma, pipe bool }
 
-var parenRe = regexp.MustCompile(`^\s*\([^()]{0,200}\)`)
+var parenRe = mustCompile(`^\s*\([^()]{0,200}\)`)
 
 // parseInline reads "a, b or c" / "`a`, `b`, or `c`" / "a|b|c" at the start
 // of s; a parenthetical after an item ("`all` (visible to all users)") is
@@ -374,7 +373,7 @@ func orListStart(d string, i int) bool {
 	return false
 }
 
-var bulletLineRe = regexp.MustCompile("^[ \t]*[-*•][ \t]+[`'\"]?([A-Za-z0-9_][\\w.\\-]*)[`'\"]?[ \t]*(?:$|[:–—][^\n]*$|[ \t]-[ \t][^\n]*$)")
+var bulletLineRe = mustCompile("^[ \t]*[-*•][ \t]+[`'\"]?([A-Za-z0-9_][\\w.\\-]*)[`'\"]?[ \t]*(?:$|[:–—][^\n]*$|[ \t]-[ \t][^\n]*$)")
 
 // bulletValues reads a bullet list whose lines each give one value
 // ("- public", "* `repo`", "- `all`: everyone") at the start of s. It
@@ -407,7 +406,7 @@ func bulletValues(s string) ([]string, int) {
 
 // placeholderRe marks a value that is a syntax or a format, not a value:
 // "YYYY-MM", "{from}", "<name>".
-var placeholderRe = regexp.MustCompile(`YYYY|\bMM\b|\bDD\b|\bhh\b|\bHH\b|[{}<>\[\]]`)
+var placeholderRe = mustCompile(`YYYY|\bMM\b|\bDD\b|\bhh\b|\bHH\b|[{}<>\[\]]`)
 
 // syntaxList says whether values describe syntaxes rather than values: a
 // placeholder in one, or one value extending another ("name" and
@@ -427,8 +426,8 @@ func syntaxList(vals []string) bool {
 }
 
 var (
-	plusMinusRe = regexp.MustCompile(`\+\s*/\s*[-−]|\+\s+or\s+[-−]\s|[-−]\s*/\s*\+`)
-	minusRe     = regexp.MustCompile("(?i)\\bprefix(?:ed)?(?: (?:it|them|the (?:value|field|name|key)|a (?:value|field|name)|values?|fields?|names?))? (?:with|by) (?:an? )?(?:[`'\"][-−][`'\"]|hyphen|minus(?: sign)?|dash)|[`'\"][-−][`'\"] (?:prefix|sign)|\\bprepend (?:an? )?(?:[`'\"][-−][`'\"]|hyphen|minus(?: sign)?|dash)|\\bleading (?:[`'\"][-−][`'\"]|hyphen|minus(?: sign)?|dash)|\\bminus sign\\b")
+	plusMinusRe = mustCompile(`\+\s*/\s*[-−]|\+\s+or\s+[-−]\s|[-−]\s*/\s*\+`)
+	minusRe     = mustCompile("(?i)\\bprefix(?:ed)?(?: (?:it|them|the (?:value|field|name|key)|a (?:value|field|name)|values?|fields?|names?))? (?:with|by) (?:an? )?(?:[`'\"][-−][`'\"]|hyphen|minus(?: sign)?|dash)|[`'\"][-−][`'\"] (?:prefix|sign)|\\bprepend (?:an? )?(?:[`'\"][-−][`'\"]|hyphen|minus(?: sign)?|dash)|\\bleading (?:[`'\"][-−][`'\"]|hyphen|minus(?: sign)?|dash)|\\bminus sign\\b")
 )
 
 // signModifiers returns the prefixes a sign rule allows on the listed
@@ -470,10 +469,10 @@ func frontedPhrase(text string) bool {
 // manifest or filename" names parameters), joined by "or" alone, and the
 // list ends the sentence.
 var (
-	bareNPRe     = regexp.MustCompile(`^([A-Za-z][\w'’ -]{0,60}), (?:either )?`)
-	bareEitherRe = regexp.MustCompile(`(?i)\b(?:is|are|be) either `)
-	bareTokRe    = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
-	npVerbRe     = regexp.MustCompile(`(?i)\b(?:to|be|is|are|was|will|would|should|can|could|may|must|use|set|if|when|whether)\b|\w(?:ed|ing)$`)
+	bareNPRe     = mustCompile(`^([A-Za-z][\w'’ -]{0,60}), (?:either )?`)
+	bareEitherRe = mustCompile(`(?i)\b(?:is|are|be) either `)
+	bareTokRe    = mustCompile(`^[a-z][a-z0-9_-]*$`)
+	npVerbRe     = mustCompile(`(?i)\b(?:to|be|is|are|was|will|would|should|can|could|may|must|use|set|if|when|whether)\b|\w(?:ed|ing)$`)
 	bareStop     = map[string]bool{"a": true, "an": true, "the": true, "not": true, "to": true, "of": true, "and": true, "or": true,
 		"in": true, "on": true, "it": true, "this": true, "that": true, "other": true, "any": true, "both": true, "neither": true,
 		"more": true, "less": true, "otherwise": true, "else": true, "so": true, "only": true}
@@ -540,8 +539,8 @@ func (c *ctx) bareAlternatives() []bareList {
 // supported.", "Only `json` is accepted." The quoted values open the
 // sentence (after a fronted adverb) and the verb ends it.
 var (
-	frontAdverbRe  = regexp.MustCompile(`(?i)^(?:currently|at present|at the moment|today|only|right now)\s*,?\s*`)
-	supportedEndRe = regexp.MustCompile(`(?i)^\s+(?:is|are)\s+(?:the\s+)?(?:only\s+)?(?:currently\s+)?(?:supported|accepted|allowed|valid|permitted|possible)(?:\s+(?:values?|options?|choices?))?\s*\.?$`)
+	frontAdverbRe  = mustCompile(`(?i)^(?:currently|at present|at the moment|today|only|right now)\s*,?\s*`)
+	supportedEndRe = mustCompile(`(?i)^\s+(?:is|are)\s+(?:the\s+)?(?:only\s+)?(?:currently\s+)?(?:supported|accepted|allowed|valid|permitted|possible)(?:\s+(?:values?|options?|choices?))?\s*\.?$`)
 )
 
 func (c *ctx) supportedLists() []bareList {

@@ -1,32 +1,31 @@
 package enrich
 
 import (
-	"regexp"
 	"strings"
 )
 
 var (
-	rfc3339Re   = regexp.MustCompile(`(?i)\bRFC[ -]?3339\b`)
-	isoDTRe     = regexp.MustCompile(`(?i)YYYY-MM-DD[T ]hh`)
-	iso8601Re   = regexp.MustCompile(`(?i)\bISO[- _]?8601\b`)
-	ymdRe       = regexp.MustCompile(`(?i)\bYYYY-MM-DD\b`)
-	timeWordRe  = regexp.MustCompile(`(?i)\b(?:timestamp|date-?time|datetime|date and time|time)\b`)
-	dateWordRe  = regexp.MustCompile(`(?i)\bdate\b`)
-	durationRe  = regexp.MustCompile(`(?i)\b(?:duration|interval|period|week|offset)\b`)
-	assertURIRe = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid |absolute |fully[- ]qualified |full |HTTPS? |public |publicly accessible )?(?:URL|URI)\b`)
-	assertMail  = regexp.MustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid )?e-?mail address\b`)
+	rfc3339Re   = mustCompile(`(?i)\bRFC[ -]?3339\b`)
+	isoDTRe     = mustCompile(`(?i)YYYY-MM-DD[T ]hh`)
+	iso8601Re   = mustCompile(`(?i)\bISO[- _]?8601\b`)
+	ymdRe       = mustCompile(`(?i)\bYYYY-MM-DD\b`)
+	timeWordRe  = mustCompile(`(?i)\b(?:timestamp|date-?time|datetime|date and time|time)\b`)
+	dateWordRe  = mustCompile(`(?i)\bdate\b`)
+	durationRe  = mustCompile(`(?i)\b(?:duration|interval|period|week|offset)\b`)
+	assertURIRe = mustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid |absolute |fully[- ]qualified |full |HTTPS? |public |publicly accessible )?(?:URL|URI)\b`)
+	assertMail  = mustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid )?e-?mail address\b`)
 	// thisURIRe: the value named by a demonstrative after a preposition
 	// ("customers will be directed to this URL", "mail is sent to this
 	// email address").
-	thisURIRe  = regexp.MustCompile(`(?i)\b(?:to|at|from|on|via) this (?:URL|URI)\b`)
-	thisMailRe = regexp.MustCompile(`(?i)\b(?:to|at|from|via) this e-?mail address\b`)
-	uuidAnyRe  = regexp.MustCompile(`\((?:a |an )?(?:UUID|GUID)\)|\bUUID format\b|\b(?:a|valid) (?:UUID|GUID)\b`)
+	thisURIRe  = mustCompile(`(?i)\b(?:to|at|from|on|via) this (?:URL|URI)\b`)
+	thisMailRe = mustCompile(`(?i)\b(?:to|at|from|via) this e-?mail address\b`)
+	uuidAnyRe  = mustCompile(`\((?:a |an )?(?:UUID|GUID)\)|\bUUID format\b|\b(?:a|valid) (?:UUID|GUID)\b`)
 	// templateRe: a quoted value shape with placeholders or a range.
-	templateRe = regexp.MustCompile("[`'\"][^`'\"\\s]*(?:\\{[^}]*\\}|<[^>]*>|\\.\\.)[^`'\"\\s]*[`'\"]")
+	templateRe = mustCompile("[`'\"][^`'\"\\s]*(?:\\{[^}]*\\}|<[^>]*>|\\.\\.)[^`'\"\\s]*[`'\"]")
 	// partsRe: the format describes parts of the value.
-	partsRe = regexp.MustCompile(`(?i)\b(?:each|both|either end|range|span|pair|list of|comma[- ]separated|start and end)\b`)
+	partsRe = mustCompile(`(?i)\b(?:each|both|either end|range|span|pair|list of|comma[- ]separated|start and end)\b`)
 	// headRe: the head noun of the description's first words.
-	headRe = regexp.MustCompile(`^(?:(?:[Tt]he|[Aa]n?|[Yy]our)\s+)?((?:[\w'’-]+\s+){0,3}?)(URL|URI|[Uu]rl|[Ee]-?mail address(?:es)?|UUID|GUID)\b`)
+	headRe = mustCompile(`^(?:(?:[Tt]he|[Aa]n?|[Yy]our)\s+)?((?:[\w'’-]+\s+){0,3}?)(URL|URI|[Uu]rl|[Ee]-?mail address(?:es)?|UUID|GUID)\b`)
 )
 
 // afterHead lists the words that may follow a head noun ("The URL of
@@ -208,7 +207,7 @@ func wholeToken(d string, start, end int) bool {
 // noteRe: a leading sentence that is a note about the parameter, not its
 // head ("**Required unless you provide `invitee_id`**.", "Optional.",
 // "Deprecated: ...").
-var noteRe = regexp.MustCompile(`(?i)^[\s(]*(?:required|optional|deprecated|note|important|warning|beta|preview)\b`)
+var noteRe = mustCompile(`(?i)^[\s(]*(?:required|optional|deprecated|note|important|warning|beta|preview)\b`)
 
 // headStart is where the description's head noun phrase starts: at the
 // first sentence that is not a leading note.

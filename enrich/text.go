@@ -2,7 +2,6 @@ package enrich
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -115,7 +114,7 @@ var quoteClose = map[rune]rune{'`': '`', '\'': '\'', '"': '"', '“': '”', '�
 
 // numberRe matches a plain decimal number, optionally signed, with optional
 // thousands separators; the caller checks what follows.
-var numberRe = regexp.MustCompile(`^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?`)
+var numberRe = mustCompile(`^[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?`)
 
 // readNumber reads a number at the start of s, optionally in backticks. It
 // rejects numbers glued to something that makes them a date, version or
@@ -202,7 +201,7 @@ func firstRune(s string) (rune, int) {
 }
 
 // identRe is a bare value token: a word, possibly with -, _, . inside.
-var identRe = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]|^[A-Za-z0-9_]`)
+var identRe = mustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\-]*[A-Za-z0-9_]|^[A-Za-z0-9_]`)
 
 // readIdent reads a bare token at the start of s.
 func readIdent(s string) (string, int, bool) {
@@ -314,8 +313,8 @@ func normalizeMarkdown(s string) string {
 }
 
 var (
-	mdLinkRe  = regexp.MustCompile(`\[([^\[\]\n]{1,300})\]\(([^()\s]{0,1000})\)`)
-	htmlTagRe = regexp.MustCompile(`(?i)</?([a-z][a-z0-9]{0,9})(?:\s[^<>\n]{0,200})?\s*/?>`)
+	mdLinkRe  = mustCompile(`\[([^\[\]\n]{1,300})\]\(([^()\s]{0,1000})\)`)
+	htmlTagRe = mustCompile(`(?i)</?([a-z][a-z0-9]{0,9})(?:\s[^<>\n]{0,200})?\s*/?>`)
 )
 
 var htmlTags = map[string]bool{"a": true, "b": true, "i": true, "em": true, "strong": true, "code": true, "pre": true,

@@ -138,6 +138,8 @@ type Index struct {
 	postings map[string][]posting
 	byName   map[string]int   // "service.py" and "service.wire"
 	bare     map[string][]int // "py" and "wire", every service
+	raw      [][]string       // each tool's raw dense words (denseWords)
+	sem      *semantic        // nil without vectors (WithVectors)
 }
 
 // New indexes docs. Docs with a nil Tool are skipped.
@@ -175,6 +177,7 @@ func New(docs []Doc) *Index {
 			text[fParamName] = append(text[fParamName], union(tokenizeName(p.Arg), tokenizeName(string(p.Py)))...)
 			text[fParamDesc] = append(text[fParamDesc], tokenize(p.Description)...)
 		}
+		x.raw = append(x.raw, denseWords(string(t.Wire), string(t.Py), t.Description))
 		x.nameLen = append(x.nameLen, len(union(tokenize(string(t.Wire)), tokenize(string(t.Py)))))
 		for _, f := range []field{fName, fTitle, fDesc} {
 			if f == fName {
@@ -366,6 +369,7 @@ func (x *Index) Search(query string, k int) []Hit {
 	intent := queryAction(query)
 	plural := pluralObject(query)
 	hits := make([]Hit, 0, len(touched))
+	top := 0.0
 	for _, i := range touched {
 		d := x.docs[i]
 		// A name made mostly of the query's words is what the query asks
@@ -402,6 +406,17 @@ func (x *Index) Search(query string, k int) []Hit {
 			score *= 1 + domainBoost*affinity[x.svcOf[i]]/topAffinity
 		}
 		hits = append(hits, Hit{Service: d.Service, Tool: d.Tool, Score: score})
+		top = max(top, score)
+	}
+	// With word vectors, the lexical score plus a little of the tool's
+	// likeness in meaning to the query, in units of the best score (so
+	// scores stay in the lexical ranking's units).
+	if x.sem != nil && top > 0 {
+		if dense := x.sem.dense(raw); dense != nil {
+			for j, i := range touched {
+				hits[j].Score += denseWeight * top * dense[i]
+			}
+		}
 	}
 	if k <= 0 || k > len(hits) {
 		k = len(hits)

@@ -1,5 +1,7 @@
 package gateway
 
+import "time"
+
 // SetMaxReadLines lets tests cut reads short; it returns the old value.
 func SetMaxReadLines(n int) int {
 	old := maxReadLines
@@ -27,4 +29,12 @@ func (s *Server) AgentSessions() []string {
 		ids = append(ids, id)
 	}
 	return ids
+}
+
+// SetTokensClock has t read the time from now (for tests of how often the
+// token file is looked at).
+func SetTokensClock(t *Tokens, now func() time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.now = now
 }

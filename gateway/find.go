@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/codemode-dev/codemode/findtool"
@@ -19,7 +20,7 @@ const MaxMatches = 8
 // Finder answers find_tool over a fixed set of tools. Safe for concurrent
 // use once built.
 type Finder struct {
-	index  *findtool.Index
+	index  atomic.Pointer[findtool.Index]
 	byTool map[*ir.Tool]found
 	byWire map[toolKey]found
 	shapes *Shapes
@@ -56,7 +57,7 @@ func NewFinder(m *manifest.Manifest, fileDir string, keep func(ir.ServiceName, *
 			docs = append(docs, findtool.Doc{Service: s.Name, Tool: it})
 		}
 	}
-	f.index = findtool.New(docs)
+	f.index.Store(findtool.New(docs))
 	f.count = len(docs)
 	return f
 }
@@ -73,6 +74,15 @@ func searchTool(t *manifest.Tool) *ir.Tool {
 	}
 	return it
 }
+
+// UseVectors makes the finder rank by meaning too, with word vectors v
+// (findtool.Index.WithVectors); searches under way finish as they began.
+func (f *Finder) UseVectors(v *findtool.Vectors) {
+	f.index.Store(f.index.Load().WithVectors(v))
+}
+
+// Semantic reports whether the finder ranks by meaning too (UseVectors).
+func (f *Finder) Semantic() bool { return f.index.Load().Semantic() }
 
 // Len is the number of tools the finder searches.
 func (f *Finder) Len() int { return f.count }
@@ -91,7 +101,7 @@ type Match struct {
 // Exact resolves an exact tool name ("memory.read_graph",
 // "api.memory.read_graph", a unique bare name).
 func (f *Finder) Exact(name string) (Match, bool) {
-	d, ok := f.index.Exact(name)
+	d, ok := f.index.Load().Exact(name)
 	if !ok {
 		return Match{}, false
 	}
@@ -106,8 +116,9 @@ const MinShare = 0.4
 // Search ranks the tools for a query, best first, at most MaxMatches.
 func (f *Finder) Search(query string) []Match {
 	var out []Match
-	terms := f.index.Matcher(query)
-	for _, h := range f.index.Search(query, MaxMatches) {
+	x := f.index.Load()
+	terms := x.Matcher(query)
+	for _, h := range x.Search(query, MaxMatches) {
 		if len(out) > 0 && h.Score < MinShare*out[0].Score {
 			break // the best match dominates the rest
 		}

@@ -193,8 +193,9 @@ func isLoopback(a net.Addr) bool {
 
 // Tokens is a set of bearer tokens, from an environment variable or a file
 // (one per line; blank lines and lines starting with # are skipped). A file
-// is read again when it changes, so tokens can be rotated without a
-// restart: add the new token, move the clients, remove the old one.
+// is read again when it changes (looked at at most once a second), so
+// tokens can be rotated without a restart: add the new token, move the
+// clients, remove the old one.
 type Tokens struct {
 	source string // for messages: "$VAR" or the file
 	file   string
@@ -204,6 +205,10 @@ type Tokens struct {
 	hashes [][sha256.Size]byte
 	stamp  fileStamp
 	broken error // the file's last reload failed: refuse every token
+	// looked is when the file was last stat'ed; now is the clock (nil:
+	// time.Now).
+	looked time.Time
+	now    func() time.Time
 }
 
 type fileStamp struct {
@@ -320,10 +325,24 @@ func (t *Tokens) Check(token string) (string, bool) {
 	return "token:" + hex.EncodeToString(h[:8]), true
 }
 
-// refresh reads the file again when its size or time changed; t.mu is
-// held. A file that cannot be read, or holds a bad line, refuses every
-// token: a rotation gone wrong fails closed.
+// tokenRecheck is how long the token file is trusted before it is
+// stat'ed again: a rotation takes effect within it.
+const tokenRecheck = time.Second
+
+// refresh reads the file again when its size or time changed, looking at
+// most once per tokenRecheck; t.mu is held. A file that cannot be read, or
+// holds a bad line, refuses every token: a rotation gone wrong fails
+// closed.
 func (t *Tokens) refresh() {
+	now := time.Now
+	if t.now != nil {
+		now = t.now
+	}
+	at := now()
+	if !t.looked.IsZero() && at.Sub(t.looked) < tokenRecheck && at.Sub(t.looked) >= 0 {
+		return
+	}
+	t.looked = at
 	fi, err := os.Stat(t.file)
 	if err == nil && fi.ModTime().Equal(t.stamp.mod) && fi.Size() == t.stamp.size {
 		return

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -191,7 +192,13 @@ func TestServeHTTPRightTokenRunsCode(t *testing.T) {
 func TestServeHTTPTokenFileRotated(t *testing.T) {
 	f := newFixture(t, false, nil)
 	path := writeTokens(t, tokenA)
-	hs := serveHTTP(t, f, gateway.HTTPOptions{Tokens: tokensFile(t, path)})
+	tok := tokensFile(t, path)
+	// The file is looked at once a second: the test's clock moves on a
+	// second at each change.
+	var mu sync.Mutex
+	clock := time.Unix(1_000_000, 0)
+	gateway.SetTokensClock(tok, func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })
+	hs := serveHTTP(t, f, gateway.HTTPOptions{Tokens: tok})
 	status := func(tok string) int {
 		resp, _ := post(t, hs.URL, tok, "", initBody)
 		return resp.StatusCode
@@ -208,6 +215,9 @@ func TestServeHTTPTokenFileRotated(t *testing.T) {
 		if err := os.Chtimes(path, later, later); err != nil {
 			t.Fatal(err)
 		}
+		mu.Lock()
+		clock = clock.Add(time.Second)
+		mu.Unlock()
 	}
 	write(tokenB + "\n")
 	if a, b := status(tokenA), status(tokenB); a != 401 || b != 200 {
@@ -420,5 +430,38 @@ func TestTokensFileReadableByOthersWarned(t *testing.T) {
 	}
 	if want := "bearer tokens: " + path + " can be read by other users (mode 0644); chmod 600 it"; len(logged) != 1 || logged[0] != want {
 		t.Fatalf("logged %q", logged)
+	}
+}
+
+// TestTokenFileStatedEveryRequest pins how often the token file is looked
+// at: every request stat'ed it. Now it is looked at again at most once a
+// second (the clock is the test's), and a rotated token still takes effect
+// without a restart.
+func TestTokenFileStatedEveryRequest(t *testing.T) {
+	path := writeTokens(t, tokenA)
+	tok := tokensFile(t, path)
+	clock := time.Unix(1_000_000, 0)
+	gateway.SetTokensClock(tok, func() time.Time { return clock })
+	if _, ok := tok.Check(tokenA); !ok {
+		t.Fatal("token A refused")
+	}
+	// Rotated within the second: not looked at yet, so A still passes.
+	if err := os.WriteFile(path, []byte(tokenB+"\n# a longer file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clock = clock.Add(999 * time.Millisecond)
+	if _, ok := tok.Check(tokenA); !ok {
+		t.Fatal("the file was read again within a second")
+	}
+	if _, ok := tok.Check(tokenB); ok {
+		t.Fatal("the file was read again within a second")
+	}
+	// A second later the rotation takes effect.
+	clock = clock.Add(time.Millisecond)
+	if _, ok := tok.Check(tokenB); !ok {
+		t.Fatal("rotated token B refused after a second")
+	}
+	if _, ok := tok.Check(tokenA); ok {
+		t.Fatal("removed token A still accepted after a second")
 	}
 }

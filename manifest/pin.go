@@ -1,15 +1,18 @@
 package manifest
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -17,34 +20,88 @@ import (
 	"github.com/codemode-dev/codemode/ir"
 )
 
-// Pin digests a tool's upstream definition: the SHA-256 of
-// {"name","description","input","output"} exactly as encoding/json writes
-// it (the original input schema where enrichment changed it; "null" when
-// the definition cannot be written, as with a cycle).
+// PinPrefix starts every pin Pin writes (pin format 2); a pin that starts
+// with PinV1Prefix alone is in format 1, as codemode wrote them first.
+const (
+	PinPrefix   = "v2:sha256:"
+	PinV1Prefix = "sha256:"
+)
+
+// Pin digests a tool's upstream definition, "v2:sha256:" and 64 hex
+// digits: the SHA-256 of {"name","description","input","output"} as
+// encoding/json writes it (the original input schema where enrichment
+// changed it; "null" when the definition cannot be written, as with a
+// cycle), except that each object under a "$defs" key is written as its
+// names, each mapped to "sha256:" and the hex SHA-256 of that definition
+// written the same way. A definition is hashed once per Pinner however
+// many tools share it, and a tool's pin covers every definition in its
+// $defs (parse puts there each one the tool reaches): a change anywhere in
+// a definition changes the pins of exactly the tools that carry it. Cycles
+// between definitions need no rule: a definition names the ones it refers
+// to ("$ref") without spelling them out.
 func Pin(t *ir.Tool) string { return NewPinner().Pin(t) }
+
+// PinV1 is the pin in format 1 ("sha256:" and 64 hex digits): the SHA-256
+// of the whole definition as encoding/json writes it, every definition in
+// $defs spelled out. Pins written by earlier versions are checked by it.
+func PinV1(t *ir.Tool) string { return NewPinnerV1().Pin(t) }
 
 // A Pinner computes the pins of one service's tools. It writes the bytes
 // encoding/json.Marshal would, without reflection, and keeps the bytes of
-// every schema map it meets a second time, so the definitions tools share
-// (parse shares a document's components between them) are written once;
-// the schemas must not change while the Pinner is in use.
+// every schema map it meets a second time (and the hash of every
+// definition), so what tools share (parse shares a document's components
+// between them) is written once; the schemas must not change while the
+// Pinner is in use.
 type Pinner struct {
+	v1    bool
+	plain bool // no HTML escaping (the manifest's encoder; see Marshal)
 	buf   []byte
-	seen  map[*byte]bool   // maps written once, by identity
-	cache map[*byte][]byte // maps met twice: their bytes
-	open  map[*byte]bool   // maps being written (a cycle fails)
+	seen  map[*byte]bool    // maps written once, by identity
+	cache map[*byte][]byte  // maps met twice: their bytes
+	open  map[*byte]bool    // maps being written (a cycle fails)
+	defs  map[*byte]defHash // format 2: the hash of each definition map
+	depth int               // nesting of the value being written
+	old   *Pinner           // format 1, for PinAs
 }
 
 // NewPinner returns an empty Pinner.
-func NewPinner() *Pinner {
-	return &Pinner{seen: map[*byte]bool{}, cache: map[*byte][]byte{}, open: map[*byte]bool{}}
+func NewPinner() *Pinner { return newPinner(false) }
+
+// NewPinnerV1 returns an empty Pinner that writes pins in format 1 (PinV1).
+func NewPinnerV1() *Pinner { return newPinner(true) }
+
+func newPinner(v1 bool) *Pinner {
+	return &Pinner{v1: v1, seen: map[*byte]bool{}, cache: map[*byte][]byte{}, open: map[*byte]bool{}, defs: map[*byte]defHash{}}
+}
+
+// PinAs returns the tool's pin in the format of pin (a pin read from a
+// manifest), so a definition is compared with its pin by the rule the pin
+// was written with; a pin in no known format is an error.
+func (p *Pinner) PinAs(pin string, t *ir.Tool) (string, error) {
+	switch {
+	case strings.HasPrefix(pin, PinPrefix):
+		if p.v1 {
+			return newPinner(false).Pin(t), nil
+		}
+		return p.Pin(t), nil
+	case strings.HasPrefix(pin, PinV1Prefix):
+		if p.v1 {
+			return p.Pin(t), nil
+		}
+		if p.old == nil {
+			p.old = newPinner(true)
+		}
+		return p.old.Pin(t), nil
+	}
+	if len(pin) > 24 {
+		pin = pin[:24] + "..."
+	}
+	return "", fmt.Errorf("the manifest's pin %q is in a format this codemode does not know; regenerate the pack (codemode gen)", pin)
 }
 
 // Pins returns the pins of tools, in order: the same strings Pin gives,
 // hashed on up to GOMAXPROCS goroutines (one Pinner each) when there are
-// enough tools for it to pay. A large API's definitions run to hundreds of
-// megabytes once each tool's references are spelled out, and hashing them
-// is most of what pinning costs. The schemas must not change meanwhile.
+// enough tools for it to pay. The schemas must not change meanwhile.
 func Pins(tools []*ir.Tool) []string {
 	out := make([]string, len(tools))
 	workers := min(runtime.GOMAXPROCS(0), len(tools)/16)
@@ -77,7 +134,14 @@ func Pins(tools []*ir.Tool) []string {
 
 var errPinCycle = errors.New("pin: schema cycle")
 
-// Pin returns the tool's pin, "sha256:" and 64 hex digits.
+// maxTrackDepth is the nesting past which the writer looks for a cycle (as
+// encoding/json starts to past 1,000); maxDepth the nesting it refuses.
+const (
+	maxTrackDepth = 1000
+	maxDepth      = 100_000
+)
+
+// Pin returns the tool's pin (see Pin).
 func (p *Pinner) Pin(t *ir.Tool) string {
 	in := t.Original
 	if in == nil {
@@ -87,10 +151,14 @@ func (p *Pinner) Pin(t *ir.Tool) string {
 	if err != nil {
 		b = append(b[:0], "null"...)
 		clear(p.open)
+		p.depth = 0
 	}
 	p.buf = b
 	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	if p.v1 {
+		return PinV1Prefix + hex.EncodeToString(sum[:])
+	}
+	return PinPrefix + hex.EncodeToString(sum[:])
 }
 
 func (p *Pinner) definition(b []byte, t *ir.Tool, in ir.Schema) ([]byte, error) {
@@ -120,7 +188,7 @@ func (p *Pinner) value(b []byte, v any) ([]byte, error) {
 	case nil:
 		return append(b, "null"...), nil
 	case string:
-		return appendJSONString(b, x), nil
+		return p.str(b, x), nil
 	case bool:
 		return strconv.AppendBool(b, x), nil
 	case json.Number:
@@ -142,6 +210,9 @@ func (p *Pinner) value(b []byte, v any) ([]byte, error) {
 		if x == nil {
 			return append(b, "null"...), nil
 		}
+		if p.depth++; p.depth > maxDepth {
+			return b, errPinCycle
+		}
 		b = append(b, '[')
 		for i, e := range x {
 			if i > 0 {
@@ -151,11 +222,21 @@ func (p *Pinner) value(b []byte, v any) ([]byte, error) {
 				return b, err
 			}
 		}
+		p.depth--
 		return append(b, ']'), nil
 	case map[string]any:
 		return p.object(b, x)
 	}
 	// Anything else as encoding/json writes it.
+	if p.plain {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return b, err
+		}
+		return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+	}
 	j, err := json.Marshal(v)
 	if err != nil {
 		return b, err
@@ -167,14 +248,27 @@ func (p *Pinner) object(b []byte, m map[string]any) ([]byte, error) {
 	if m == nil {
 		return append(b, "null"...), nil
 	}
+	// Small maps are cheaper to write again than to remember; a cycle is
+	// looked for, as encoding/json does, only past a depth no schema
+	// reaches (maxTrackDepth), and refused past maxDepth whatever it is.
 	id := mapID(m)
-	if c, ok := p.cache[id]; ok {
-		return append(b, c...), nil
+	remember := len(m) >= 3
+	if remember {
+		if c, ok := p.cache[id]; ok {
+			return append(b, c...), nil
+		}
 	}
-	if p.open[id] {
+	p.depth++
+	if p.depth > maxDepth {
 		return b, errPinCycle
 	}
-	p.open[id] = true
+	track := p.depth > maxTrackDepth
+	if track {
+		if p.open[id] {
+			return b, errPinCycle
+		}
+		p.open[id] = true
+	}
 	start := len(b)
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -187,20 +281,100 @@ func (p *Pinner) object(b []byte, m map[string]any) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = p.str(b, k)
 		b = append(b, ':')
-		if b, err = p.value(b, m[k]); err != nil {
+		if d, ok := m[k].(map[string]any); ok && k == "$defs" && !p.v1 {
+			b, err = p.definitions(b, d)
+		} else {
+			b, err = p.value(b, m[k])
+		}
+		if err != nil {
 			return b, err
 		}
 	}
 	b = append(b, '}')
-	delete(p.open, id)
-	if p.seen[id] {
-		p.cache[id] = slices.Clone(b[start:])
-	} else {
-		p.seen[id] = true
+	if track {
+		delete(p.open, id)
+	}
+	p.depth--
+	if remember {
+		if p.seen[id] {
+			p.cache[id] = slices.Clone(b[start:])
+		} else {
+			p.seen[id] = true
+		}
 	}
 	return b, nil
+}
+
+// definitions writes a "$defs" object in format 2: each name mapped to the
+// hash of its definition.
+func (p *Pinner) definitions(b []byte, defs map[string]any) ([]byte, error) {
+	if defs == nil {
+		return append(b, "null"...), nil
+	}
+	names := make([]string, 0, len(defs))
+	for k := range defs {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	b = append(b, '{')
+	for i, name := range names {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = p.definitionEntry(b, name, defs[name]); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// A defHash is a definition's hash in hex, and its entry in a $defs object
+// ("name":"sha256:...") under the name it was last met by.
+type defHash struct {
+	hex, name string
+	entry     []byte
+}
+
+// definitionEntry appends "name":"sha256:<hash of v>", hashing each
+// definition map once.
+func (p *Pinner) definitionEntry(b []byte, name string, v any) ([]byte, error) {
+	m, isMap := v.(map[string]any)
+	var id *byte
+	if isMap && m != nil {
+		id = mapID(m)
+		if h, ok := p.defs[id]; ok {
+			if h.name != name {
+				h.name, h.entry = name, p.defEntryBytes(name, h.hex)
+				p.defs[id] = h
+			}
+			return append(b, h.entry...), nil
+		}
+		if p.open[id] {
+			return b, errPinCycle
+		}
+	}
+	j, err := p.value(nil, v)
+	if err != nil {
+		return b, err
+	}
+	sum := sha256.Sum256(j)
+	h := defHash{hex: hex.EncodeToString(sum[:]), name: name}
+	h.entry = p.defEntryBytes(name, h.hex)
+	if id != nil {
+		p.defs[id] = h
+	}
+	return append(b, h.entry...), nil
+}
+
+func (p *Pinner) defEntryBytes(name, hexSum string) []byte {
+	e := p.str(nil, name)
+	e = append(e, ':', '"')
+	e = append(e, PinV1Prefix...)
+	e = append(e, hexSum...)
+	return append(e, '"')
 }
 
 // appendFloat writes f as encoding/json does (ES6 number formatting).
@@ -226,15 +400,25 @@ func appendFloat(b []byte, f float64) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString writes s quoted as encoding/json does with HTML
-// escaping: <, >, & and control bytes as \u00XX, invalid UTF-8 as \ufffd,
-// U+2028 and U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
+func (p *Pinner) str(b []byte, s string) []byte {
+	if p.plain {
+		return appendString(b, s, false)
+	}
+	return appendString(b, s, true)
+}
+
+func appendJSONString(b []byte, s string) []byte { return appendString(b, s, true) }
+
+// appendString writes s quoted as encoding/json does: <, > and & as
+// \u00XX when html is set (json.Marshal; not for an Encoder with
+// SetEscapeHTML(false)), control bytes as \u00XX (or \n and the like),
+// invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
+func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}

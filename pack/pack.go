@@ -25,6 +25,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/codemode-dev/codemode/runtime/upstream"
+	"github.com/codemode-dev/codemode/store"
 )
 
 // Pack is a parsed codemode.yaml.
@@ -44,7 +45,11 @@ type Pack struct {
 	// several gateways share; "$VAR" or "${VAR}" takes it from the
 	// environment (store: ${CODEMODE_STORE}). Empty (or an unset
 	// variable) keeps the SQLite file .codemode/state.db beside the pack.
-	Store string `yaml:"store"`
+	// In the pack file, store: is this string or a mapping of location
+	// (the same), heartbeat and lost_after (StoreSettings).
+	Store string `yaml:"-"`
+	// StoreSettings is the store: key as written.
+	StoreSettings StoreSettings `yaml:"store"`
 	// Ignore silences diagnostics a pack author has reviewed, by code
 	// ("webhook-skipped") or by code and source ("webhook-skipped
 	// train-travel.json#/webhooks/newBooking", matching as a prefix). The
@@ -213,6 +218,89 @@ func (s Serve) check() error {
 	return nil
 }
 
+// StoreSettings is the pack's store: key: its location (see Pack.Store)
+// and the replicas' heartbeat timings.
+type StoreSettings struct {
+	Location string
+	// Heartbeat is how often a gateway records that it is alive, e.g.
+	// "2s" (the default); LostAfter how long it may be silent before the
+	// jobs it runs are taken as lost, e.g. "15s" (the default), at least
+	// three heartbeats. Every gateway sharing the store should set the
+	// same.
+	Heartbeat string
+	LostAfter string
+}
+
+// UnmarshalYAML accepts a scalar (the location) or a mapping of
+// location, heartbeat and lost_after.
+func (s *StoreSettings) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return n.Decode(&s.Location)
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			var dst *string
+			switch k.Value {
+			case "location":
+				dst = &s.Location
+			case "heartbeat":
+				dst = &s.Heartbeat
+			case "lost_after":
+				dst = &s.LostAfter
+			default:
+				return fmt.Errorf("line %d: unknown key %q", k.Line, k.Value)
+			}
+			if v.Kind != yaml.ScalarNode {
+				return fmt.Errorf("line %d: store.%s: want a string", v.Line, k.Value)
+			}
+			*dst = v.Value
+		}
+		return nil
+	}
+	return fmt.Errorf("line %d: store: want a SQLite file or postgres:// URL, or a mapping of location, heartbeat and lost_after", n.Line)
+}
+
+// timings are the store's heartbeat timings, 0 where unset.
+func (s StoreSettings) timings() (heartbeat, lostAfter time.Duration, err error) {
+	for _, f := range []struct {
+		key, val, eg string
+		d            *time.Duration
+	}{{"heartbeat", s.Heartbeat, "2s", &heartbeat}, {"lost_after", s.LostAfter, "15s", &lostAfter}} {
+		if f.val == "" {
+			continue
+		}
+		d, perr := time.ParseDuration(f.val)
+		if perr != nil || d <= 0 {
+			return 0, 0, fmt.Errorf("store.%s: %q is not a positive duration like %q", f.key, f.val, f.eg)
+		}
+		*f.d = d
+	}
+	if err := store.CheckTimings(heartbeat, lostAfter); err != nil {
+		if heartbeat > 0 && heartbeat < store.MinHeartbeat {
+			return 0, 0, fmt.Errorf("store.heartbeat: %s", strings.TrimPrefix(err.Error(), "heartbeat "))
+		}
+		return 0, 0, fmt.Errorf("store.lost_after: %v", err)
+	}
+	return heartbeat, lostAfter, nil
+}
+
+// StoreOptions is o with the pack's store timings set (those the pack
+// leaves out keep o's).
+func (p *Pack) StoreOptions(o store.Options) store.Options {
+	beat, lost, err := p.StoreSettings.timings()
+	if err != nil {
+		return o // refused by Parse already
+	}
+	if beat > 0 {
+		o.Heartbeat = beat
+	}
+	if lost > 0 {
+		o.DeadAfter = lost
+	}
+	return o
+}
+
 // Command is an argv; in YAML either a list or one string split like a
 // shell would split it (quotes group, no expansion).
 type Command []string
@@ -309,6 +397,7 @@ func Parse(data []byte) (*Pack, error) {
 	if err := nullGrants(data); err != nil {
 		return nil, err
 	}
+	p.Store = p.StoreSettings.Location
 	if err := p.check(); err != nil {
 		return nil, err
 	}
@@ -405,6 +494,9 @@ func (p *Pack) check() error {
 	case "", "file", "tool", "off":
 	default:
 		return fmt.Errorf("runtime.read_gate: %q is not file, tool or off", p.Runtime.ReadGate)
+	}
+	if _, _, err := p.StoreSettings.timings(); err != nil {
+		return err
 	}
 	return p.Serve.check()
 }

@@ -301,10 +301,12 @@ func (o *oas) output(op operationObj, opPtr string) (ir.Schema, ir.Origin) {
 		refs := refSet{}
 		o.walk(schema, sPtr, refs)
 		out := maps.Clone(schema)
-		origin := ir.Origin{"": sPtr}
-		if defs := o.closure(refs); defs != nil {
+		defs, entries := o.closure(refs)
+		origin := make(ir.Origin, len(entries)+1)
+		origin[""] = sPtr
+		if defs != nil {
 			out["$defs"] = defs
-			o.placeDefs(origin, defs)
+			o.placeDefs(origin, entries)
 		}
 		return out, origin
 	}

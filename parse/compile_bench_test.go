@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -143,7 +145,8 @@ func BenchmarkCompileVsKinFloor(b *testing.B) {
 
 // TestPinnerMatchesMarshalOnCorpus: over every tool of the OpenAPI
 // corpus, compiled as a pack does, one Pinner per service gives the pin
-// encoding/json gave (a changed pin would break every pack's pins).
+// encoding/json gives, in both formats (a changed pin would break every
+// pack's pins; format 1 is how committed packs are still checked).
 func TestPinnerMatchesMarshalOnCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles the whole corpus")
@@ -169,11 +172,20 @@ func TestPinnerMatchesMarshalOnCorpus(t *testing.T) {
 			t.Fatal(err)
 		}
 		ir.Resolve(svc)
-		p := manifest.NewPinner()
-		for _, tool := range svc.Tools {
+		p, p1 := manifest.NewPinner(), manifest.NewPinnerV1()
+		ref := &marshalV2{defs: map[*byte]string{}}
+		pins := manifest.Pins(svc.Tools)
+		for i, tool := range svc.Tools {
 			n++
-			if got, want := p.Pin(tool), marshalPin(tool); got != want {
+			if got, want := p1.Pin(tool), marshalPin(tool); got != want {
+				t.Errorf("%s %s: format 1 pin %s, encoding/json %s", f, tool.Wire, got, want)
+			}
+			want := ref.pin(tool)
+			if got := p.Pin(tool); got != want {
 				t.Errorf("%s %s: pin %s, encoding/json %s", f, tool.Wire, got, want)
+			}
+			if pins[i] != want {
+				t.Errorf("%s %s: Pins %s, encoding/json %s", f, tool.Wire, pins[i], want)
 			}
 		}
 	}
@@ -200,3 +212,81 @@ func marshalPin(t *ir.Tool) string {
 	sum := sha256.Sum256(j)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
+
+// marshalV2 is pin format 2 by encoding/json: each "$defs" object written
+// as its names mapped to the "sha256:" hash of each definition in the same
+// form (remembered by map, as a definition is the same wherever it is met).
+type marshalV2 struct{ defs map[*byte]string }
+
+func (r *marshalV2) pin(t *ir.Tool) string {
+	in := t.Original
+	if in == nil {
+		in = t.Input
+	}
+	def := struct {
+		Name        ir.WireName `json:"name"`
+		Description string      `json:"description"`
+		Input       any         `json:"input"`
+		Output      any         `json:"output,omitempty"`
+	}{t.Wire, t.Description, r.form(map[string]any(in), 0), nil}
+	if len(t.Output) > 0 {
+		def.Output = r.form(map[string]any(t.Output), 0)
+	}
+	j, err := json.Marshal(def)
+	if err != nil {
+		j = []byte("null")
+	}
+	sum := sha256.Sum256(j)
+	return "v2:sha256:" + hex.EncodeToString(sum[:])
+}
+
+func (r *marshalV2) form(v any, depth int) any {
+	if depth > 10000 {
+		return math.NaN()
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return x
+		}
+		out := map[string]any{}
+		for k, e := range x {
+			d, ok := e.(map[string]any)
+			if !ok || k != "$defs" || d == nil {
+				out[k] = r.form(e, depth+1)
+				continue
+			}
+			hashes := map[string]any{}
+			for name, def := range d {
+				dm, isMap := def.(map[string]any)
+				if h, ok := r.defs[mapID(dm)]; ok && isMap && dm != nil {
+					hashes[name] = h
+					continue
+				}
+				j, err := json.Marshal(r.form(def, depth+1))
+				if err != nil {
+					return math.NaN()
+				}
+				sum := sha256.Sum256(j)
+				hashes[name] = "sha256:" + hex.EncodeToString(sum[:])
+				if isMap && dm != nil {
+					r.defs[mapID(dm)] = hashes[name].(string)
+				}
+			}
+			out[k] = hashes
+		}
+		return out
+	case []any:
+		if x == nil {
+			return x
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = r.form(e, depth+1)
+		}
+		return out
+	}
+	return v
+}
+
+func mapID(m map[string]any) *byte { return (*byte)(reflect.ValueOf(m).UnsafePointer()) }

@@ -94,6 +94,10 @@ type oas struct {
 	defs    map[string]any      // the component schemas
 	walked  map[string][]string // schema pointer -> $defs it references
 	synth   map[string]string   // $defs name -> pointer, for other local refs
+	// entries are the component schemas' $defs entries met so far;
+	// closures counts the closures taken (see defEntry.mark).
+	entries  map[string]*defEntry
+	closures int
 }
 
 var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -357,9 +361,9 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 	for _, s := range props {
 		collectRefs(s, used)
 	}
-	if defs := o.closure(used); defs != nil {
+	if defs, entries := o.closure(used); defs != nil {
 		input["$defs"] = defs
-		o.placeDefs(origin, defs)
+		o.placeDefs(origin, entries)
 	}
 	tool.Input, tool.InputOrigin = input, origin
 	tool.Output, tool.OutputOrigin = o.output(op, opPtr)

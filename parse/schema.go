@@ -229,61 +229,98 @@ func (o *oas) defRef(ref, ptr string) (newRef, name string, ok bool) {
 // def returns the $defs entry name and the names it references directly,
 // walking it on first use.
 func (o *oas) def(name string) (any, []string) {
+	if e := o.entry(name); e != nil {
+		return e.v, e.next
+	}
+	return nil, nil
+}
+
+// A defEntry is one $defs entry as the closures of many schemas meet it:
+// its value, the names it references, where it is in the document and
+// its key in an Origin ("/$defs/<name>"), and the last closure that took
+// it.
+type defEntry struct {
+	name, key, at string
+	v             any
+	next          []string
+	mark          int
+}
+
+// entry is def's answer for name with its places; a component schema's is
+// kept (it cannot change once walked), a synthesized entry's made afresh.
+func (o *oas) entry(name string) *defEntry {
 	if ptr, ok := o.synth[name]; ok {
 		v, _ := lookup(o.doc, ptr)
 		refs := refSet{}
 		o.walk(v, ptr, refs)
-		return v, o.walked[ptr]
+		if v == nil {
+			return nil
+		}
+		return &defEntry{name: name, key: "/$defs/" + esc(name), at: ptr, v: v, next: o.walked[ptr]}
+	}
+	if e, ok := o.entries[name]; ok {
+		return e
 	}
 	v, ok := o.defs[name]
 	if !ok {
-		return nil, nil
+		return nil
 	}
 	ptr := o.defsPtr + "/" + esc(name)
-	if next, done := o.walked[ptr]; done {
-		return v, next // walked before: its references are known
+	next, done := o.walked[ptr]
+	if !done {
+		o.walk(v, ptr, refSet{})
+		next = o.walked[ptr]
 	}
-	o.walk(v, ptr, refSet{})
-	return v, o.walked[ptr]
+	if v == nil {
+		return nil
+	}
+	e := &defEntry{name: name, key: "/$defs/" + esc(name), at: ptr, v: v, next: next}
+	if o.entries == nil {
+		o.entries = map[string]*defEntry{}
+	}
+	o.entries[name] = e
+	return e
 }
 
 // closure is the $defs object for a schema that references refs: every
-// entry reachable from them. nil when there are none.
-func (o *oas) closure(refs refSet) map[string]any {
+// entry reachable from them, nil when there are none; and the entries, for
+// placeDefs.
+func (o *oas) closure(refs refSet) (map[string]any, []*defEntry) {
 	if len(refs) == 0 {
-		return nil
+		return nil, nil
 	}
-	out := map[string]any{}
+	o.closures++
+	mark := o.closures
+	var found []*defEntry
+	taken := map[string]bool{} // synthesized entries, made afresh each time
 	queue := slices.Sorted(maps.Keys(refs))
-	for len(queue) > 0 {
-		name := queue[0]
-		queue = queue[1:]
-		if _, done := out[name]; done {
+	for i := 0; i < len(queue); i++ {
+		e := o.entry(queue[i])
+		if e == nil || e.mark == mark || taken[e.name] {
 			continue
 		}
-		v, next := o.def(name)
-		if v == nil {
-			continue
+		e.mark = mark
+		if _, kept := o.entries[e.name]; !kept {
+			taken[e.name] = true
 		}
-		out[name] = v
-		for _, n := range next {
-			if _, done := out[n]; !done {
-				queue = append(queue, n)
-			}
-		}
+		found = append(found, e)
+		queue = append(queue, e.next...)
 	}
-	return out
+	if len(found) == 0 {
+		return map[string]any{}, nil
+	}
+	out := make(map[string]any, len(found))
+	for _, e := range found {
+		out[e.name] = e.v
+	}
+	return out, found
 }
 
 // placeDefs records in origin where each of a schema's $defs entries is in
 // the document.
-func (o *oas) placeDefs(origin ir.Origin, defs map[string]any) {
-	for name := range defs {
-		at, ok := o.synth[name]
-		if !ok {
-			at = o.defsPtr + "/" + esc(name)
-		}
-		origin["/$defs/"+esc(name)] = at
+func (o *oas) placeDefs(origin ir.Origin, defs []*defEntry) {
+	for _, e := range defs {
+		origin[e.key] = e.at
 	}
 }
 

@@ -18,7 +18,9 @@ const maxAliasValues = 1_000_000
 // order the same way.
 func decodeYAML(file string, data []byte) (any, order, error) {
 	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	if split, ok := decodeSplit(data); ok {
+		root = *split
+	} else if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, nil, errorf(file, "invalid YAML: %s", oneLine(strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
 	if root.Kind == 0 || len(root.Content) == 0 {

@@ -435,14 +435,44 @@ func (js *jobState) quiet(session string) (bool, error) {
 	return len(ss.Jobs) == 0 && (rec == "" || rec == "{}"), nil
 }
 
-// view is a session's jobs, settled as update settles them.
+// view is a session's jobs, settled as update settles them: a read, and
+// a write only when something is to be settled.
 func (js *jobState) view(session string) (*SessionJobs, error) {
+	sj, err := js.read(session)
+	if err != nil || !js.unsettled(sj) {
+		return sj, err
+	}
 	var out *SessionJobs
-	err := js.update(session, func(sj *SessionJobs) error {
+	err = js.update(session, func(sj *SessionJobs) error {
 		out = sj
 		return nil
 	})
 	return out, err
+}
+
+// read is a session's jobs and record as stored, read without the write
+// lock.
+func (js *jobState) read(session string) (*SessionJobs, error) {
+	ctx, stop := context.WithTimeout(context.Background(), storeTimeout)
+	defer stop()
+	return LoadSession(ctx, js.st, session)
+}
+
+// unsettled says update would change one of sj's jobs: one ended past the
+// TTL, or running on a replica that is gone or past its max_runtime.
+func (js *jobState) unsettled(sj *SessionJobs) bool {
+	for _, j := range sj.Jobs {
+		if j.State != JobRunning {
+			if !j.Ended.IsZero() && time.Since(j.Ended) > js.ttl {
+				return true
+			}
+			continue
+		}
+		if j.OwnerGone || time.Since(j.Started) > time.Duration(j.MaxRuntime*float64(time.Second))+jobGrace {
+			return true
+		}
+	}
+	return false
 }
 
 // enqueue puts a job on the queue; a job that cannot be queued fails.
@@ -842,17 +872,21 @@ func (r *Runtime) pendingWait(session string) (w *JobWait, over string, err erro
 	if quiet, err := r.jobs.quiet(session); err != nil || quiet {
 		return nil, "", err
 	}
+	// Read first: a session with nothing to settle, clear or report (no
+	// wait, or one that still holds) needs no write.
+	sj, err := r.jobs.read(session)
+	if err != nil {
+		return nil, "", err
+	}
+	if !r.jobs.unsettled(sj) && sj.Resolved == "" && (sj.Wait == nil || waitHolds(sj)) {
+		return sj.Wait, "", nil
+	}
 	err = r.jobs.update(session, func(sj *SessionJobs) error {
 		if sj.Wait == nil {
 			over, sj.Resolved = sj.Resolved, ""
 			return nil
 		}
-		held := len(sj.Wait.Jobs) == 0 // a call wait holds until approved
-		for _, n := range sj.Wait.Jobs {
-			if j, ok := sj.Jobs[n]; ok && j.State == JobRunning {
-				held = true
-			}
-		}
+		held := waitHeld(sj)
 		if held && time.Now().Before(sj.Wait.Deadline) {
 			w = sj.Wait
 			return nil
@@ -873,6 +907,24 @@ func (r *Runtime) pendingWait(session string) (w *JobWait, over string, err erro
 		return nil, "", err
 	}
 	return w, over, nil
+}
+
+// waitHeld says sj's wait is still held by what it waits for: a call wait
+// until it is approved, a job wait while one of its jobs runs.
+func waitHeld(sj *SessionJobs) bool {
+	held := len(sj.Wait.Jobs) == 0
+	for _, n := range sj.Wait.Jobs {
+		if j, ok := sj.Jobs[n]; ok && j.State == JobRunning {
+			held = true
+		}
+	}
+	return held
+}
+
+// waitHolds says sj's wait holds the session now: held, and before its
+// deadline.
+func waitHolds(sj *SessionJobs) bool {
+	return waitHeld(sj) && time.Now().Before(sj.Wait.Deadline)
 }
 
 // waitRefusal is the refusal of a program while its session waits.

@@ -282,3 +282,47 @@ func TestJobCallNotAudited(t *testing.T) {
 		t.Fatalf("events of the run:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestJobsListTookWriteLock pins how the session's jobs are read: jobs.list()
+// and the pending-wait check before each program went through the store's
+// write transaction, so they waited behind any other writer of the SQLite
+// file (another process holding its write lock) and blocked writers
+// themselves. Now they are reads: with another connection holding a write
+// transaction, a program listing its jobs runs at once. (The bound only
+// fails the test; nothing is timed.)
+func TestJobsListTookWriteLock(t *testing.T) {
+	dir := t.TempDir()
+	rt, hu := heldRuntime(t, dir)
+	if res := runIn(t, rt, "s", `jobs.submit("e", api.everything.echo, message="hi")`+"\n"); !res.OK() {
+		t.Fatalf("submit: %s", res.Text())
+	}
+	<-hu.started // the job is claimed and its call under way
+	ctx := context.Background()
+	conn, err := stateDB(t, dir).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	type got struct {
+		res  *runtime.Result
+		wait *runtime.JobWait
+		err  error
+	}
+	done := make(chan got, 1)
+	go func() {
+		res, err := rt.Run(ctx, "s", `print([(x["name"], x["state"]) for x in jobs.list()])`+"\n")
+		done <- got{res, rt.PendingWait("s"), err}
+	}()
+	select {
+	case g := <-done:
+		if g.err != nil || !g.res.OK() || g.res.Output != "[('e', 'running')]\n" || g.wait != nil {
+			t.Fatalf("got %v, %v (wait %v)", g.res, g.err, g.wait)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("jobs.list() waited behind another connection's write transaction")
+	}
+}

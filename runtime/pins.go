@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -106,15 +107,27 @@ func (p *pinned) compare(list []byte) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	live := map[ir.WireName]string{}
+	// Each live definition is pinned by the rule its pin in the manifest
+	// was written with (a pack generated before pin format 2 still serves).
+	tools := map[ir.WireName]*ir.Tool{}
 	for _, t := range svc.Tools {
-		live[t.Wire] = manifest.Pin(t)
+		tools[t.Wire] = t
 	}
+	pinner := manifest.NewPinner()
+	live := map[ir.WireName]string{}
 	p.live, p.refused, p.checked = live, map[ir.WireName]string{}, time.Now()
 	var out []string
 	for wire, want := range p.want {
-		got, ok := live[wire]
+		t, ok := tools[wire]
+		var got string
+		var perr error
+		if ok {
+			got, perr = pinner.PinAs(want, t)
+			live[wire] = got
+		}
 		switch {
+		case perr != nil:
+			p.refused[wire] = fmt.Sprintf("%s: %v", wire, perr)
 		case !ok:
 			p.refused[wire] = fmt.Sprintf("the live server no longer offers %s; regenerate the pack (codemode gen) and review the change", wire)
 		case got != want:
@@ -129,8 +142,8 @@ func (p *pinned) compare(list []byte) ([]string, error) {
 }
 
 func shortPin(pin string) string {
-	if len(pin) > len("sha256:")+12 {
-		return pin[:len("sha256:")+12]
+	if i := strings.Index(pin, "sha256:"); i >= 0 && len(pin) > i+len("sha256:")+12 {
+		return pin[:i+len("sha256:")+12]
 	}
 	return pin
 }

@@ -31,6 +31,9 @@ var migrations embed.FS
 // the path of a SQLite file (created with its directory when missing).
 // It runs the store's migrations and River's.
 func Open(ctx context.Context, loc string, o Options) (Store, error) {
+	if err := checkOptions(o); err != nil {
+		return nil, err
+	}
 	switch {
 	case loc == "":
 		return nil, errors.New("store: no location (a SQLite file's path or a postgres:// URL)")
@@ -45,6 +48,9 @@ func Open(ctx context.Context, loc string, o Options) (Store, error) {
 // OpenTemp opens a SQLite store in a new temporary file, removed at Close
 // (a runtime that keeps nothing across restarts).
 func OpenTemp(ctx context.Context, o Options) (Store, error) {
+	if err := checkOptions(o); err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp("", "codemode-store-")
 	if err != nil {
 		return nil, err
@@ -63,6 +69,25 @@ func sqliteDSN(path string) string {
 	return "file:" + path + "?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
 }
 
+func checkOptions(o Options) error {
+	if err := CheckTimings(o.Heartbeat, o.DeadAfter); err != nil {
+		if o.Heartbeat > 0 && o.Heartbeat < MinHeartbeat {
+			return fmt.Errorf("store: %v", err)
+		}
+		return fmt.Errorf("store: a replica silent for %v", err)
+	}
+	return nil
+}
+
+// sqliteReadDSN opens the SQLite file for reads only: a transaction there
+// is deferred, and query_only refuses any write.
+func sqliteReadDSN(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(20000)&_pragma=query_only(1)"
+}
+
+// sqliteReaders is how many reads of one SQLite store run at once.
+const sqliteReaders = 4
+
 func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("store: %v", err)
@@ -75,18 +100,28 @@ func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 	// failing with "database is locked" inside the process; other
 	// processes wait on busy_timeout.
 	db.SetMaxOpenConns(1)
-	s := &sqlStore{db: db, d: sqliteDialect, desc: "SQLite " + path, opts: o}
-	// River gets a pool of its own, also of one connection (its driver's
-	// advice), so that a job's completion never waits behind a session's
-	// transaction on the same connection.
-	rdb, err := sql.Open("sqlite", sqliteDSN(path))
+	// Reads have connections of their own, read-only and without the
+	// immediate lock: they read beside the writer.
+	rdb, err := sql.Open("sqlite", sqliteReadDSN(path))
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: SQLite %s: %v", path, err)
 	}
-	rdb.SetMaxOpenConns(1)
+	rdb.SetMaxOpenConns(sqliteReaders)
+	s := &sqlStore{db: db, rdb: rdb, d: sqliteDialect, desc: "SQLite " + path, opts: o}
 	s.closers = append(s.closers, rdb.Close)
-	return start(ctx, s, riversqlite.New(rdb))
+	// River gets a pool of its own, also of one connection (its driver's
+	// advice), so that a job's completion never waits behind a session's
+	// transaction on the same connection.
+	qdb, err := sql.Open("sqlite", sqliteDSN(path))
+	if err != nil {
+		db.Close()
+		rdb.Close()
+		return nil, fmt.Errorf("store: SQLite %s: %v", path, err)
+	}
+	qdb.SetMaxOpenConns(1)
+	s.closers = append(s.closers, qdb.Close)
+	return start(ctx, s, riversqlite.New(qdb))
 }
 
 func openPostgres(ctx context.Context, loc string, o Options) (Store, error) {
@@ -112,7 +147,7 @@ func openPostgres(ctx context.Context, loc string, o Options) (Store, error) {
 		return nil, fmt.Errorf("store: %s is unreachable: %v", desc, err)
 	}
 	db := stdlib.OpenDBFromPool(pool)
-	s := &sqlStore{db: db, d: postgresDialect, desc: desc, opts: o}
+	s := &sqlStore{db: db, rdb: db, d: postgresDialect, desc: desc, opts: o}
 	s.closers = append(s.closers, func() error { pool.Close(); return nil })
 	return start(ctx, s, riverpgxv5.New(pool))
 }

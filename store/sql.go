@@ -24,9 +24,12 @@ import (
 // Options tune Open. Zero values take the defaults.
 type Options struct {
 	// Heartbeat is how often a replica records that it is alive; default
-	// 2s. DeadAfter is how long a replica may be silent before its running
-	// jobs are taken as lost; default 15s. (A replica on the same host
-	// whose process is gone is lost at once.)
+	// 2s, at least MinHeartbeat. DeadAfter is how long a replica may be
+	// silent before its running jobs are taken as lost; default 15s (or
+	// MinLostBeats heartbeats, if that is longer), at least MinLostBeats
+	// heartbeats (CheckTimings). (A replica on the same host whose process
+	// is gone is lost at once.) Every replica of a store, and every reader
+	// of it (codemode jobs), should use the same DeadAfter.
 	Heartbeat, DeadAfter time.Duration
 	// NoReplica opens the store without registering a replica (the CLI
 	// reading jobs): it runs no jobs.
@@ -74,7 +77,13 @@ var postgresDialect = dialect{
 // sqlStore is both stores: database/sql over SQLite or PostgreSQL (pgx's
 // stdlib), with River on the same database.
 type sqlStore struct {
-	db   *sql.DB
+	db *sql.DB
+	// rdb serves reads: on SQLite a pool of its own, read-only connections
+	// that never take the write lock (WAL lets them read beside a
+	// writer), so a read waits neither for this process's one writing
+	// connection nor for another process's write transaction; on
+	// PostgreSQL db itself.
+	rdb  *sql.DB
 	d    dialect
 	desc string
 	opts Options
@@ -128,12 +137,7 @@ func newID() string {
 
 // register records this replica and keeps its heartbeat.
 func (s *sqlStore) register(ctx context.Context) error {
-	if s.opts.Heartbeat <= 0 {
-		s.opts.Heartbeat = 2 * time.Second
-	}
-	if s.opts.DeadAfter <= 0 {
-		s.opts.DeadAfter = 15 * time.Second
-	}
+	s.opts.Heartbeat, s.opts.DeadAfter = Timings(s.opts.Heartbeat, s.opts.DeadAfter)
 	s.host = hostID()
 	s.stop = make(chan struct{})
 	if s.opts.NoReplica {
@@ -160,6 +164,41 @@ func (s *sqlStore) register(ctx context.Context) error {
 			}
 		}
 	}()
+	return nil
+}
+
+// The heartbeat's defaults and bounds (Options.Heartbeat, DeadAfter).
+const (
+	DefaultHeartbeat = 2 * time.Second
+	DefaultDeadAfter = 15 * time.Second
+	MinHeartbeat     = 100 * time.Millisecond
+	// MinLostBeats is how many heartbeats DeadAfter must span at least, so
+	// a replica that misses a beat or two (a slow database, a pause) is
+	// not taken as lost.
+	MinLostBeats = 3
+)
+
+// Timings fills in the defaults of a heartbeat and silence (0: unset).
+func Timings(heartbeat, deadAfter time.Duration) (time.Duration, time.Duration) {
+	if heartbeat <= 0 {
+		heartbeat = DefaultHeartbeat
+	}
+	if deadAfter <= 0 {
+		deadAfter = max(DefaultDeadAfter, MinLostBeats*heartbeat)
+	}
+	return heartbeat, deadAfter
+}
+
+// CheckTimings says whether a heartbeat and silence (0: the default) can
+// work together; the error names the silence's problem in one line.
+func CheckTimings(heartbeat, deadAfter time.Duration) error {
+	if heartbeat > 0 && heartbeat < MinHeartbeat {
+		return fmt.Errorf("heartbeat %s is too often; make it at least %s", heartbeat, MinHeartbeat)
+	}
+	beat, dead := Timings(heartbeat, deadAfter)
+	if dead < MinLostBeats*beat {
+		return fmt.Errorf("%s is less than %d heartbeats of %s: a replica that misses a beat or two would have its running jobs taken as lost; make it at least %s", dead, MinLostBeats, beat, MinLostBeats*beat)
+	}
 	return nil
 }
 
@@ -272,11 +311,18 @@ func processAlive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// Session implements Store.
+// Session implements Store: a read-only transaction (deferred on SQLite,
+// READ ONLY on PostgreSQL), so the session's record and jobs are read
+// together without taking the write lock.
 func (s *sqlStore) Session(ctx context.Context, session string) (sj *Session, err error) {
 	defer s.observe("jobs.load", time.Now(), &err)
-	err = retry(func() (err error) {
-		sj, _, err = s.load(ctx, s.db, session)
+	err = retry(func() error {
+		tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			return s.wrap("starting a read", err)
+		}
+		defer tx.Rollback()
+		sj, _, err = s.load(ctx, tx, session)
 		return err
 	})
 	return sj, err
@@ -377,7 +423,7 @@ func (s *sqlStore) state(ctx context.Context, session string) (*State, error) {
 	var dump []byte
 	var names string
 	var at int64
-	err := s.db.QueryRowContext(ctx, s.q("SELECT state, names, state_at FROM codemode_session WHERE id = ? AND state IS NOT NULL"), session).Scan(&dump, &names, &at)
+	err := s.rdb.QueryRowContext(ctx, s.q("SELECT state, names, state_at FROM codemode_session WHERE id = ? AND state IS NOT NULL"), session).Scan(&dump, &names, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -462,7 +508,7 @@ ON CONFLICT (session, file, lo, hi) DO UPDATE SET at = excluded.at`), session, r
 // Reads implements Store.
 func (s *sqlStore) Reads(ctx context.Context, session string) (_ []Read, err error) {
 	defer s.observe("reads.load", time.Now(), &err)
-	rows, err := s.db.QueryContext(ctx, s.q("SELECT file, lo, hi FROM codemode_read WHERE session = ? ORDER BY file, lo"), session)
+	rows, err := s.rdb.QueryContext(ctx, s.q("SELECT file, lo, hi FROM codemode_read WHERE session = ? ORDER BY file, lo"), session)
 	if err != nil {
 		return nil, s.wrap("reading reads", err)
 	}

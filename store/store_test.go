@@ -161,3 +161,19 @@ func TestStoreLocationsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreTimingsUnchecked: Open refuses a silence shorter than three
+// heartbeats (the jobs of a replica that missed one beat would be lost),
+// and a silence left to its default grows with a slow heartbeat.
+func TestStoreTimingsUnchecked(t *testing.T) {
+	_, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), store.Options{Heartbeat: 2 * time.Second, DeadAfter: 5 * time.Second})
+	if want := "store: a replica silent for 5s is less than 3 heartbeats of 2s: a replica that misses a beat or two would have its running jobs taken as lost; make it at least 6s"; err == nil || err.Error() != want {
+		t.Fatalf("got %v\nwant %s", err, want)
+	}
+	if beat, dead := store.Timings(10*time.Second, 0); beat != 10*time.Second || dead != 30*time.Second {
+		t.Fatalf("defaults for a 10s heartbeat: %s, %s", beat, dead)
+	}
+	if beat, dead := store.Timings(0, 0); beat != 2*time.Second || dead != 15*time.Second {
+		t.Fatalf("defaults: %s, %s", beat, dead)
+	}
+}

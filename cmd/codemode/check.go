@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/codemode-dev/codemode/golden"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/pack"
 )
 
@@ -78,6 +81,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if len(diffs) > 0 {
 			stale = append(stale, t.Dir)
 			n += len(diffs)
+			if !*asJSON && oldPins(t.Dir) {
+				fmt.Fprintf(stdout, "%s/manifest.json: its pins are in format 1, from an earlier codemode; codemode gen rewrites them in format 2 (until then serve and run still check them by the old rule)\n", t.Dir)
+			}
 		}
 	}
 	if *asJSON {
@@ -127,4 +133,31 @@ var kindName = map[golden.Kind]string{golden.Changed: "changed", golden.Missing:
 func relabel(msg string) string {
 	msg = strings.Replace(msg, " (want)\n+++ ", " (on disk)\n+++ ", 1)
 	return strings.Replace(msg, " (got)\n", " (regenerated)\n", 1)
+}
+
+// oldPins says whether the manifest.json in dir carries pins in format 1
+// (before pins hashed each shared definition once).
+func oldPins(dir string) bool {
+	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		return false
+	}
+	var m struct {
+		Services []struct {
+			Tools []struct {
+				Pin string `json:"pin"`
+			} `json:"tools"`
+		} `json:"services"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	for _, s := range m.Services {
+		for _, t := range s.Tools {
+			if strings.HasPrefix(t.Pin, manifest.PinV1Prefix) {
+				return true
+			}
+		}
+	}
+	return false
 }

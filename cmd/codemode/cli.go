@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/codemode-dev/codemode/internal/memguard"
 	"github.com/codemode-dev/codemode/runtime/monty"
 )
 
@@ -62,12 +63,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	limit, err := memguard.Limit()
+	if err != nil {
+		fmt.Fprintln(stderr, "codemode: "+err.Error())
+		return 2
+	}
+	defer memguard.Start(limit, stderr)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// The first signal asks for a clean end (serve drains); a second one
 	// ends the process at once.
 	context.AfterFunc(ctx, stop)
-	var err error
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "gen":
 		err = cmdGen(ctx, rest, stdout, stderr)

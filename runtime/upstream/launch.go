@@ -423,6 +423,9 @@ func (t *mcpHTTP) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp.Body = body
 	if sse {
 		resp.Body = &countingBody{ReadCloser: resp.Body, fs: &t.m.fwd}
+		if tag := callTag(req); tag != "" {
+			resp.Body = &tagBody{ReadCloser: resp.Body, tag: tag}
+		}
 	}
 	if req.Method == http.MethodPost && t.m.capt.on() {
 		resp.Body = &teeBody{ReadCloser: resp.Body, sse: sse, capt: t.m.capt}

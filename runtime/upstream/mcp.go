@@ -55,7 +55,7 @@ type mcpSession struct {
 	cs   *mcp.ClientSession
 	proc *process
 	dead chan struct{} // closed when the session's connection ends
-	logs atomic.Bool   // logging/setLevel sent (forward.go)
+	logs sync.Once     // logging/setLevel sent (forward.go)
 }
 
 func (s *mcpSession) isDead() bool {
@@ -109,13 +109,15 @@ func (m *MCP) call(ctx context.Context, tool *manifest.Tool, args map[string]any
 	fwd := forwardOf(ctx)
 	m.wantLogs(ctx, s, fwd)
 	token, end := m.fwd.begin(fwd)
-	defer end()
+	answered := false
+	defer func() { end(answered) }()
 	params := &mcp.CallToolParams{Name: string(tool.Wire), Arguments: args}
 	if token != "" {
 		params.SetProgressToken(token)
 	}
 	trips, elicits := m.trips.Load(), m.fwd.elicits.Load()
 	res, err := s.cs.CallTool(ctx, params)
+	answered = err == nil
 	if m.fwd.elicits.Load() != elicits && (fwd == nil || fwd.Elicit == nil) && ctx.Err() == nil {
 		return nil, m.elicitError(string(tool.Wire))
 	}
@@ -150,6 +152,7 @@ func (m *MCP) call(ctx context.Context, tool *manifest.Tool, args map[string]any
 	}
 	trips = m.trips.Load()
 	res, err = s2.cs.CallTool(ctx, params)
+	answered = err == nil
 	if err != nil {
 		if ctx.Err() == nil && m.lost(s2, err) {
 			m.drop(s2)

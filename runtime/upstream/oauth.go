@@ -200,6 +200,7 @@ type oauthState struct {
 	mu       sync.Mutex         // the token file, override, failed
 	override oauth2.TokenSource // a newer token from the file, see newerStored
 	failed   error              // this connection's failed authorization
+	keep     *clientKeep        // the kept dynamic registrations (oauth_register.go)
 }
 
 // newOAuth builds the handler for an oauth service at resource.
@@ -291,6 +292,10 @@ func newOAuth(name, resource string, a *Auth, file string, mode LoginMode, red *
 		}
 		hc.PreregisteredClient = pc
 	} else {
+		if file != "" {
+			o.keep = &clientKeep{dir: filepath.Dir(file), red: red, issuers: map[string]string{}}
+			o.client.Transport = keepTransport{base: o.client.Transport, k: o.keep}
+		}
 		hc.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
 			RedirectURIs: []string{redirect},
 			ClientName:   "codemode",
@@ -340,7 +345,18 @@ func (o *oauthState) Authorize(ctx context.Context, req *http.Request, resp *htt
 		o.mu.Unlock()
 		return nil
 	}
+	drops := 0
+	if o.keep != nil {
+		drops = o.keep.drops()
+	}
 	err := o.inner.Authorize(context.WithValue(context.WithoutCancel(ctx), callerCtx{}, ctx), req, resp)
+	if err != nil && o.keep != nil && o.keep.drops() != drops && ctx.Err() == nil {
+		// The server no longer knows the client kept from an earlier
+		// registration: register again, once.
+		fmt.Fprintf(o.log, "codemode: %s: the authorization server refused the client registered before (invalid_client); registering again\n", o.name)
+		o.newConnection()
+		err = o.inner.Authorize(context.WithValue(context.WithoutCancel(ctx), callerCtx{}, ctx), req, resp)
+	}
 	if err == nil {
 		o.mu.Lock()
 		o.override = nil
@@ -667,8 +683,15 @@ func (o *oauthState) followHeadless(ctx context.Context, authURL string) error {
 	if err != nil {
 		return fmt.Errorf("authorising without a browser: %v", err)
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
+	if o.keep != nil && (resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnauthorized) && invalidClient(body) {
+		// The authorization endpoint does not know the client: a kept
+		// registration the server has forgotten.
+		if u, err := url.Parse(authURL); err == nil {
+			o.keep.refused(u.Query().Get("client_id"))
+		}
+	}
 	return nil
 }
 

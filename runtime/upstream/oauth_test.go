@@ -399,3 +399,40 @@ func TestOAuthLoginIgnoresStrayCallbackAndReportsRefusal(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestOAuthClientReRegisteredEachLogin pins the dynamic registration: every
+// authorisation registered a new client. Now the registration is kept
+// beside the tokens (0600, keyed by the authorization server's issuer and
+// the redirect URI) and reused: two logins, one registration. Once the
+// server refuses the client (invalid_client), the next login registers
+// again, in the same authorisation.
+func TestOAuthClientReRegisteredEachLogin(t *testing.T) {
+	srv := testoauth.New(t, testoauth.Options{})
+	dir := filepath.Join(t.TempDir(), "oauth")
+	file := filepath.Join(dir, "g.json")
+	a := OAuth{Headless: true, RedirectURL: testoauth.FreeRedirect(t)}
+	ctx := ctxT(t, 20*time.Second)
+	call(t, oauthMCP(t, srv, &Auth{OAuth: a}, file, LoginInteractive, nil), ctx, tool("whoami", readOnly), nil)
+	first := readStored(t, file).ClientID
+	call(t, oauthMCP(t, srv, &Auth{OAuth: a}, file, LoginInteractive, nil), ctx, tool("whoami", readOnly), nil)
+	if p := srv.Problems(); p != "" {
+		t.Fatalf("the authorization server refused: %s", p)
+	}
+	if srv.Count("authorize") != 2 || srv.Count("register") != 1 || readStored(t, file).ClientID != first {
+		t.Fatalf("two logins: %d authorizations, %d registrations, client %s then %s", srv.Count("authorize"), srv.Count("register"), first, readStored(t, file).ClientID)
+	}
+	regs, _ := filepath.Glob(filepath.Join(dir, "client-*.json"))
+	if len(regs) != 1 {
+		t.Fatalf("registrations kept: %q", regs)
+	}
+	if fi, err := os.Stat(regs[0]); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("registration file: %v, %v", fi, err)
+	}
+	// The server forgets the client: the login finds out, registers again
+	// and goes through.
+	srv.ForgetClients()
+	r := call(t, oauthMCP(t, srv, &Auth{OAuth: a}, file, LoginInteractive, nil), ctx, tool("whoami", readOnly), nil)
+	if r.Value != "you sent Bearer [redacted]" || srv.Count("register") != 2 || readStored(t, file).ClientID == first {
+		t.Fatalf("after the client was forgotten: %#v, %d registrations", r.Value, srv.Count("register"))
+	}
+}

@@ -1,0 +1,97 @@
+package enrich
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// prefilterTexts are the descriptions of every labelled set (the texts
+// the rules were written against), each also with the letters k and s
+// spelled as the Kelvin sign and the long s (which (?i) matches), and as the 60 bytes after every third space (the rules run
+// anchored patterns on what follows a match). The goldens cover the rest
+// of the corpus end to end.
+func prefilterTexts(t *testing.T) []string {
+	t.Helper()
+	var labelled []string
+	labels, _ := filepath.Glob("testdata/*.jsonl")
+	for _, path := range append(labels, corpusLabels) {
+		for _, r := range readLabels(t, path) {
+			labelled = append(labelled, r.Description)
+		}
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	odd := strings.NewReplacer("k", "\u212a", "s", "\u017f", "K", "\u212a")
+	for _, d := range labelled {
+		add(d)
+		add(odd.Replace(d))
+		n := 0
+		for i := 0; i < len(d); i++ {
+			if d[i] == ' ' {
+				if n++; n%3 == 0 {
+					add(d[i+1 : min(len(d), i+61)])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestPrefilterKeepsEveryMatch: a pattern's prefilter never turns away a
+// text its regexp matches, over every labelled description, its case
+// variants and pieces; and most patterns have a prefilter.
+func TestPrefilterKeepsEveryMatch(t *testing.T) {
+	texts := prefilterTexts(t)
+	filtered, skipped := 0, 0
+	for _, p := range patterns {
+		if p.need == nil {
+			continue
+		}
+		filtered++
+		for _, s := range texts {
+			if p.may(s) {
+				continue
+			}
+			skipped++
+			if p.Regexp.MatchString(s) {
+				t.Errorf("%s (needs %q) turned away %q, which it matches", p, p.need, s)
+			}
+		}
+	}
+	t.Logf("%d patterns, %d with a prefilter; %d texts; %d pattern runs skipped", len(patterns), filtered, len(texts), skipped)
+	if filtered < len(patterns)*3/4 {
+		t.Errorf("only %d of %d patterns have a prefilter", filtered, len(patterns))
+	}
+}
+
+// TestPrefilterFold: fold makes the letters (?i) treats as one the same,
+// and leaves what it does not alone.
+func TestPrefilterFold(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Max k s", "MAX K S"},
+		{"\u212a\u017f", "KS"},
+		{"≤ é É", "≤ É É"},
+		{"\xff", "\ufffd"},
+	} {
+		if got := fold(c.in); got != c.want {
+			t.Errorf("fold(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	p := mustCompile(`(?i)\bdefaults?\s+to\s+`)
+	patterns = patterns[:len(patterns)-1]
+	if got := p.need; len(got) != 1 || got[0] != "DEFAULT" {
+		t.Errorf("needs %q, want [DEFAULT]", got)
+	}
+	for s, want := range map[string]bool{"Defaults to 3": true, "DEFAULT TO x": true, "de\u017fault to": false, "no default here": false} {
+		if got := p.MatchString(s); got != want || got != p.Regexp.MatchString(s) {
+			t.Errorf("MatchString(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

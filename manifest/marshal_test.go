@@ -1,0 +1,103 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/codemode-dev/codemode/ir"
+)
+
+// TestMarshalSchemasAsEncodingJSON: Marshal, which writes schemas with the
+// Pinner's encoder and splices them into what encoding/json writes around
+// them, gives encoding/json's bytes: shared and nested maps, nil and empty
+// schemas, every escape (no HTML escaping), numbers, other Go types inside
+// a schema, a schema that spells the stand-in's key, and every golden
+// manifest; a schema encoding/json cannot write fails the same way.
+func TestMarshalSchemasAsEncodingJSON(t *testing.T) {
+	shared := map[string]any{"type": "string", "description": "<a & b> \u2028 \x01 \xff é", "enum": []any{"x", json.Number("1.5e3"), 2.0, 1e21, int64(-3), nil, true}}
+	m := &Manifest{Version: Version, Services: []Service{{
+		Name: "s", File: "s.py", Defs: map[string]any{"A": shared, "B": map[string]any{"$ref": "#/$defs/A"}},
+		Tools: []Tool{
+			{Wire: "a", Input: ir.Schema{"properties": map[string]any{"x": shared, "y": shared}}, Original: ir.Schema{"properties": map[string]any{"x": shared}}, Output: ir.Schema{}, Pin: "p"},
+			{Wire: "b<&>", Description: "<&>", Input: nil, Observed: ir.Schema{"other": map[string]string{"k": "<v>"}, "l": []string{"&"}, "nilmap": map[string]any(nil), "nillist": []any(nil), "z": json.Number("")}},
+			{Wire: "c", Input: ir.Schema{"\x00codemode-schema-": 1, "s": shared}},
+		},
+	}, {Name: "empty", Tools: nil}}}
+	check := func(name string, m *Manifest) {
+		t.Helper()
+		got, err := Marshal(m)
+		want, werr := marshalStd(m)
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Fatalf("%s: error %v, encoding/json %v", name, err, werr)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: Marshal differs from encoding/json:\n%s\nwant:\n%s", name, got, want)
+		}
+	}
+	check("made", m)
+	if _, ok := marshalFast(m); !ok {
+		t.Error("marshalFast gave up on a manifest it can write")
+	}
+	loop := []any{nil}
+	loop[0] = loop
+	cyc := map[string]any{"a": 1, "b": 2}
+	cyc["c"] = cyc
+	for name, s := range map[string]ir.Schema{"NaN": {"x": math.NaN()}, "a list in itself": {"x": loop}, "a map in itself": cyc} {
+		bad := &Manifest{Version: Version, Services: []Service{{Name: "s", Tools: []Tool{{Wire: "bad", Input: s}}}}}
+		if _, err := Marshal(bad); err == nil {
+			t.Errorf("%s in a schema: no error", name)
+		}
+		if got, want := Pin(&ir.Tool{Wire: "bad", Input: s}), PinPrefix+"74234e98afe7498fb5daf1f36ac2d78acc339464f950703b8c019892f982b90b"; got != want {
+			t.Errorf("%s: pin %s, want the pin of null %s", name, got, want)
+		}
+	}
+	files, _ := filepath.Glob("../testdata/golden/*/want/manifest.json")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gm Manifest
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if err := dec.Decode(&gm); err != nil {
+			t.Fatal(err)
+		}
+		check(f, &gm)
+	}
+	if len(files) < 5 {
+		t.Errorf("%d golden manifests", len(files))
+	}
+}
+
+// TestIndentIsJSONIndent: indentJSON writes what json.Indent writes (for
+// nesting within maxIndent), on every golden manifest and on empty and
+// nested containers and escapes.
+func TestIndentIsJSONIndent(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/golden/*/want/manifest.json")
+	docs := [][]byte{[]byte(`{"a":[],"b":{},"c":[{}],"d":"x\\\"{,:","e":[1,{"f":[[]]}],"g":{"h":null}}`)}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c bytes.Buffer
+		if err := json.Compact(&c, data); err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, c.Bytes())
+	}
+	for i, src := range docs {
+		var want bytes.Buffer
+		if err := json.Indent(&want, src, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		if got := indentJSON(src, maxIndent); !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("doc %d: indentJSON differs from json.Indent", i)
+		}
+	}
+}

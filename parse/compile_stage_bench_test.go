@@ -1,0 +1,45 @@
+//go:build unix
+
+package parse_test
+
+import (
+	"os"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkCompile compiles one spec per sub-benchmark (stripe, github,
+// kubernetes) the way BenchmarkCompileVsKinFloor does, without the floor:
+// the benchmark to profile (-cpuprofile, -memprofile) one spec's compile.
+// cpu-s/op is the CPU time of a compile on every core (GC included), which
+// other processes on the machine change less than the wall time.
+func BenchmarkCompile(b *testing.B) {
+	for _, s := range []struct{ key, file string }{
+		{"stripe", "stripe.yaml"},
+		{"github", "github-rest.json"},
+		{"kubernetes", "kubernetes-swagger.json"},
+	} {
+		b.Run(s.key, func(b *testing.B) {
+			data, err := os.ReadFile("../testdata/corpus/openapi/" + s.file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			start := cpuTime()
+			for b.Loop() {
+				compileSpec(b, s.file, data)
+			}
+			b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
+}

@@ -1,0 +1,159 @@
+package parse
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+)
+
+// decodeWhole is decodeYAML without splitting.
+func decodeWhole(t *testing.T, data []byte) (any, order, error) {
+	t.Helper()
+	old := splitMin
+	splitMin = 1 << 62
+	defer func() { splitMin = old }()
+	return decodeYAML("x.yaml", data)
+}
+
+// TestYAMLSplitDecodesAsWhole: decoding a large YAML document in pieces on
+// several goroutines gives the values and key order decoding it whole
+// gives, for the corpus's YAML specs (the small ones split as if large)
+// and for documents built to split at every level; documents it must not
+// split (a quoted scalar or flow collection over two lines, a document
+// marker, an alias to another piece's anchor, a tab) are decoded whole.
+func TestYAMLSplitDecodesAsWhole(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+		defer runtime.GOMAXPROCS(1)
+	}
+	old := splitMin
+	splitMin = 0
+	defer func() { splitMin = old }()
+	var docs []string
+	files, _ := filepath.Glob("../testdata/corpus/openapi/*.yaml")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, string(data))
+	}
+	if len(docs) < 3 {
+		t.Fatalf("%d YAML specs", len(docs))
+	}
+	stripe, err := os.ReadFile("../testdata/corpus/openapi/stripe.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := decodeSplit(stripe); !ok {
+		t.Error("stripe.yaml not split")
+	}
+	const split = `# head
+openapi: 3.0.0
+info: {title: "t, [x]", version: '1'}  # c
+paths:
+  /a:
+    get:
+      description: >-
+        folded
+        text: not a key
+
+      x-list:
+      - one
+      - two: 2
+  /b/{id}:
+    post: &anch
+      summary: "quoted: yes"
+      tags: [a, "b", 'c''d']
+    put: *anch
+  '/c':
+    get: {}
+components:
+  schemas:
+    A:
+      type: object
+      properties:
+        k: {type: string}
+    B: !!map
+      type: string
+    C:
+      description: |
+        literal
+      enum:
+        - "x"
+        - |-
+          y
+    "D":
+      type: integer
+  parameters:
+    p:
+      in: query
+servers:
+- url: https://x
+`
+	bad := map[string]string{
+		"quoted over two lines":  "a:\n  b: \"x\n  c: y\"\nd:\n  e: 1\n",
+		"flow over two lines":    "a:\n  b: [x,\n  c]\nd:\n  e: 1\n",
+		"document marker":        "---\na:\n  b: 1\nd:\n  e: 1\n",
+		"alias to another piece": "a: &x\n  b: 1\nd: *x\n",
+		"tab":                    "a:\n\tb: 1\nd:\n  e: 1\n",
+		"complex key":            "? a\n: 1\nd:\n  e: 1\n",
+	}
+	// A key that repeats: both held mappings split, each its own (the
+	// last one wins, as in the whole).
+	const twice = "a:\n  x: 1\n  y: [2]\nb: 0\na:\n  z: 3\n  w: {v: 4}\n"
+	for i, doc := range append(docs, split, twice) {
+		got, gotOrd, err := decodeYAML("x.yaml", []byte(doc))
+		want, wantOrd, werr := decodeWhole(t, []byte(doc))
+		if err != nil || werr != nil {
+			t.Fatalf("doc %d: %v / %v", i, err, werr)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
+			t.Errorf("doc %d: split decode differs from the whole", i)
+		}
+	}
+	for _, doc := range []string{split, twice} {
+		if _, ok := decodeSplit([]byte(doc)); !ok {
+			t.Errorf("%.30q: not split", doc)
+		}
+	}
+	for name, doc := range bad {
+		if _, ok := decodeSplit([]byte(doc)); ok {
+			t.Errorf("%s: split", name)
+		}
+		got, gotOrd, err := decodeYAML("x.yaml", []byte(doc))
+		want, wantOrd, werr := decodeWhole(t, []byte(doc))
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
+			t.Errorf("%s: %v %v, whole %v %v", name, got, err, want, werr)
+		}
+	}
+}
+
+// FuzzYAMLSplit: whatever the document, decoding it in pieces gives what
+// decoding it whole gives (value, key order, error).
+func FuzzYAMLSplit(f *testing.F) {
+	f.Add("a:\n  b: 1\n  c: |\n    x\n  d: 'y'\nz:\n  - 1\n")
+	f.Add("a:\n  b: \"x\n  c: y\"\nd:\n  e: 1\n")
+	f.Add("a: &x\n  b: 1\nd:\n  e: *x\n  f: 2\n")
+	f.Add("a:\n  b:\n    c: >-\n      t\n\n      u: v\n    d: [1, 2]\n  e: {f: g}\nh: i # j\n")
+	f.Add("'a':\n  \"b\": 1\n  c: \"#\"\nd:\n- e\n- f: g\n")
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		old := splitMin
+		splitMin = 0
+		got, gotOrd, err := decodeYAML("x.yaml", []byte(doc))
+		splitMin = 1 << 62
+		want, wantOrd, werr := decodeYAML("x.yaml", []byte(doc))
+		splitMin = old
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Fatalf("error %v, whole %v", err, werr)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
+			t.Fatalf("split %#v %v\nwhole %#v %v", got, gotOrd, want, wantOrd)
+		}
+	})
+}
