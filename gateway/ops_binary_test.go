@@ -225,7 +225,7 @@ codemode_tool_calls_total{service="other",status="refused"} 1
 	if got := series(scrape, "codemode_limits_total", "codemode_refusals_total", "codemode_run_code_seconds_count", "codemode_runs_total", "codemode_tool_calls_total", "codemode_pool_handout_seconds_count"); got != want {
 		t.Fatalf("metrics:\n%s\nwant:\n%s", got, want)
 	}
-	if !regexp.MustCompile(`\ncodemode_pool_idle_workers \d+\n`).MatchString(scrape) || !strings.Contains(scrape, "\ncodemode_programs_in_flight 0\n") || !strings.Contains(scrape, "\ncodemode_draining 0\n") {
+	if !regexp.MustCompile(`\ncodemode_pool_idle_workers \d+\n`).MatchString(scrape) || !regexp.MustCompile(`\ncodemode_pool_kept_workers \d+\n`).MatchString(scrape) || !strings.Contains(scrape, "\ncodemode_programs_in_flight 0\n") || !strings.Contains(scrape, "\ncodemode_draining 0\n") {
 		t.Fatalf("gauges missing:\n%s", scrape)
 	}
 	// No session id or argument reaches a label.

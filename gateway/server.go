@@ -181,6 +181,7 @@ func New(cfg Config) (*Server, error) {
 	s.ops.init()
 	if m := cfg.Metrics; m != nil {
 		m.Gauge("codemode_pool_idle_workers", "Sandbox workers ready to be handed out.", func() float64 { return float64(rt.IdleWorkers()) })
+		m.Gauge("codemode_pool_kept_workers", "Sandbox workers the pool keeps now (runtime.workers, up to runtime.max_workers while programs wait).", func() float64 { return float64(rt.KeptWorkers()) })
 		m.Gauge("codemode_programs_in_flight", "run_code programs running now.", func() float64 { return float64(s.InFlight()) })
 		m.Gauge("codemode_draining", "1 while the gateway drains (after SIGTERM).", func() float64 {
 			if s.Draining() {

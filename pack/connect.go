@@ -181,7 +181,7 @@ func JoinCommand(argv []string) string {
 func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstream.Upstream) (runtime.Config, error) {
 	cfg := runtime.Config{
 		Manifest: g.Manifest, Files: g.Files, FileDir: p.Out, Upstreams: ups,
-		Workers: p.Runtime.Workers, MontyBin: p.montyBin(),
+		Workers: p.Runtime.Workers, MaxWorkers: p.Runtime.MaxWorkers, MontyBin: p.montyBin(),
 		Limits:      runtime.Limits{Calls: p.Runtime.MaxCalls, Output: p.Runtime.MaxOut},
 		MaxParallel: p.Runtime.MaxParallel,
 		NoSandbox:   p.Runtime.NoSandbox(),
@@ -206,6 +206,9 @@ func (p *Pack) RuntimeConfig(g *manifest.Surface, ups map[ir.ServiceName]upstrea
 			return cfg, fmt.Errorf("runtime.wait_timeout: %q is not a positive duration (e.g. \"1h\")", p.Runtime.WaitTimeout)
 		}
 		cfg.WaitTimeout = d
+	}
+	if p.Runtime.MaxWorkers < 0 || p.Runtime.MaxWorkers > 0 && p.Runtime.MaxWorkers < p.Runtime.Workers {
+		return cfg, fmt.Errorf("runtime.max_workers: %d is below runtime.workers (%d); give at least as many (default 4× workers)", p.Runtime.MaxWorkers, p.Runtime.Workers)
 	}
 	if p.Runtime.MaxParallel < 0 {
 		return cfg, fmt.Errorf("runtime.max_parallel: %d is not a number of calls; give 1 or more (default %d)", p.Runtime.MaxParallel, runtime.DefaultMaxParallel)

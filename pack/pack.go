@@ -135,6 +135,9 @@ type RuntimeSettings struct {
 	// running at once, e.g. "1GB" (default 1 GiB); programs beyond it
 	// wait for room.
 	MemoryBudget string `yaml:"memory_budget"`
+	// MaxWorkers is how many workers the pool may keep while programs
+	// wait for one (default 4× workers); it shrinks back to workers.
+	MaxWorkers int `yaml:"max_workers"`
 	// Sandbox is "on" (the default: every Monty worker runs inside the OS
 	// sandbox, see runtime/sandbox) or "none", which runs workers with
 	// Monty as the only wall between a program and the host, and is

@@ -13,7 +13,11 @@
 // ([MontyRunner]) unless another interpreter is named. The runtime owns the
 // call path and speaks to the interpreter only through [Runner] and
 // [Interp], in package monty's vocabulary (values, calls, replies,
-// outcomes); the unit tests run it on a fake interpreter.
+// outcomes); the unit tests run it on a fake interpreter. With Monty's
+// runner a program is type-checked first, by a long-lived checker that
+// holds the stubs and never runs programs (checkers.go), and then runs in
+// a pool worker without a type check; another Runner's workers check
+// their programs themselves.
 //
 // A plain tool call is synchronous: a program calls a tool like a function
 // and gets its result. api.aio.<service>.<tool>(...) is the same call as

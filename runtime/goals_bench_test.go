@@ -217,13 +217,19 @@ func BenchmarkCallOverhead(b *testing.B) {
 
 // BenchmarkPoolUnderLoad hands workers out to 1, 8 and 32 programs running
 // at once (each a trivial run_code, back to back for the round), over a
-// pool of 4: hand-out latency p50 and p99 per level (the wait in the pool,
-// from the program's arrival to its worker), in ms.
+// pool of 4 that may grow to 16 while programs wait: hand-out latency p50
+// and p99 per level (the wait in the pool, from the program's arrival to
+// its worker), in ms, over every iteration; the same over the iterations
+// after the first, once the pool has grown (p50-ms@N-grown,
+// p99-ms@N-grown); and the workers the pool keeps after the level
+// (kept@N, the last iteration's).
 func BenchmarkPoolUnderLoad(b *testing.B) {
 	rt := goalRuntime(b, []string{"everything"}, func(c *runtime.Config) { c.NoTypeCheck = true; c.Workers = 4 })
 	levels := []int{1, 8, 32}
 	waits := make([][]time.Duration, len(levels))
-	for b.Loop() {
+	grown := make([][]time.Duration, len(levels))
+	kept := make([]int, len(levels))
+	for iter := 0; b.Loop(); iter++ {
 		for i, c := range levels {
 			b.StopTimer()
 			time.Sleep(4 * refillPause) // a full pool at the start of each level
@@ -241,17 +247,29 @@ func BenchmarkPoolUnderLoad(b *testing.B) {
 					}
 					mu.Lock()
 					waits[i] = append(waits[i], res.HandOut)
+					if iter > 0 {
+						grown[i] = append(grown[i], res.HandOut)
+					}
 					mu.Unlock()
 				}()
 			}
 			wg.Wait()
+			kept[i] = rt.KeptWorkers()
 		}
 	}
+	pct := func(ws []time.Duration, q float64) float64 {
+		return float64(ws[min(len(ws)-1, int(q*float64(len(ws))))]) / 1e6
+	}
 	for i, c := range levels {
-		ws := waits[i]
-		slices.Sort(ws)
-		p := func(q float64) float64 { return float64(ws[min(len(ws)-1, int(q*float64(len(ws))))]) / 1e6 }
-		b.ReportMetric(p(0.50), "p50-ms@"+strconv.Itoa(c))
-		b.ReportMetric(p(0.99), "p99-ms@"+strconv.Itoa(c))
+		n := strconv.Itoa(c)
+		slices.Sort(waits[i])
+		b.ReportMetric(pct(waits[i], 0.50), "p50-ms@"+n)
+		b.ReportMetric(pct(waits[i], 0.99), "p99-ms@"+n)
+		if len(grown[i]) > 0 {
+			slices.Sort(grown[i])
+			b.ReportMetric(pct(grown[i], 0.50), "p50-ms@"+n+"-grown")
+			b.ReportMetric(pct(grown[i], 0.99), "p99-ms@"+n+"-grown")
+		}
+		b.ReportMetric(float64(kept[i]), "kept@"+n)
 	}
 }

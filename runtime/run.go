@@ -324,7 +324,12 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	}
 	used := r.servicesUsed(code)
 	res.usesAio = strings.Contains(code, aioName)
-	inputs := r.apiInputs
+	// A fresh worker has its inputs bound by preImport; a restored
+	// persistent session gets them with the program.
+	var inputs []monty.NamedValue
+	if r.cfg.Persistent {
+		inputs = r.apiInputs
+	}
 	// Programs running at once may together claim no more sandbox memory
 	// than the budget: a program waits for room rather than overcommit.
 	r.queued.Add(1)
@@ -349,6 +354,14 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 	// worker is reported, never silently run again.
 	for attempt := 0; ; attempt++ {
 		res.Attempts = attempt + 1
+		if attempt == 0 && r.checksOutside() {
+			// Checked before it takes a worker: a refused program takes none.
+			if out, err = r.checkOutside(ctx, used, res.usesAio, rewritten); out != nil || err != nil {
+				res.Attempts = 0
+				h = &handler{r: r, ctx: ctx, session: session, res: res, maxOut: r.limits.Output, runID: res.RunID}
+				break
+			}
+		}
 		got := time.Now()
 		var warmed bool
 		w, warmed = r.warmWorker(used, res.usesAio)
@@ -412,6 +425,9 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Err = ctx.Err()
 	case err != nil && rctx.Err() != nil:
 		res.setLimit(string(monty.LimitTime), limitMessage(&monty.Outcome{Limit: monty.LimitTime}, r.limits))
+	case errors.As(err, new(*checkerError)):
+		res.Error = err.Error()
+		res.Err = &TypeCheckError{Message: res.Error}
 	case err != nil && errors.Is(err, monty.ErrMemoryLimit):
 		res.setLimit(string(monty.LimitMemory), limitMessage(&monty.Outcome{Limit: monty.LimitMemory}, r.limits))
 	case err != nil:
@@ -535,7 +551,7 @@ func (r *Runtime) prepare(ctx context.Context, w Interp, session string, used []
 	if err := w.Configure(r.workerConfig(stubs)); err != nil {
 		return fmt.Errorf("configuring the sandbox worker: %w", err)
 	}
-	return preImport(ctx, w)
+	return r.preImport(ctx, w)
 }
 
 func excText(e *monty.Exception) string {

@@ -56,8 +56,10 @@ type Interp interface {
 
 // RunnerConfig says how a Runner keeps its interpreters.
 type RunnerConfig struct {
-	// Size is how many interpreters are kept ready; at least 1.
-	Size int
+	// Size is how many interpreters are kept ready; at least 1. Max is
+	// how many the runner may keep while programs wait for one (below
+	// Size: Size); it shrinks back to Size when they no longer wait.
+	Size, Max int
 	// Config, when set, configures every interpreter before it is handed
 	// out, and Prepare (when set) then runs on it, off the path of the
 	// program that will use it; an error of either discards the
@@ -75,7 +77,7 @@ type NewRunner func(ctx context.Context, c RunnerConfig) (Runner, error)
 // monty.Pool.
 func MontyRunner(bin string, start monty.StartOptions) NewRunner {
 	return func(ctx context.Context, c RunnerConfig) (Runner, error) {
-		pc := monty.PoolConfig{Bin: bin, Size: c.Size, Unconfigured: c.Config == nil, Start: start}
+		pc := monty.PoolConfig{Bin: bin, Size: c.Size, Max: c.Max, Unconfigured: c.Config == nil, Start: start}
 		if c.Config != nil {
 			pc.Config = *c.Config
 		}
@@ -113,5 +115,31 @@ func (m montyRunner) Close() error { return m.pool.Close() }
 // Idle is the number of workers ready to be handed out.
 func (m montyRunner) Idle() int { return m.pool.Idle() }
 
+// Kept is the number of workers the pool keeps now (Size to Max).
+func (m montyRunner) Kept() int { return m.pool.Kept() }
+
 // Health is the pool's: nil while it hands out workers.
 func (m montyRunner) Health() error { return m.pool.Health() }
+
+// TypeChecker checks programs' text against one set of type-check stubs
+// without running them (see checkers.go). It is safe for concurrent use.
+type TypeChecker interface {
+	// Check returns the type checker's diagnostics for code ("" when it
+	// passes), as a worker configured with the same stubs would report
+	// them; an error says the program could not be checked.
+	Check(ctx context.Context, code string) (string, error)
+	Close() error
+}
+
+// NewChecker starts a TypeChecker for programs whose worker would be
+// configured as c (its stubs and limits).
+type NewChecker func(ctx context.Context, c monty.Config) (TypeChecker, error)
+
+// MontyChecker checks programs in a long-lived `monty subprocess` worker
+// of the binary bin (monty.Checker), json and re pre-imported as a
+// program's worker has them.
+func MontyChecker(bin string, start monty.StartOptions) NewChecker {
+	return func(ctx context.Context, c monty.Config) (TypeChecker, error) {
+		return monty.NewChecker(ctx, monty.CheckerConfig{Bin: bin, Start: start, Config: c, Prelude: preImportCode, WarmUp: checkerWarmUp})
+	}
+}

@@ -41,7 +41,12 @@ type Config struct {
 	Runner   NewRunner
 	MontyBin string
 	Workers  int // workers kept ready; default 2
-	Limits   Limits
+	// MaxWorkers is how many workers the pool may keep ready while
+	// programs wait for one (it grows by one per program that waited, and
+	// shrinks back to Workers after 30s without a wait); default
+	// 4×Workers, and never below Workers.
+	MaxWorkers int
+	Limits     Limits
 	// MemoryBudget bounds the sum of the memory limits (Limits.Memory) of
 	// the programs running at once; a program waits for room (as long as
 	// its context allows) rather than overcommit. Default
@@ -171,6 +176,12 @@ type Runtime struct {
 	// warmSets keep workers warm for the service sets programs use, when
 	// the pool's workers wait unconfigured (see warmsets.go).
 	warmSets warmSets
+	// newChecker, when set, starts the checkers that type-check programs
+	// before they take a worker (checkers.go); checkAll says one checker
+	// holds every service's stubs.
+	newChecker NewChecker
+	checkers   checkerSet
+	checkAll   bool
 	// apiInputs binds api and run_tool in every program (built once).
 	apiInputs []monty.NamedValue
 
@@ -194,6 +205,15 @@ func (r *Runtime) Queued() int { return int(r.queued.Load()) }
 func (r *Runtime) IdleWorkers() int {
 	if p, ok := r.runner.(interface{ Idle() int }); ok {
 		return p.Idle()
+	}
+	return 0
+}
+
+// KeptWorkers is the number of sandbox workers the pool keeps now: Workers,
+// up to MaxWorkers after programs waited for one.
+func (r *Runtime) KeptWorkers() int {
+	if p, ok := r.runner.(interface{ Kept() int }); ok {
+		return p.Kept()
 	}
 	return 0
 }
@@ -234,6 +254,10 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 	if cfg.Workers <= 0 {
 		cfg.Workers = 2
 	}
+	if cfg.MaxWorkers <= 0 {
+		cfg.MaxWorkers = 4 * cfg.Workers
+	}
+	cfg.MaxWorkers = max(cfg.MaxWorkers, cfg.Workers)
 	r := &Runtime{
 		cfg: cfg, limits: cfg.Limits.withDefaults(),
 		tools: map[toolKey]*toolEntry{}, byWire: map[string][]*toolEntry{},
@@ -292,6 +316,7 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 			}
 		}
 		newRunner = MontyRunner(bin, r.startOptions())
+		r.newChecker = MontyChecker(bin, r.startOptions())
 	}
 	if cfg.Persistent && cfg.StateDir == "" {
 		return nil, errors.New("runtime: persistent mode needs a StateDir")
@@ -317,40 +342,49 @@ func New(ctx context.Context, cfg Config) (*Runtime, error) {
 		return nil, fmt.Errorf("runtime: no %s could start, so nothing can run: %w", what, err)
 	}
 	r.runner = runner
+	if err := r.startCheckers(ctx); err != nil {
+		r.Close()
+		return nil, fmt.Errorf("runtime: %w", err)
+	}
 	return r, nil
 }
 
-// warmStubLimit is the size of all services' stubs up to which workers are
-// configured with all of them and warmed up in the pool, so a program pays
-// for neither; above it, each program is checked against the stubs of the
-// services it names (from a warm set's worker when one is ready, see
-// warmsets.go), which keeps type checking fast on big packs: every checked
-// feed costs time in proportion to the stubs' size (about 1 ms per 10 kB
-// here), so a program using one service of a large pack would otherwise
-// pay for all of them.
+// warmStubLimit is the size of all services' stubs up to which one checker
+// holds all of them (checkers.go), or, with a runner that has no checker,
+// workers are configured with all of them and warmed up in the pool, so a
+// program pays for neither; above it, each program is checked against the
+// stubs of the services it names (by that set's checker, or from a warm
+// set's worker when one is ready, see warmsets.go), which keeps type
+// checking fast on big packs: every checked feed costs time in proportion
+// to the stubs' size (about 1 ms per 10 kB here), so a program using one
+// service of a large pack would otherwise pay for all of them.
 const warmStubLimit = 32 << 10
 
 // runnerConfig chooses how workers wait in the pool: warmed up with every
 // service's stubs when they are small, else unconfigured (configured per
 // program, or restored from a persistent session's state).
 func (r *Runtime) runnerConfig() RunnerConfig {
-	rc := RunnerConfig{Size: r.cfg.Workers}
+	rc := RunnerConfig{Size: r.cfg.Workers, Max: r.cfg.MaxWorkers}
 	if r.cfg.Persistent {
 		return rc
 	}
 	stubs := ""
 	if !r.cfg.NoTypeCheck {
 		stubs = r.stubs(r.services)
-		if len(stubs) > warmStubLimit {
+		if r.newChecker != nil {
+			// Checkers check programs; workers run them unchecked.
+			r.checkAll = len(stubs) <= warmStubLimit
+			stubs = ""
+		} else if len(stubs) > warmStubLimit {
 			return rc
 		}
 	}
 	r.warm = true
 	wc := r.workerConfig(stubs)
 	rc.Config = &wc
-	rc.Prepare = preImport
+	rc.Prepare = r.preImport
 	if stubs != "" {
-		rc.Prepare = warmUp
+		rc.Prepare = r.warmUp
 	}
 	return rc
 }
@@ -375,9 +409,14 @@ func (r *Runtime) workerConfig(stubs string) monty.Config {
 	}
 }
 
-// preImport gives a program json and re, imported before it starts.
-func preImport(ctx context.Context, w Interp) error {
-	out, err := w.Feed(ctx, "import json\nimport re\n", nil, monty.Funcs{})
+const preImportCode = "import json\nimport re\n"
+
+// preImport gives a program json and re, imported before it starts, and
+// binds api, run_tool and the rest of the inputs (which stay bound for
+// the session's later feeds): a program's own feed then carries none,
+// which on a large pack saves encoding and decoding every tool of it.
+func (r *Runtime) preImport(ctx context.Context, w Interp) error {
+	out, err := w.Feed(ctx, preImportCode, r.apiInputs, monty.Funcs{})
 	if err != nil {
 		return fmt.Errorf("preparing the sandbox worker: %w", err)
 	}
@@ -393,6 +432,7 @@ func (r *Runtime) Close() error {
 	// is unknown to the next runtime, not a failure of this one's closing.
 	r.jobs.closed.Store(true)
 	r.closeWarmSets()
+	r.closeCheckers()
 	err := r.runner.Close()
 	if cerr := r.closeStore(); err == nil {
 		err = cerr

@@ -89,7 +89,7 @@ func (r *Runtime) warmWorker(used []*manifest.Service, aio bool) (Interp, bool) 
 	s := &warmSet{used: ws.tick}
 	ws.sets[key] = s
 	wc := r.workerConfig(r.stubsFor(used, aio))
-	cfg := RunnerConfig{Size: 1, Config: &wc, Prepare: warmUp}
+	cfg := RunnerConfig{Size: 1, Config: &wc, Prepare: r.warmUp}
 	ws.starting.Add(1)
 	go func() {
 		defer ws.starting.Done()
@@ -133,8 +133,8 @@ func (r *Runtime) closeWarmSets() {
 // feed that defines nothing and runs nothing (a lambda never called): a
 // checker's first checks after its start are several times slower than
 // the ones after, and this takes one of them off the program's path.
-func warmUp(ctx context.Context, w Interp) error {
-	if err := preImport(ctx, w); err != nil {
+func (r *Runtime) warmUp(ctx context.Context, w Interp) error {
+	if err := r.preImport(ctx, w); err != nil {
 		return err
 	}
 	out, err := w.Feed(ctx, checkerWarmUp, nil, monty.Funcs{})

@@ -11,7 +11,10 @@
 // A Worker is one child process and one session: Configure it, Feed it
 // snippets, answer its host calls through a Handler, Dump/Load its state,
 // Close it. A Pool keeps configured workers ready so a program never waits
-// for a spawn; it fails closed when no worker can be started.
+// for a spawn (more of them while programs wait); it fails closed when no
+// worker can be started. A Checker type-checks programs' text in a
+// long-lived worker that never runs them, so they can run in workers
+// without a type check.
 //
 // Python values cross the boundary as Value (see value.go): nil, bool, int64,
 // *big.Int, float64, string, []byte, []any (list), Tuple, *Dict, Set,
