@@ -2,10 +2,7 @@ package conformance
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -15,48 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/internal/testmcp"
 	"github.com/codemode-dev/codemode/internal/testpack"
 )
-
-// pairUpstream is a streamable-HTTP MCP server whose tool work logs
-// "<tag> started", waits until two calls are in flight, logs "<tag>
-// asking", asks "question for <tag>" and returns "<tag>: <answer>"; it
-// sends each message on its call's stream.
-func pairUpstream(t *testing.T) string {
-	t.Helper()
-	s := mcp.NewServer(&mcp.Implementation{Name: "pair", Version: "1"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{}}})
-	var mu sync.Mutex
-	arrived := 0
-	both := make(chan struct{})
-	s.AddTool(&mcp.Tool{Name: "work", Description: "Works on a tag.", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"tag": map[string]any{"type": "string"}}, "required": []any{"tag"}}},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var args struct{ Tag string }
-			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, err
-			}
-			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: args.Tag + " started"})
-			mu.Lock()
-			if arrived++; arrived == 2 {
-				close(both)
-			}
-			mu.Unlock()
-			select {
-			case <-both:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: args.Tag + " asking"})
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "question for " + args.Tag,
-				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"answer": map[string]any{"type": "string"}}}})
-			if err != nil {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "elicitation failed: " + err.Error()}}}, nil
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: %v", args.Tag, res.Content["answer"])}}}, nil
-		})
-	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
 
 // TestDirectConcurrentCallsLogsCrossed pins direct mode with two agents
 // calling at once: an upstream's log lines and questions for call A
@@ -67,7 +25,7 @@ func TestDirectConcurrentCallsLogsCrossed(t *testing.T) {
 	tl := needTools(t)
 	t.Setenv("CODEMODE_MONTY", tl.monty)
 	dir := t.TempDir()
-	p := testpack.Build(t, dir, "out: api\nservices:\n  - name: pair\n    mcp_url: "+pairUpstream(t)+"\n")
+	p := testpack.Build(t, dir, "out: api\nservices:\n  - name: pair\n    mcp_url: "+testmcp.PairHTTP(t)+"\n")
 	rt, err := p.OpenRuntime(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -2,10 +2,7 @@ package upstream
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -14,49 +11,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codemode-dev/codemode/internal/testmcp"
 	"github.com/codemode-dev/codemode/manifest"
 )
-
-// pairServer is a streamable-HTTP MCP server whose tool work logs
-// "<tag> started", waits until two calls are in flight, logs "<tag>
-// asking", asks the user "question for <tag>" and answers "<tag>:
-// <answer>". The server relates each log message and question to the call
-// it belongs to (it sends them on that call's stream).
-func pairServer(t *testing.T) string {
-	t.Helper()
-	s := mcp.NewServer(&mcp.Implementation{Name: "pair", Version: "1"}, &mcp.ServerOptions{Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}})
-	var mu sync.Mutex
-	arrived := 0
-	both := make(chan struct{})
-	s.AddTool(&mcp.Tool{Name: "work", InputSchema: map[string]any{"type": "object", "properties": map[string]any{"tag": map[string]any{"type": "string"}}}},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var args struct{ Tag string }
-			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return nil, err
-			}
-			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: args.Tag + " started"})
-			mu.Lock()
-			if arrived++; arrived == 2 {
-				close(both)
-			}
-			mu.Unlock()
-			select {
-			case <-both:
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-			_ = req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: args.Tag + " asking"})
-			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "question for " + args.Tag,
-				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"answer": map[string]any{"type": "string"}}}})
-			if err != nil {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "elicitation failed: " + err.Error()}}}, nil
-			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: %v", args.Tag, res.Content["answer"])}}}, nil
-		})
-	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	t.Cleanup(srv.Close)
-	return srv.URL
-}
 
 // agentSide is what one agent's client got of its direct call.
 type agentSide struct {
@@ -89,7 +46,7 @@ func (a *agentSide) forward(tag string) *Forward {
 // whose stream it came on): each agent gets its own lines and question,
 // and answers only its own.
 func TestForwardConcurrentCallsLogsCrossed(t *testing.T) {
-	m := NewMCPURL(pairServer(t), nil, nil)
+	m := NewMCPURL(testmcp.PairHTTP(t), nil, nil)
 	defer m.Close()
 	m.EnableForwarding()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
