@@ -21,7 +21,8 @@ import (
 // checks each program against the stubs of the services it names, with a
 // checker per service set for the maxCheckers sets used most recently, so
 // a program using one service of a large pack is checked as fast as on a
-// small pack. The checker sees only program text and stubs, never values
+// small pack. A set has up to checkersPerSet checkers (checkpool.go), so
+// a program slow to check holds up no other. The checker sees only program text and stubs, never values
 // or results, and no program's text changes how the next one is checked
 // (see monty.Checker).
 const maxCheckers = 4
@@ -83,7 +84,14 @@ func (r *Runtime) checkerFor(ctx context.Context, key, stubs string) (TypeChecke
 		e = &checkerEntry{ready: make(chan struct{})}
 		cs.sets[key] = e
 		go func() {
-			c, err := r.newChecker(context.Background(), r.workerConfig(stubs))
+			cfg := r.workerConfig(stubs)
+			var c TypeChecker
+			p, err := newCheckerPool(context.Background(), checkersPerSet(), func(ctx context.Context) (TypeChecker, error) {
+				return r.newChecker(ctx, cfg)
+			})
+			if err == nil {
+				c = p
+			}
 			cs.mu.Lock()
 			e.c, e.err = c, err
 			if cs.closed && c != nil {
