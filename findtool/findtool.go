@@ -300,10 +300,11 @@ func (x *Index) Search(query string, k int) []Hit {
 			}
 		}
 	}
-	// An acronym stands for its phrase ("pr" → pull request), a long word
-	// also finds the abbreviation names use for it ("repository" → repo).
+	// An acronym stands for its phrase ("pr" → pull request; a stop word
+	// like "my" or "for" is none), a long word also finds the abbreviation
+	// names use for it ("repository" → repo).
 	for _, w := range words(query, false) {
-		if exp, ok := x.acronyms[w]; ok && len(w) <= 3 {
+		if exp, ok := x.acronyms[w]; ok && len(w) <= 3 && !stopWords[w] {
 			if df := len(x.postings[stem(w)]); df < acronymDF(x, exp) {
 				for _, e := range exp {
 					if _, ok := weight[e]; !ok {
