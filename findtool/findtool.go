@@ -322,10 +322,11 @@ func (x *Index) Search(query string, k int) []Hit {
 		}
 	}
 	// Two words written apart that names write as one ("log in" → login,
-	// "stateful set" → statefulset).
+	// "stateful set" → statefulset; never through a one-letter word:
+	// "delete a" is no "deleteA").
 	raw := words(query, false)
 	for i := 0; i+1 < len(raw); i++ {
-		if !isAlpha(raw[i]) || !isAlpha(raw[i+1]) {
+		if !isAlpha(raw[i]) || !isAlpha(raw[i+1]) || !joinable(raw[i]) || !joinable(raw[i+1]) {
 			continue
 		}
 		j := stem(raw[i] + raw[i+1])

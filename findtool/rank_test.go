@@ -22,3 +22,19 @@ func TestStopWordIsNoAcronym(t *testing.T) {
 		t.Errorf("first %s, want gh.get_settings", got)
 	}
 }
+
+// TestJoinSkipsOneLetterWords: words written apart meet a name that joins
+// them, but not through a one-letter word ("delete a release" met
+// deleteADevice by "deletea").
+func TestJoinSkipsOneLetterWords(t *testing.T) {
+	x := New([]Doc{
+		{"zoom", tool("deleteADevice", "Delete a device")},
+		{"gh", tool("repos_delete_release", "Delete a release")},
+		{"ci", tool("get_release", "Get a release")},
+		{"ci", tool("list_releases", "List releases")},
+		{"ci", tool("update_release", "Update a release")},
+	})
+	if got := first(x, "delete a release"); got != "gh.repos_delete_release" {
+		t.Errorf("first %s, want gh.repos_delete_release", got)
+	}
+}
