@@ -47,6 +47,10 @@
 //     hint): the same action scales the score by 1.2, another by 0.85; and
 //     a read of several things (a plural in the query) favours tools that
 //     list (1.15) over tools that get one;
+//   - a query's first word that is as often a noun, said as its verb
+//     ("file an issue", "post a message"), counts half in a tool whose name
+//     does not use it as its verb (create_or_update_file has "file" as its
+//     object);
 //   - service words: a query word that is a distinctive word of a service's
 //     name ("on github", "in jira") scales that service's tools by 1.5, and
 //     every service is scaled by up to 1.6 by how much its tools share the

@@ -57,6 +57,10 @@ const (
 	intentMismatch = 0.85
 )
 
+// verbAsNoun is how much a query's verb that is as often a noun ("file an
+// issue") counts in a tool whose name does not use it as its verb.
+const verbAsNoun = 0.5
+
 // phraseBonus is the bonus, in units of the mean IDF of two query terms,
 // for a tool whose text has them side by side.
 const phraseBonus = 0.5
@@ -133,6 +137,7 @@ type Index struct {
 	// most often stands for in the indexed text ("pr" → pull, request).
 	acronyms map[string][]string
 	actions  []action           // what each tool does
+	nameVerb []string           // the term of each tool's name's first verb, or ""
 	many     []bool             // reading tools that give many things
 	idf      map[string]float64 // per term
 	postings map[string][]posting
@@ -189,6 +194,7 @@ func New(docs []Doc) *Index {
 		x.svcOf = append(x.svcOf, x.serviceIndex(d.Service))
 		countPhrases(phrases, string(t.Wire), t.Title, t.Description)
 		x.actions = append(x.actions, toolAction(t))
+		x.nameVerb = append(x.nameVerb, nameVerb(t))
 		x.many = append(x.many, collection(t))
 		var ft fieldTerms
 		var ln [numFields]int
@@ -347,14 +353,25 @@ func (x *Index) Search(query string, k int) []Hit {
 	acc := make([]float64, len(x.docs))
 	nameHits := make([]float64, len(x.docs)) // name terms matched, weighted
 	var touched []int32
+	// A word that is as often a noun, said as the query's verb ("file an
+	// issue", "post a message"), counts less in a tool whose name does not
+	// use it as its verb (create_or_update_file).
+	verbOnly := ""
+	if ws := words(query, false); len(ws) > 0 && nounToo[ws[0]] && verbActions[ws[0]] != actNone {
+		verbOnly = term(ws[0])
+	}
 	for _, w := range order {
 		for _, p := range x.postings[w] {
 			if acc[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
-			acc[p.doc] += p.score * weight[w]
+			f := weight[w]
+			if w == verbOnly && x.nameVerb[p.doc] != w {
+				f *= verbAsNoun
+			}
+			acc[p.doc] += p.score * f
 			if p.named > 0 {
-				nameHits[p.doc] += weight[w]
+				nameHits[p.doc] += f
 			}
 		}
 	}

@@ -38,3 +38,26 @@ func TestJoinSkipsOneLetterWords(t *testing.T) {
 		t.Errorf("first %s, want gh.repos_delete_release", got)
 	}
 }
+
+// TestFileAnIssueIsNoFileTool: a word that is as often a noun, said as the
+// query's verb, does not make a tool on that noun the answer ("file an
+// issue" ranked create_or_update_file first).
+func TestFileAnIssueIsNoFileTool(t *testing.T) {
+	x := New([]Doc{
+		{"gh", tool("create_issue", "Create a new issue in a GitHub repository", "title", "Issue title", "body", "Issue body")},
+		{"gh", tool("create_or_update_file", "Create or update a single file in a GitHub repository", "path", "Path of the file", "content", "Content of the file")},
+		{"gh", tool("get_file_contents", "Get the contents of a file or directory", "path", "Path of the file")},
+		{"gh", tool("list_issues", "List the issues of a repository")},
+		{"gh", tool("get_issue", "Get an issue")},
+		{"gh", tool("update_issue", "Update an issue")},
+		{"gh", tool("add_issue_comment", "Comment on an issue")},
+	})
+	for q, want := range map[string]string{
+		"file an issue about the crash": "gh.create_issue",
+		"get the file":                  "gh.get_file_contents",
+	} {
+		if got := first(x, q); got != want {
+			t.Errorf("%q: first %s, want %s", q, got, want)
+		}
+	}
+}
