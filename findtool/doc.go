@@ -29,7 +29,10 @@
 // for a verb people say (remove → delete, 0.6); the phrase an acronym most
 // often stands for in the indexed text ("pr" → pull request, 0.8); the
 // indexed prefix of a long word ("repository" → repo, 0.5); two query words
-// that names write as one ("log in" → login, 0.8).
+// that names write as one ("log in" → login, 0.8; never through a
+// one-letter word, and nothing more in a tool that has both words, so
+// "list notification" does not count three times in ListNotification). A
+// stop word is no acronym ("my", "for").
 //
 // On top of BM25F:
 //   - a tool whose name is made of the query's words gets a bonus (the

@@ -331,6 +331,7 @@ func (x *Index) Search(query string, k int) []Hit {
 	// "stateful set" → statefulset; never through a one-letter word:
 	// "delete a" is no "deleteA").
 	raw := words(query, false)
+	joinParts := map[string][2]string{} // a join's two parts' terms
 	for i := 0; i+1 < len(raw); i++ {
 		if !isAlpha(raw[i]) || !isAlpha(raw[i+1]) || !joinable(raw[i]) || !joinable(raw[i+1]) {
 			continue
@@ -340,6 +341,7 @@ func (x *Index) Search(query string, k int) []Hit {
 			if _, seen := weight[j]; !seen {
 				weight[j] = joinWeight
 				order = append(order, j)
+				joinParts[j] = [2]string{term(raw[i]), term(raw[i+1])}
 			}
 		}
 	}
@@ -368,6 +370,11 @@ func (x *Index) Search(query string, k int) []Hit {
 			f := weight[w]
 			if w == verbOnly && x.nameVerb[p.doc] != w {
 				f *= verbAsNoun
+			}
+			// A join says nothing more in a tool that has both its parts
+			// ("list notification" is in ListNotification already).
+			if jp, ok := joinParts[w]; ok && x.has(jp[0], p.doc) && x.has(jp[1], p.doc) {
+				continue
 			}
 			acc[p.doc] += p.score * f
 			if p.named > 0 {
@@ -520,4 +527,14 @@ func leadSentence(s string) string {
 		}
 	}
 	return s
+}
+
+// has reports whether tool doc has term t.
+func (x *Index) has(t string, doc int32) bool {
+	if t == "" {
+		return false
+	}
+	ps := x.postings[t]
+	j := sort.Search(len(ps), func(j int) bool { return ps[j].doc >= doc })
+	return j < len(ps) && ps[j].doc == doc
 }

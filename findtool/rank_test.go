@@ -61,3 +61,20 @@ func TestFileAnIssueIsNoFileTool(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinCountsOnceInName: two query words that a name joins count once in
+// a tool that has both of them ("list notification receivers" ranked
+// ListNotification first: list, notification and the join
+// listnotification).
+func TestJoinCountsOnceInName(t *testing.T) {
+	x := New([]Doc{
+		{"twilio", op("ListNotification", "GET", "/Accounts/{AccountSid}/Notifications.json", "Retrieve a list of notifications belonging to the account")},
+		{"twilio", op("FetchNotification", "GET", "/Accounts/{AccountSid}/Notifications/{Sid}.json", "Fetch a notification belonging to the account")},
+		{"twilio", op("ListCall", "GET", "/Accounts/{AccountSid}/Calls.json", "Retrieves a collection of calls")},
+		{"alertmanager", op("getReceivers", "GET", "/receivers", "Get list of all receivers (name of notification integrations)")},
+		{"alertmanager", op("getAlerts", "GET", "/alerts", "Get a list of alerts")},
+	})
+	if got := first(x, "list notification receivers"); got != "alertmanager.getReceivers" {
+		t.Errorf("first %s, want alertmanager.getReceivers", got)
+	}
+}
