@@ -345,6 +345,16 @@ func (x *Index) Search(query string, k int) []Hit {
 			}
 		}
 	}
+	// A word that names write as two ("rerun" → actions_re_run_workflow),
+	// when the two stand side by side in more tools than the word is in.
+	for _, w := range raw {
+		for _, t := range x.split(w) {
+			if _, ok := weight[t]; !ok {
+				weight[t] = joinWeight
+				order = append(order, t)
+			}
+		}
+	}
 	named := x.namedServices(terms)
 	affinity, topAffinity := x.affinity(terms)
 	queryIDF := 0.0 // what the query's words weigh together
@@ -527,6 +537,28 @@ func leadSentence(s string) string {
 		}
 	}
 	return s
+}
+
+// split is the two terms a query word is written as in the indexed text,
+// side by side ("rerun" → re, run): of the ways to cut it in two (two
+// letters or more each), the one whose terms are adjacent in the most
+// tools, when they are in more tools than the word itself; nil for none.
+func (x *Index) split(w string) []string {
+	if len(w) < 5 || !isAlpha(w) || stopWords[w] {
+		return nil
+	}
+	var best []string
+	n := len(x.postings[stem(w)])
+	for k := 2; k <= len(w)-2; k++ {
+		a, b := term(w[:k]), term(w[k:])
+		if a == "" || b == "" {
+			continue
+		}
+		if m := len(x.pairs[a+" "+b]); m > n {
+			best, n = []string{a, b}, m
+		}
+	}
+	return best
 }
 
 // has reports whether tool doc has term t.

@@ -78,3 +78,17 @@ func TestJoinCountsOnceInName(t *testing.T) {
 		t.Errorf("first %s, want alertmanager.getReceivers", got)
 	}
 }
+
+// TestRerunMeetsReRun: a query word that names write as two words meets
+// them ("rerun" found nothing in actions_re_run_workflow).
+func TestRerunMeetsReRun(t *testing.T) {
+	x := New([]Doc{
+		{"gh", op("actions/re-run-workflow", "POST", "/repos/{owner}/{repo}/actions/runs/{run_id}/rerun", "Re-run a workflow")},
+		{"gh", op("actions/re-run-job", "POST", "/repos/{owner}/{repo}/actions/jobs/{job_id}/rerun", "Re-run a job from a workflow run")},
+		{"gh", op("actions/cancel-workflow-run", "POST", "/repos/{owner}/{repo}/actions/runs/{run_id}/cancel", "Cancel a workflow run")},
+		{"gh", op("actions/get-workflow", "GET", "/repos/{owner}/{repo}/actions/workflows/{workflow_id}", "Get a workflow")},
+	})
+	if got := first(x, "rerun the failed workflow"); got != "gh.actions/re-run-workflow" {
+		t.Errorf("first %s, want gh.actions/re-run-workflow", got)
+	}
+}
