@@ -28,7 +28,9 @@
 // Query expansion, each below the words themselves: the verbs API names use
 // for a verb people say (remove → delete, 0.6); the phrase an acronym most
 // often stands for in the indexed text ("pr" → pull request, 0.8); the
-// indexed prefix of a long word ("repository" → repo, 0.5); two query words
+// indexed prefix of a long word, when at least half the tools of one of
+// the two have the other ("repository" → repo, 0.5; not "protect" → pro,
+// "comment" → com); two query words
 // that names write as one ("log in" → login, 0.8; never through a
 // one-letter word, and nothing more in a tool that has both words, so
 // "list notification" does not count three times in ListNotification);
@@ -166,7 +168,17 @@
 //     stand side by side at all: heldapart .531/.789/.622). By words only
 //     the same changes take tune .635/.854/.722 → .686/.854/.755, held
 //     .618/.888/.704 → .663/.888/.738, fresh .439/.728/.536 →
-//     .465/.728/.558, heldapart .510/.778/.599 → .546/.784/.628.
+//     .465/.728/.558, heldapart .510/.778/.599 → .546/.784/.628; an
+//     abbreviation only when it and the word are mostly in the same tools
+//     (at least half the tools of one have the other; of the list above
+//     the expansions were mostly words that merely start the query's:
+//     "pro" for protect, "com" for comment, "work" for workflow, "acc" for
+//     account): .723/.869/.780, .674/.888/.746, .491/.737/.581,
+//     .541/.789/.627 (words .693/.861/.760, .674/.888/.746,
+//     .474/.728/.567, .541/.778/.625); the share 0.4: tune .715, 0.6-0.7:
+//     tune .730/.869-.876, held top-8 .876; the share of the
+//     abbreviation's tools alone, 0.1-0.5: tune .715-.730, held top-8
+//     .876, heldapart .536; of the word's tools alone: tune .708-.715.
 //   - Left out, each against the kept state before it (tune; others where
 //     they moved): a service's description boilerplate (a description or
 //     parameter-description term in more than 30-90% of a service's

@@ -99,7 +99,8 @@ func acronymDF(x *Index, terms []string) int {
 // abbreviation is the longest indexed term that is a proper prefix (three
 // letters or more, at least two letters shorter) of a query word of six
 // letters or more and not its stem: "repository" → repo, "environment" →
-// env.
+// env; none when that term is not mostly in the same tools as the word
+// (together).
 func (x *Index) abbreviation(w string) string {
 	if len(w) < 6 || !isAlpha(w) || stopWords[w] {
 		return ""
@@ -111,10 +112,38 @@ func (x *Index) abbreviation(w string) string {
 			continue
 		}
 		if _, ok := x.postings[p]; ok {
+			if !x.together(p, st) {
+				return ""
+			}
 			return p
 		}
 	}
 	return ""
+}
+
+// together reports whether the tools that have term a and those that
+// have term b are mostly the same ones: at least half of either have the
+// other; or no tool has b. "repo" and "repository" are (a parameter and
+// its description); "pro" and "protect", "com" and "comment" are not.
+func (x *Index) together(a, b string) bool {
+	pa, pb := x.postings[a], x.postings[b]
+	if len(pb) == 0 {
+		return true
+	}
+	i, j, n := 0, 0, 0
+	for i < len(pa) && j < len(pb) {
+		switch {
+		case pa[i].doc == pb[j].doc:
+			n++
+			i++
+			j++
+		case pa[i].doc < pb[j].doc:
+			i++
+		default:
+			j++
+		}
+	}
+	return 2*n >= min(len(pa), len(pb))
 }
 
 type posting struct {

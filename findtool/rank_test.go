@@ -92,3 +92,22 @@ func TestRerunMeetsReRun(t *testing.T) {
 		t.Errorf("first %s, want gh.actions/re-run-workflow", got)
 	}
 }
+
+// TestProIsNoAbbreviationOfProtect: a long query word finds the short form
+// names use for it only when the two are mostly in the same tools ("repo"
+// for "repository"), not a word that merely starts it ("pro" accounts for
+// "protect", "com" of URLs for "comment").
+func TestProIsNoAbbreviationOfProtect(t *testing.T) {
+	x := New([]Doc{
+		{"gh", tool("repos_update_branch_protection", "Protect a branch of a repository", "repo", "The repository")},
+		{"gh", tool("repos_get", "Get a repository", "repo", "The repository")},
+		{"gh", tool("issues_create_comment", "Comment on an issue", "repo", "The repository")},
+		{"zoom", tool("get_pro_settings", "Settings of a Pro account; see https://zoom.com")},
+		{"zoom", tool("upgrade_to_pro", "Upgrade an account to Pro; see https://zoom.com")},
+	})
+	for w, want := range map[string]string{"repository": "repo", "protect": "", "comment": ""} {
+		if got := x.abbreviation(w); got != want {
+			t.Errorf("abbreviation(%q) = %q, want %q", w, got, want)
+		}
+	}
+}
