@@ -57,6 +57,10 @@ const (
 	intentMismatch = 0.85
 )
 
+// verbAsNoun is how much a query's verb that is as often a noun ("file an
+// issue") counts in a tool whose name does not use it as its verb.
+const verbAsNoun = 0.5
+
 // phraseBonus is the bonus, in units of the mean IDF of two query terms,
 // for a tool whose text has them side by side.
 const phraseBonus = 0.5
@@ -95,7 +99,8 @@ func acronymDF(x *Index, terms []string) int {
 // abbreviation is the longest indexed term that is a proper prefix (three
 // letters or more, at least two letters shorter) of a query word of six
 // letters or more and not its stem: "repository" → repo, "environment" →
-// env.
+// env; none when that term is not mostly in the same tools as the word
+// (together).
 func (x *Index) abbreviation(w string) string {
 	if len(w) < 6 || !isAlpha(w) || stopWords[w] {
 		return ""
@@ -107,10 +112,38 @@ func (x *Index) abbreviation(w string) string {
 			continue
 		}
 		if _, ok := x.postings[p]; ok {
+			if !x.together(p, st) {
+				return ""
+			}
 			return p
 		}
 	}
 	return ""
+}
+
+// together reports whether the tools that have term a and those that
+// have term b are mostly the same ones: at least half of either have the
+// other; or no tool has b. "repo" and "repository" are (a parameter and
+// its description); "pro" and "protect", "com" and "comment" are not.
+func (x *Index) together(a, b string) bool {
+	pa, pb := x.postings[a], x.postings[b]
+	if len(pb) == 0 {
+		return true
+	}
+	i, j, n := 0, 0, 0
+	for i < len(pa) && j < len(pb) {
+		switch {
+		case pa[i].doc == pb[j].doc:
+			n++
+			i++
+			j++
+		case pa[i].doc < pb[j].doc:
+			i++
+		default:
+			j++
+		}
+	}
+	return 2*n >= min(len(pa), len(pb))
 }
 
 type posting struct {
@@ -133,6 +166,7 @@ type Index struct {
 	// most often stands for in the indexed text ("pr" → pull, request).
 	acronyms map[string][]string
 	actions  []action           // what each tool does
+	nameVerb []string           // the term of each tool's name's first verb, or ""
 	many     []bool             // reading tools that give many things
 	idf      map[string]float64 // per term
 	postings map[string][]posting
@@ -189,6 +223,7 @@ func New(docs []Doc) *Index {
 		x.svcOf = append(x.svcOf, x.serviceIndex(d.Service))
 		countPhrases(phrases, string(t.Wire), t.Title, t.Description)
 		x.actions = append(x.actions, toolAction(t))
+		x.nameVerb = append(x.nameVerb, nameVerb(t))
 		x.many = append(x.many, collection(t))
 		var ft fieldTerms
 		var ln [numFields]int
@@ -300,10 +335,11 @@ func (x *Index) Search(query string, k int) []Hit {
 			}
 		}
 	}
-	// An acronym stands for its phrase ("pr" → pull request), a long word
-	// also finds the abbreviation names use for it ("repository" → repo).
+	// An acronym stands for its phrase ("pr" → pull request; a stop word
+	// like "my" or "for" is none), a long word also finds the abbreviation
+	// names use for it ("repository" → repo).
 	for _, w := range words(query, false) {
-		if exp, ok := x.acronyms[w]; ok && len(w) <= 3 {
+		if exp, ok := x.acronyms[w]; ok && len(w) <= 3 && !stopWords[w] {
 			if df := len(x.postings[stem(w)]); df < acronymDF(x, exp) {
 				for _, e := range exp {
 					if _, ok := weight[e]; !ok {
@@ -321,10 +357,12 @@ func (x *Index) Search(query string, k int) []Hit {
 		}
 	}
 	// Two words written apart that names write as one ("log in" → login,
-	// "stateful set" → statefulset).
+	// "stateful set" → statefulset; never through a one-letter word:
+	// "delete a" is no "deleteA").
 	raw := words(query, false)
+	joinParts := map[string][2]string{} // a join's two parts' terms
 	for i := 0; i+1 < len(raw); i++ {
-		if !isAlpha(raw[i]) || !isAlpha(raw[i+1]) {
+		if !isAlpha(raw[i]) || !isAlpha(raw[i+1]) || !joinable(raw[i]) || !joinable(raw[i+1]) {
 			continue
 		}
 		j := stem(raw[i] + raw[i+1])
@@ -332,6 +370,17 @@ func (x *Index) Search(query string, k int) []Hit {
 			if _, seen := weight[j]; !seen {
 				weight[j] = joinWeight
 				order = append(order, j)
+				joinParts[j] = [2]string{term(raw[i]), term(raw[i+1])}
+			}
+		}
+	}
+	// A word that names write as two ("rerun" → actions_re_run_workflow),
+	// when the two stand side by side in more tools than the word is in.
+	for _, w := range raw {
+		for _, t := range x.split(w) {
+			if _, ok := weight[t]; !ok {
+				weight[t] = joinWeight
+				order = append(order, t)
 			}
 		}
 	}
@@ -345,14 +394,30 @@ func (x *Index) Search(query string, k int) []Hit {
 	acc := make([]float64, len(x.docs))
 	nameHits := make([]float64, len(x.docs)) // name terms matched, weighted
 	var touched []int32
+	// A word that is as often a noun, said as the query's verb ("file an
+	// issue", "post a message"), counts less in a tool whose name does not
+	// use it as its verb (create_or_update_file).
+	verbOnly := ""
+	if ws := words(query, false); len(ws) > 0 && nounToo[ws[0]] && verbActions[ws[0]] != actNone {
+		verbOnly = term(ws[0])
+	}
 	for _, w := range order {
 		for _, p := range x.postings[w] {
 			if acc[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
-			acc[p.doc] += p.score * weight[w]
+			f := weight[w]
+			if w == verbOnly && x.nameVerb[p.doc] != w {
+				f *= verbAsNoun
+			}
+			// A join says nothing more in a tool that has both its parts
+			// ("list notification" is in ListNotification already).
+			if jp, ok := joinParts[w]; ok && x.has(jp[0], p.doc) && x.has(jp[1], p.doc) {
+				continue
+			}
+			acc[p.doc] += p.score * f
 			if p.named > 0 {
-				nameHits[p.doc] += weight[w]
+				nameHits[p.doc] += f
 			}
 		}
 	}
@@ -501,4 +566,36 @@ func leadSentence(s string) string {
 		}
 	}
 	return s
+}
+
+// split is the two terms a query word is written as in the indexed text,
+// side by side ("rerun" → re, run): of the ways to cut it in two (two
+// letters or more each), the one whose terms are adjacent in the most
+// tools, when they are in more tools than the word itself; nil for none.
+func (x *Index) split(w string) []string {
+	if len(w) < 5 || !isAlpha(w) || stopWords[w] {
+		return nil
+	}
+	var best []string
+	n := len(x.postings[stem(w)])
+	for k := 2; k <= len(w)-2; k++ {
+		a, b := term(w[:k]), term(w[k:])
+		if a == "" || b == "" {
+			continue
+		}
+		if m := len(x.pairs[a+" "+b]); m > n {
+			best, n = []string{a, b}, m
+		}
+	}
+	return best
+}
+
+// has reports whether tool doc has term t.
+func (x *Index) has(t string, doc int32) bool {
+	if t == "" {
+		return false
+	}
+	ps := x.postings[t]
+	j := sort.Search(len(ps), func(j int) bool { return ps[j].doc >= doc })
+	return j < len(ps) && ps[j].doc == doc
 }

@@ -123,3 +123,14 @@ func toolAction(t *ir.Tool) action {
 	}
 	return actNone
 }
+
+// nameVerb is the search term of the first verb of a tool's wire name
+// ("create" of create_or_update_file), "" for none.
+func nameVerb(t *ir.Tool) string {
+	for _, w := range words(string(t.Wire), false) {
+		if verbActions[w] != actNone {
+			return term(w)
+		}
+	}
+	return ""
+}

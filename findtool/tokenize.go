@@ -29,8 +29,9 @@ func init() {
 // or digit, and inside words at camelCase boundaries ("getHTTPResponse" →
 // get, http, response). With joins, the parts of one camelCase word are
 // also given joined two by two ("StatefulSet" → stateful, set, statefulset;
-// "ConfigMap" → configmap), so a query that writes the compound as one word
-// meets a name that spells it in parts.
+// "ConfigMap" → configmap; a one-letter word joins nothing), so a
+// query that writes the compound as one word meets a name that spells it in
+// parts.
 func words(s string, joins bool) []string {
 	var out []string
 	rs := []rune(s)
@@ -39,7 +40,7 @@ func words(s string, joins bool) []string {
 	endRun := func() {
 		if joins && len(run) > 1 {
 			for i := 0; i+1 < len(run); i++ {
-				if isAlpha(run[i]) && isAlpha(run[i+1]) {
+				if isAlpha(run[i]) && isAlpha(run[i+1]) && joinable(run[i]) && joinable(run[i+1]) {
 					out = append(out, run[i]+run[i+1])
 				}
 			}
@@ -158,3 +159,8 @@ func init() {
 
 // synonymWeight is how much a synonym counts against the word itself.
 const synonymWeight = 0.6
+
+// joinable reports whether a word may be joined to its neighbour (see
+// words): not a single letter ("deleteADevice" gives no "deletea"; "log
+// in" still meets login).
+func joinable(w string) bool { return len(w) > 1 }

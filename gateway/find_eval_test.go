@@ -273,16 +273,25 @@ func TestFindEval(t *testing.T) {
 	//
 	// With word vectors (5,892 tools): tune 0.66, 0.87, 0.74; held 0.62,
 	// 0.89, 0.70; fresh 0.46, 0.74, 0.56.
+	//
+	// After the mechanisms of issue 14's second round (findtool's doc: a
+	// stop word is no acronym, no join through a one-letter word, a verb
+	// that is as often a noun counts half where it is the name's object, a
+	// join counts once, a word that names write as two, an abbreviation
+	// only where it and the word share their tools): by words tune 0.69,
+	// 0.86, 0.76; held 0.67, 0.89, 0.75; fresh 0.47, 0.73, 0.57; with
+	// vectors tune 0.72, 0.87, 0.78; held 0.67, 0.89, 0.75; fresh 0.49,
+	// 0.74, 0.58.
 	floors := map[string]map[string]evalFloor{
 		"words": {
-			"tune":  {0.62, 0.83, 0.69},
-			"held":  {0.59, 0.86, 0.67},
-			"fresh": {0.41, 0.70, 0.51},
+			"tune":  {0.67, 0.83, 0.73},
+			"held":  {0.64, 0.86, 0.72},
+			"fresh": {0.44, 0.70, 0.54},
 		},
 		"vectors": {
-			"tune":  {0.64, 0.85, 0.72},
-			"held":  {0.59, 0.86, 0.67},
-			"fresh": {0.43, 0.71, 0.53},
+			"tune":  {0.70, 0.85, 0.75},
+			"held":  {0.64, 0.86, 0.72},
+			"fresh": {0.46, 0.71, 0.55},
 		},
 	}
 	for _, r := range evalRankings(t) {
@@ -327,8 +336,10 @@ func TestFindHeldApart(t *testing.T) {
 	// p50 731 tokens, p95 1,069). The floors sit a little under that, so a
 	// change that loses ground on unseen catalogues fails here; the ranking
 	// with word vectors is held to the same floors (it was never scored on
-	// this set while it was built).
-	floor := evalFloor{0.48, 0.75, 0.57}
+	// this set while it was built). After issue 14's second round (its
+	// misses still never read): top-1 0.54, top-8 0.78 (0.79 with
+	// vectors), MRR 0.63.
+	floor := evalFloor{0.52, 0.75, 0.60}
 	t.Logf("%d tools", f.Len())
 	for _, r := range evalRankings(t) {
 		scores, sizes := scoreEval(r.f, qs)
