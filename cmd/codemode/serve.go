@@ -60,7 +60,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Shapes: *shapesPath, StateDir: *state, NoPins: *noPins,
 		Addr: *addr, Logf: logf,
 		Drain: *drainTimeout, MetricsAddr: *metricsAddr, SSEPoll: *ssePoll,
-		Vectors: *vectors, VectorsNear: []string{p.Dir},
+		Vectors: p.VectorsSetting(*vectors), VectorsNear: []string{p.Dir},
 	}
 	// The HTTP settings are checked before anything starts (Open takes the
 	// address first).
