@@ -537,27 +537,7 @@ func (o *oauthState) save(st *storedAuth) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(o.file)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("cannot keep the OAuth token: %v", err)
-	}
-	f, err := os.CreateTemp(dir, ".token-*")
-	if err != nil {
-		return fmt.Errorf("cannot keep the OAuth token: %v", err)
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return fmt.Errorf("cannot keep the OAuth token: %v", err)
-	}
-	if _, err := f.Write(append(data, '\n')); err != nil {
-		f.Close()
-		return fmt.Errorf("cannot keep the OAuth token: %v", err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("cannot keep the OAuth token: %v", err)
-	}
-	if err := os.Rename(f.Name(), o.file); err != nil {
+	if err := writePrivate(o.file, append(data, '\n')); err != nil {
 		return fmt.Errorf("cannot keep the OAuth token: %v", err)
 	}
 	return nil
