@@ -161,13 +161,16 @@ func run(out, dir, work, peersDir string, seed uint64, runs int, skipTokens, ski
 			}
 			gb = append(gb, res...)
 		}
-		ratio := math.NaN()
-		if stub, wire, err := bench.StubTokens("testdata/corpus/mcp"); err != nil {
-			rep.Problems = append(rep.Problems, "stub tokens: "+err.Error())
-		} else {
-			ratio = float64(stub) / float64(wire)
+		var ratios [2]float64
+		for i, dir := range []string{"testdata/corpus/mcp", "testdata/heldapart/mcp"} {
+			ratios[i] = math.NaN()
+			if stub, wire, err := bench.StubTokens(dir); err != nil {
+				rep.Problems = append(rep.Problems, "stub tokens: "+err.Error())
+			} else {
+				ratios[i] = float64(stub) / float64(wire)
+			}
 		}
-		rep.Goals = bench.Goals(gb, ratio)
+		rep.Goals = bench.Goals(gb, ratios[0], ratios[1])
 		fmt.Print(bench.GoalsTable(rep.Goals))
 	}
 	logf("writing %s", out)
