@@ -174,6 +174,7 @@ type Index struct {
 	bare     map[string][]int // "py" and "wire", every service
 	raw      [][]string       // each tool's raw dense words (denseWords)
 	sem      *semantic        // nil without vectors (WithVectors)
+	sen      *sentences       // nil without a sentence encoder (WithSentences)
 }
 
 // New indexes docs. Docs with a nil Tool are skipped.
@@ -482,6 +483,11 @@ func (x *Index) Search(query string, k int) []Hit {
 				hits[j].Score += denseWeight * top * dense[i]
 			}
 		}
+	}
+	// With a sentence encoder, a little of the tool's likeness to the
+	// query as a sentence, the same way.
+	if x.sen != nil && top > 0 {
+		x.sen.fuse(query, touched, hits)
 	}
 	if k <= 0 || k > len(hits) {
 		k = len(hits)

