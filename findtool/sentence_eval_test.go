@@ -125,7 +125,6 @@ func searchToolOf(t *manifest.Tool) *ir.Tool {
 // oneLine is s with every run of white space one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-
 // truncWords is s cut to at most n bytes, at a word boundary.
 func truncWords(s string, n int) string {
 	if len(s) <= n {
