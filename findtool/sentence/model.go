@@ -34,7 +34,7 @@ const MaxTokens = 128
 // graphFingerprint is the SHA-256 of the graph this encoder implements
 // (every node's name, op, inputs and attributes, see fingerprint): any
 // other graph is refused rather than computed wrongly.
-const graphFingerprint = "TODO"
+const graphFingerprint = "088a69cac18f775e22613c23b6da1030be00918eb4f7751a44414a7a094e4600"
 
 // Find is the model's directory (the package's dist directory, holding
 // model.json, its weight shards and vocab.json) in the node_modules
@@ -114,7 +114,7 @@ func load(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if graphFingerprint != "TODO" && fp != graphFingerprint {
+	if fp != graphFingerprint {
 		return nil, fmt.Errorf("model.json: not the Universal Sentence Encoder lite graph this encoder implements (%d nodes, fingerprint %.12s, want %.12s)", len(mj.Topology.Node), fp, graphFingerprint)
 	}
 	weights, err := readWeights(dir, &mj)
@@ -211,8 +211,12 @@ func readWeights(dir string, mj *modelJSON) (map[string]tensor, error) {
 			buf = append(buf, b...)
 		}
 		if int64(len(buf)) != want {
-			return nil, fmt.Errorf("weights group %d (%s): %d bytes, its %d weights take %d (a shard truncated or missing)",
-				g+1, strings.Join(grp.Paths, ", "), len(buf), len(grp.Weights), want)
+			shards := grp.Paths[0]
+			if len(grp.Paths) > 1 {
+				shards = fmt.Sprintf("%d shards, %s to %s", len(grp.Paths), grp.Paths[0], grp.Paths[len(grp.Paths)-1])
+			}
+			return nil, fmt.Errorf("weights group %d (%s): %d bytes, its %d weights take %d (a shard is truncated)",
+				g+1, shards, len(buf), len(grp.Weights), want)
 		}
 		off := 0
 		for _, w := range grp.Weights {

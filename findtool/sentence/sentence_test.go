@@ -84,26 +84,173 @@ func runJS(t testing.TB, texts []string) reference {
 	return r
 }
 
-func TestProbe(t *testing.T) {
+// texts are the sentences the Go encoder is compared with the JS on: short,
+// long, past MaxTokens, punctuation, Unicode (NFKC, astral, scripts the
+// vocabulary lacks), whitespace, identifiers and words it does not know.
+var texts = []string{
+	"",
+	"a",
+	" ",
+	"ok",
+	"?",
+	"🎉",
+	"   leading and trailing spaces   ",
+	"multiple    spaces   between words",
+	"tabs\tand\nnewlines\r\nhere",
+	"Hello, World!",
+	"list my open pull requests",
+	"Get all pull requests for a repository",
+	"let the customer know by SMS that the parcel left",
+	"make a new project in jira",
+	"publish a release note",
+	"add a webhook",
+	"delete the webhook with id 42",
+	"statefulsets in the cluster",
+	"listNamespacedStatefulSet",
+	"create_or_update_file",
+	"kebab-case-identifier and snake_case_name",
+	"https://api.github.com/repos/{owner}/{repo}/issues?state=open&per_page=100",
+	"user@example.com",
+	"Résumé naïve café façade",
+	"Straße München Zürich",
+	"東京で天気を調べる",
+	"Привет, как дела?",
+	"emoji 🎉🚀 party",
+	"ﬁle ligature, ① circled and ｆｕｌｌｗｉｄｔｈ letters",
+	"e\u0301 combining accent",
+	"numbers 3.14159 and 2,000,000 and 1e-9",
+	"ALL CAPS SHOUTING QUERY",
+	"what's the weather like? it's raining :) :-( :00",
+	"\"quoted\" 'single' `backtick` (parens) [brackets] {braces}",
+	"The quick brown fox jumps over the lazy dog.",
+	"qwzxv blorptastic frumious snark",
+	"Send an email to the team about tomorrow's meeting",
+	"Retrieve the current user's profile information",
+	"Upload a file to the storage bucket",
+	"Cancel a running workflow run",
+	"search issues by label and assignee",
+	"rerun the failed jobs",
+	"Find all Kubernetes pods that are crashing in namespace default",
+	"What time is it in Tokyo?",
+	"\u0000 control \u0007 chars",
+	"<s> </s> extra_token_id_1",
+	"\ufffd replacement char",
+	"?!...",
+	long,
+	strings.Repeat(long+" ", 5),
+	strings.Repeat("word ", 300),
+	strings.Repeat("x", 1000),
+}
+
+const long = "Returns a list of all the DNS records for the domain, paginated, filtered by type and name, sorted by creation date descending, including metadata about TTL and priority values for MX records."
+
+var jsOnce struct {
+	once sync.Once
+	r    reference
+	err  string
+}
+
+// js is runJS(texts), once per test binary.
+func js(t testing.TB) reference {
+	t.Helper()
+	nodeModules(t)
+	jsOnce.once.Do(func() {
+		ft := &fatalTB{TB: t}
+		func() {
+			defer func() { recover() }()
+			jsOnce.r = runJS(ft, texts)
+		}()
+		jsOnce.err = ft.msg
+	})
+	if jsOnce.err != "" {
+		t.Fatal(jsOnce.err)
+	}
+	return jsOnce.r
+}
+
+// fatalTB turns a Fatalf into a panic so that a once-only helper can
+// report it to every test that needs it.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic(f.msg)
+}
+
+// tolerance is the largest difference of one component allowed between
+// the Go and the TF.js vectors: measured 4.8e-7 over texts (float32 sums
+// in another order), allowed 20 times that.
+const tolerance = 1e-5
+
+// TestEmbedMatchesTFJS: each text's vector is the JS's within tolerance,
+// unit length; "" (which the JS refuses alone) is the JS's vector of a
+// text with no tokens inside a batch.
+func TestEmbedMatchesTFJS(t *testing.T) {
 	m := model(t)
-	texts := []string{"", "hello world", "let the customer know by SMS that the parcel left", "Create a new message resource"}
-	r := runJS(t, texts)
+	r := js(t)
+	var worst float64
+	var worstText string
 	for i, s := range texts {
-		ids := m.Tokenize(s)
-		if !slices.Equal(ids, r.IDs[i]) {
-			t.Errorf("%q: ids %v, js %v", s, ids, r.IDs[i])
-		}
-		v := m.Embed(s)
 		ref := r.Vectors[i]
 		if ref == nil {
+			if len(r.IDs[i]) != 0 {
+				t.Fatalf("%q: the JS gave no vector for %d tokens", s, len(r.IDs[i]))
+			}
 			ref = r.Batch[i]
 		}
-		var d float64
+		v := m.Embed(s)
+		if len(v) != Dims || len(ref) != Dims {
+			t.Fatalf("%q: %d dims, the JS %d", s, len(v), len(ref))
+		}
+		var d, norm float64
 		for k := range v {
 			d = max(d, math.Abs(float64(v[k])-ref[k]))
+			norm += float64(v[k]) * float64(v[k])
 		}
-		t.Logf("%q: max diff %.3g", s, d)
+		if d > worst {
+			worst, worstText = d, s
+		}
+		if d > tolerance || math.Abs(norm-1) > 1e-5 {
+			t.Errorf("%.40q: largest difference %.3g (allowed %g), norm² %.7f", s, d, tolerance, norm)
+		}
 	}
-	_ = fmt.Sprint
-	_ = strings.Join
+	t.Logf("largest difference %.3g (%.40q)", worst, worstText)
+}
+
+// TestBatchVectorsAreTheTextsAlone: the JS's batch (padded to its longest
+// text, the padding masked) gives each text the vector it gets alone, so
+// EmbedMany may embed them one by one.
+func TestBatchVectorsAreTheTextsAlone(t *testing.T) {
+	r := js(t)
+	for i, s := range texts {
+		if r.Vectors[i] == nil {
+			continue
+		}
+		var d float64
+		for k := range r.Vectors[i] {
+			d = max(d, math.Abs(r.Vectors[i][k]-r.Batch[i][k]))
+		}
+		if d > tolerance {
+			t.Errorf("%.40q: the JS's batch vector differs from its own by %.3g", s, d)
+		}
+	}
+}
+
+// TestTokenizeMatchesJS: the token ids are the JS tokenizer's, for every
+// text (the long ones past MaxTokens too: the model clips, the tokenizer
+// does not).
+func TestTokenizeMatchesJS(t *testing.T) {
+	m := model(t)
+	r := js(t)
+	for i, s := range texts {
+		if got := m.Tokenize(s); !slices.Equal(got, r.IDs[i]) {
+			t.Errorf("%.40q: ids %v\n  js %v", s, got, r.IDs[i])
+		}
+	}
+	if n := len(m.Tokenize(texts[len(texts)-2])); n <= MaxTokens {
+		t.Errorf("the longest text has %d tokens, want more than %d", n, MaxTokens)
+	}
 }
