@@ -1,6 +1,7 @@
 package sentence
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -42,12 +43,26 @@ func BenchmarkEmbedMany(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(tokens), "ns/token")
 }
 
+// BenchmarkLoad: reading the npm package's files; heap-MB is what a
+// loaded model keeps.
 func BenchmarkLoad(b *testing.B) {
 	dir := modelDir(b)
 	b.ReportAllocs()
+	var m *Model
 	for b.Loop() {
-		if _, err := Load(dir); err != nil {
+		var err error
+		if m, err = Load(dir); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
+	var before, after runtime.MemStats
+	m = nil
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, _ = Load(dir)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(m)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MB")
 }

@@ -254,3 +254,83 @@ func TestTokenizeMatchesJS(t *testing.T) {
 		t.Errorf("the longest text has %d tokens, want more than %d", n, MaxTokens)
 	}
 }
+
+// TestEmbedManyIsEmbed: the batch gives each text what Embed gives it,
+// and Embed from several goroutines at once gives what it gives alone.
+func TestEmbedManyIsEmbed(t *testing.T) {
+	m := model(t)
+	many := m.EmbedMany(texts)
+	var wg sync.WaitGroup
+	got := make([][]float32, len(texts))
+	for i := range texts {
+		wg.Go(func() { got[i] = m.Embed(texts[i]) })
+	}
+	wg.Wait()
+	for i, s := range texts {
+		if !slices.Equal(many[i], got[i]) {
+			t.Errorf("%.40q: EmbedMany and Embed differ", s)
+		}
+	}
+	if len(m.EmbedMany(nil)) != 0 {
+		t.Error("EmbedMany(nil) is not empty")
+	}
+}
+
+// TestInvalidUTF8ReadsAsReplacement: bytes that are not UTF-8 are the
+// replacement character, as a JS string holding them would be.
+func TestInvalidUTF8ReadsAsReplacement(t *testing.T) {
+	m := model(t)
+	if got, want := m.Tokenize("caf\xff bar"), m.Tokenize("caf\ufffd bar"); !slices.Equal(got, want) {
+		t.Errorf("ids %v, want %v", got, want)
+	}
+}
+
+// TestTokensPastMaxTokensLeftOut: two texts whose first MaxTokens tokens
+// are the same have the same vector.
+func TestTokensPastMaxTokensLeftOut(t *testing.T) {
+	m := model(t)
+	head := strings.Repeat("list the open issues ", 40)
+	if n := len(m.Tokenize(head)); n <= MaxTokens {
+		t.Fatalf("%d tokens, want more than %d", n, MaxTokens)
+	}
+	a, b := m.Embed(head+"in jira"), m.Embed(head+"on github")
+	if !slices.Equal(a, b) {
+		t.Error("the tokens past MaxTokens changed the vector")
+	}
+	if slices.Equal(m.Embed("list the open issues in jira"), m.Embed("list the open issues on github")) {
+		t.Error("short texts that differ have the same vector")
+	}
+}
+
+// TestParaphraseIsNearest: what the model is for, a query and the tool
+// text that says the same in other words ("SMS" / "text message", "go to
+// a page" / "navigate to a URL") nearer than the others. Verb intent is
+// not what it tells apart ("make a new project" is as near to "Get a
+// project" as to "Create a project").
+func TestParaphraseIsNearest(t *testing.T) {
+	m := model(t)
+	tools := []string{"Send a text message to a phone number", "Create a project", "Get a project", "Create a repository webhook", "Delete a repository webhook", "Navigate to a URL"}
+	tv := m.EmbedMany(tools)
+	var lines []string
+	for _, q := range []string{"let the customer know by SMS that the parcel left", "go to a page", "make a new project", "add a webhook"} {
+		qv := m.Embed(q)
+		line := q + ":"
+		for _, v := range tv {
+			var d float32
+			for k := range v {
+				d += v[k] * qv[k]
+			}
+			line += fmt.Sprintf(" %.2f", d)
+		}
+		lines = append(lines, line)
+	}
+	want := []string{
+		"let the customer know by SMS that the parcel left: 0.62 0.24 0.21 0.30 0.34 0.30",
+		"go to a page: 0.36 0.39 0.46 0.43 0.45 0.54",
+		"make a new project: 0.36 0.79 0.82 0.48 0.45 0.35",
+		"add a webhook: 0.41 0.40 0.45 0.65 0.63 0.53",
+	}
+	if got := strings.Join(lines, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("cosines:\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+}
