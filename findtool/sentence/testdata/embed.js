@@ -1,7 +1,9 @@
 // Reference vectors for the Go encoder's tests: reads a JSON array of
-// strings on stdin and writes {"ids": [[...]], "vectors": [[...]]} (one
-// embed call per string, so a sentence's vector never depends on its batch)
-// with the npm packages in the node_modules directory given as argv[2].
+// strings on stdin and writes {"ids": [[...]], "vectors": [[...]],
+// "batch": [[...]]}: each string's token ids and vector (one embed call
+// each, null for a string the graph refuses) and the vectors of the first
+// argv[3] strings embedded as one batch, with the npm packages in the
+// node_modules directory argv[2].
 const path = require("path");
 const nm = process.argv[2];
 const { initModel } = require(path.join(nm, "@energetic-ai/embeddings"));
@@ -18,6 +20,7 @@ process.stdin.on("end", async () => {
     // The graph refuses a text with no tokens (""): null.
     out.vectors.push(out.ids[out.ids.length - 1].length ? await m.embed(t) : null);
   }
-  if (process.argv[3] === "batch") out.batch = await m.embed(texts);
+  const n = Number(process.argv[3] || 0);
+  out.batch = n > 0 ? await m.embed(texts.slice(0, n)) : [];
   process.stdout.write(JSON.stringify(out));
 });
