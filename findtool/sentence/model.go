@@ -64,14 +64,16 @@ type modelJSON struct {
 		} `json:"node"`
 	} `json:"modelTopology"`
 	Manifest []struct {
-		Paths   []string `json:"paths"`
-		Weights []struct {
-			Name         string          `json:"name"`
-			Shape        []int           `json:"shape"`
-			Dtype        string          `json:"dtype"`
-			Quantization json.RawMessage `json:"quantization"`
-		} `json:"weights"`
+		Paths   []string     `json:"paths"`
+		Weights []weightJSON `json:"weights"`
 	} `json:"weightsManifest"`
+}
+
+type weightJSON struct {
+	Name         string          `json:"name"`
+	Shape        []int           `json:"shape"`
+	Dtype        string          `json:"dtype"`
+	Quantization json.RawMessage `json:"quantization"`
 }
 
 // tensor is one weight as read: float32 or int32 values.
@@ -199,77 +201,118 @@ func readWeights(dir string, mj *modelJSON) (map[string]tensor, error) {
 		if len(grp.Paths) == 0 {
 			return nil, fmt.Errorf("model.json: weights group %d names no shard", g+1)
 		}
-		buf := make([]byte, 0, want)
+		var have int64
 		for _, p := range grp.Paths {
 			if p == "" || filepath.IsAbs(p) || strings.Contains(p, "..") || strings.ContainsAny(p, `/\`) {
 				return nil, fmt.Errorf("model.json: shard path %q is not a file beside model.json", p)
 			}
-			b, err := readAtMost(filepath.Join(dir, p), want-int64(len(buf)))
+			fi, err := os.Stat(filepath.Join(dir, p))
 			if err != nil {
 				return nil, shortPathErr(err, dir)
 			}
-			buf = append(buf, b...)
+			if !fi.Mode().IsRegular() {
+				return nil, fmt.Errorf("%s: not a regular file", p)
+			}
+			// A shard too long is as wrong as one too short.
+			if have += fi.Size(); have > want {
+				return nil, fmt.Errorf("%s: longer than the manifest's weights", p)
+			}
 		}
-		if int64(len(buf)) != want {
+		if have != want {
 			shards := grp.Paths[0]
 			if len(grp.Paths) > 1 {
 				shards = fmt.Sprintf("%d shards, %s to %s", len(grp.Paths), grp.Paths[0], grp.Paths[len(grp.Paths)-1])
 			}
 			return nil, fmt.Errorf("weights group %d (%s): %d bytes, its %d weights take %d (a shard is truncated)",
-				g+1, shards, len(buf), len(grp.Weights), want)
+				g+1, shards, have, len(grp.Weights), want)
 		}
-		off := 0
-		for _, w := range grp.Weights {
-			n := 1
-			for _, d := range w.Shape {
-				n *= d
-			}
-			t := tensor{shape: w.Shape}
-			b := buf[off : off+4*n]
-			off += 4 * n
-			if w.Dtype == "float32" {
-				t.f = make([]float32, n)
-				for i := range t.f {
-					v := math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-					if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-						return nil, fmt.Errorf("weight %s: value %d is %v", w.Name, i, v)
-					}
-					t.f[i] = v
-				}
-			} else {
-				t.i = make([]int32, n)
-				for i := range t.i {
-					t.i[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-				}
-			}
-			if _, dup := out[w.Name]; dup {
-				return nil, fmt.Errorf("model.json: weight %s given twice", w.Name)
-			}
-			out[w.Name] = t
+		r := &shardReader{dir: dir, paths: grp.Paths}
+		err := r.decode(grp.Weights, out)
+		r.close()
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// readAtMost reads the file, failing when it is longer than max bytes (a
-// shard that is too long is as wrong as one too short).
-func readAtMost(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// shardReader reads a group's shards one after the other.
+type shardReader struct {
+	dir   string
+	paths []string
+	f     *os.File
+}
+
+func (r *shardReader) Read(p []byte) (int, error) {
+	for {
+		if r.f == nil {
+			if len(r.paths) == 0 {
+				return 0, io.EOF
+			}
+			f, err := os.Open(filepath.Join(r.dir, r.paths[0]))
+			if err != nil {
+				return 0, shortPathErr(err, r.dir)
+			}
+			r.f, r.paths = f, r.paths[1:]
+		}
+		n, err := r.f.Read(p)
+		if err == io.EOF {
+			r.f.Close()
+			r.f = nil
+			if n == 0 {
+				continue
+			}
+			err = nil
+		}
+		return n, err
 	}
-	defer f.Close()
-	if max < 0 {
-		max = 0
+}
+
+func (r *shardReader) close() {
+	if r.f != nil {
+		r.f.Close()
 	}
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
+}
+
+// decode reads the weights' values, back to back, little-endian.
+func (r *shardReader) decode(weights []weightJSON, out map[string]tensor) error {
+	chunk := make([]byte, 64<<10)
+	for _, w := range weights {
+		if _, dup := out[w.Name]; dup {
+			return fmt.Errorf("model.json: weight %s given twice", w.Name)
+		}
+		n := 1
+		for _, d := range w.Shape {
+			n *= d
+		}
+		t := tensor{shape: w.Shape}
+		if w.Dtype == "float32" {
+			t.f = make([]float32, n)
+		} else {
+			t.i = make([]int32, n)
+		}
+		for i := 0; i < n; {
+			k := min(n-i, len(chunk)/4)
+			if _, err := io.ReadFull(r, chunk[:4*k]); err != nil {
+				return fmt.Errorf("weight %s: %v", w.Name, err)
+			}
+			for j := 0; j < k; j++ {
+				u := binary.LittleEndian.Uint32(chunk[4*j:])
+				if t.i != nil {
+					t.i[i+j] = int32(u)
+					continue
+				}
+				v := math.Float32frombits(u)
+				if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+					return fmt.Errorf("weight %s: value %d is %v", w.Name, i+j, v)
+				}
+				t.f[i+j] = v
+			}
+			i += k
+		}
+		out[w.Name] = t
 	}
-	if int64(len(b)) > max {
-		return nil, fmt.Errorf("%s: longer than the manifest's weights", filepath.Base(path))
-	}
-	return b, nil
+	return nil
 }
 
 // readVocab reads vocab.json: an array of [piece, score] pairs. A null

@@ -1,6 +1,7 @@
 package sentence
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -65,9 +66,9 @@ func newTokenizer(pieces []string, scores []float64) *tokenizer {
 
 // candidate is a piece that ends at some position.
 type candidate struct {
-	start int
-	score float64
-	id    int
+	start, end int
+	score      float64
+	id         int
 }
 
 // encode is the JS Tokenizer.encode: the text NFKC-normalised, each space
@@ -89,31 +90,44 @@ func (t *tokenizer) encode(text string) []int {
 		symbols = append(symbols, r)
 	}
 	n := len(symbols)
-	// ends[e]: the pieces that end at e, by ascending start (the order the
-	// JS visits them in).
-	ends := make([][]candidate, n+1)
+	// The pieces found at each start, starts ascending; then ordered by
+	// end (a stable counting sort), so that the pieces ending at e are
+	// visited by ascending start, as the JS visits them.
+	found := make([]candidate, 0, 4*n)
 	for i := 0; i < n; i++ {
-		found := false
+		before := len(found)
 		node, ok := t.nodes[0].children[symbols[i]]
 		for k := i; ok; {
 			nd := &t.nodes[node]
 			if nd.end {
-				ends[k+1] = append(ends[k+1], candidate{i, nd.score, nd.id})
-				found = true
+				found = append(found, candidate{i, k + 1, nd.score, nd.id})
 			}
 			if k++; k >= n {
 				break
 			}
 			node, ok = nd.children[symbols[k]]
 		}
-		if !found {
-			ends[i+1] = append(ends[i+1], candidate{i, 0, 0})
+		if len(found) == before {
+			found = append(found, candidate{i, i + 1, 0, 0})
 		}
+	}
+	first := make([]int, n+2)
+	for _, c := range found {
+		first[c.end+1]++
+	}
+	for e := 1; e <= n+1; e++ {
+		first[e] += first[e-1]
+	}
+	byEnd := make([]candidate, len(found))
+	fill := slices.Clone(first)
+	for _, c := range found {
+		byEnd[fill[c.end]] = c
+		fill[c.end]++
 	}
 	best := make([]float64, n+1)
 	words := make([]int, n+1)
 	for e := 0; e <= n; e++ {
-		for _, c := range ends[e] {
+		for _, c := range byEnd[first[e]:first[e+1]] {
 			score := c.score + best[c.start]
 			// An exact 0 counts as no score yet, as in the JS.
 			if best[e] == 0 || score >= best[e] {
