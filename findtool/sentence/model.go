@@ -47,6 +47,16 @@ func Find(dirs ...string) (string, bool) {
 	return filepath.Dir(p), true
 }
 
+// Open is Load of the model Find finds in dirs; with none, the error is
+// Missing's line.
+func Open(dirs ...string) (*Model, error) {
+	dir, ok := Find(dirs...)
+	if !ok {
+		return nil, errors.New(Missing())
+	}
+	return Load(dir)
+}
+
 // Missing is the one line to log when Find finds no model.
 func Missing() string {
 	return fmt.Sprintf("no sentence-embedding model found (looked for node_modules/%s beside the pack, in the working directory and above, in tools/npm of a codemode checkout and in the global npm prefixes); install it with `npm install -g %s@%s`",
