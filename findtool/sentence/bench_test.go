@@ -3,7 +3,9 @@ package sentence
 import (
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // query8 and query30 are queries of 8 and 30 words as an agent writes them.
@@ -12,15 +14,26 @@ const (
 	query30 = "find the operation that lists every open pull request in a repository which was created by a given user during the last week and has at least one failing check or a pending review"
 )
 
+// benchEmbed reports, besides the time, the process's CPU time per embed
+// (cpu-ms/op: with -cpu 1 the embed's own, whatever else the machine runs).
 func benchEmbed(b *testing.B, text string) {
 	m := model(b)
 	n := len(m.Tokenize(text))
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		m.Embed(text)
 	}
+	cpu := cpuTime() - cpu0
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/token")
 	b.ReportMetric(float64(n), "tokens")
+	b.ReportMetric(cpu.Seconds()*1e3/float64(b.N), "cpu-ms/op")
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func BenchmarkEmbed8Words(b *testing.B)  { benchEmbed(b, query8) }
