@@ -72,9 +72,17 @@
 // tokens, punctuation, NFKC forms, astral code points, scripts the
 // vocabulary lacks, identifiers, unknown words): the largest difference of
 // one component 6.0e-7 (allowed 1e-5); token ids identical for all.
-// Embed (BenchmarkEmbed8Words, BenchmarkEmbed30Words; one core, shared
-// with other work): an 8-word query (11 tokens) 3-5 ms, 300-400 µs a
-// token; a 30-word one (40 tokens) 12.5 ms, 315 µs a token; 7.7 MFLOP
-// a token. Load (BenchmarkLoad) 75-90 ms from the npm files, 29 MB
-// of heap kept (the weights as float32), so there is no cache file.
+// Embed (BenchmarkEmbed8Words, BenchmarkEmbed30Words, -cpu 1, on a
+// machine whose two cores other work shared, load 4-6): an 8-word query
+// (11 tokens) 4.1 ms of CPU (3.3-9 ms of wall time), 370 µs a token; a
+// 30-word one (40 tokens) 12.5 ms of CPU, 315 µs a token; 7.7 MFLOP a
+// token, 21-25 GFLOPS. BenchmarkMatmul's gonum kernel is 4-5 times the
+// pure Go loop's speed there. EmbedMany of thousands of tool texts (about
+// 20 tokens each) takes seconds (3,000 × 20 × 0.33 ms on two cores: 10
+// s), so a caller indexing a large pack keeps the vectors or embeds in
+// the background.
+//
+// Load (BenchmarkLoad) takes 75-90 ms from the npm files (60 MB
+// allocated) and keeps 29 MB of heap (the weights as float32), so there
+// is no cache file.
 package sentence
