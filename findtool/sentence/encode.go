@@ -75,8 +75,12 @@ func build(w map[string]tensor, pieces []string, scores []float64) (*Model, erro
 		if err != nil {
 			return
 		}
-		t, ok := w[name]
-		if !ok || t.i == nil || !slices.Equal(t.i, want) {
+		switch t, ok := w[name]; {
+		case !ok:
+			err = fmt.Errorf("model.json: no weight %s", name)
+		case t.i == nil:
+			err = fmt.Errorf("weight %s: float32, want int32 %v", name, want)
+		case !slices.Equal(t.i, want):
 			err = fmt.Errorf("weight %s: %v, want %v", name, t.i, want)
 		}
 	}

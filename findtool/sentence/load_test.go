@@ -279,3 +279,44 @@ func TestFindLocatesThePackage(t *testing.T) {
 		t.Errorf("Find = %q, %v, want %q", got, ok, dist)
 	}
 }
+
+func TestHugeWeightShapeRefused(t *testing.T) {
+	dir := copyModel(t, weightEdit(t, "module/Embeddings_en", func(w map[string]any) { w["shape"] = []int{1 << 20, 1 << 20, 1 << 20} }))
+	refused(t, dir, "model.json: weight module/Embeddings_en has shape [1048576 1048576 1048576]")
+}
+
+// TestOtherConstantRefused: a constant the computation is written for (the
+// 128 tokens read) changed in the shards is refused.
+func TestOtherConstantRefused(t *testing.T) {
+	dir := copyModel(t, nil)
+	raw, err := os.ReadFile(filepath.Join(dir, "model.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mj modelJSON
+	if err := json.Unmarshal(raw, &mj); err != nil {
+		t.Fatal(err)
+	}
+	name := pre + "ClipToMaxLength/Less/y"
+	off := -1
+	pos := 0
+	for _, w := range mj.Manifest[0].Weights {
+		if w.Name == name {
+			off = pos
+		}
+		n := 4
+		for _, d := range w.Shape {
+			n *= d
+		}
+		pos += n
+	}
+	const shard = 4 << 20 // each shard but the last
+	replaceShard(t, dir, mj.Manifest[0].Paths[off/shard], func(b []byte) []byte {
+		if got := binary.LittleEndian.Uint32(b[off%shard:]); got != MaxTokens {
+			t.Fatalf("%s is %d in the shard, want %d", name, got, MaxTokens)
+		}
+		binary.LittleEndian.PutUint32(b[off%shard:], 64)
+		return b
+	})
+	refused(t, dir, "weight "+name+": [64], want [128]")
+}

@@ -199,10 +199,9 @@ func readWeights(dir string, mj *modelJSON) (map[string]tensor, error) {
 			}
 			n := int64(1)
 			for _, d := range w.Shape {
-				if d < 0 || d > 1<<24 {
+				if n *= int64(d); d < 0 || d > 1<<28 || n > 1<<28 {
 					return nil, fmt.Errorf("model.json: weight %s has shape %v", w.Name, w.Shape)
 				}
-				n *= int64(d)
 			}
 			if want += 4 * n; want > 1<<30 {
 				return nil, fmt.Errorf("model.json: weights group %d is over 1 GiB", g+1)
