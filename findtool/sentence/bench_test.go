@@ -102,7 +102,7 @@ func BenchmarkMatmul(b *testing.B) {
 	}
 	b.Run("gonum", func(b *testing.B) {
 		for b.Loop() {
-			matmul(c, a, n, k, wt, cols, bias)
+			matmul(c, a, n, k, wt, cols, bias, 0, cols)
 		}
 		flops(b)
 	})

@@ -166,6 +166,7 @@ type workspace struct {
 	qkv, h             []float32 // tokens × ffnDims (3 × Dims = ffnDims)
 	q, p               []float32
 	pool               []float32
+	par                int // goroutines a matrix product is split over
 }
 
 func newWorkspace() *workspace {
@@ -186,16 +187,19 @@ func (m *Model) Tokenize(text string) []int { return m.tok.encode(text) }
 // dot product is the cosine), as the TF.js model computes it (within
 // about 1e-6). A text with no tokens ("") gets the vector of an empty
 // sequence (the bias through tanh, normalised), which the JS computes for
-// such a text inside a batch and refuses alone.
+// such a text inside a batch and refuses alone. Its matrix products are
+// split over GOMAXPROCS goroutines (at most 4).
 func (m *Model) Embed(text string) []float32 {
 	ws := m.work.Get().(*workspace)
 	defer m.work.Put(ws)
+	ws.par = min(runtime.GOMAXPROCS(0), 4)
 	out := make([]float32, Dims)
 	m.embed(ws, m.tok.encode(text), out)
 	return out
 }
 
-// EmbedMany is Embed of each text, on as many goroutines as GOMAXPROCS.
+// EmbedMany is Embed of each text, the texts spread over GOMAXPROCS
+// goroutines (each text's products on one).
 func (m *Model) EmbedMany(texts []string) [][]float32 {
 	out := make([][]float32, len(texts))
 	flat := make([]float32, len(texts)*Dims)
@@ -209,6 +213,7 @@ func (m *Model) EmbedMany(texts []string) [][]float32 {
 		wg.Go(func() {
 			ws := m.work.Get().(*workspace)
 			defer m.work.Put(ws)
+			ws.par = 1
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(texts) {
@@ -250,7 +255,7 @@ func (m *Model) embed(ws *workspace, ids []int, out []float32) {
 		m.layer(ws, &m.layers[1], n, ws.x, nil, mean)
 	}
 	h := ws.pool[Dims : 2*Dims]
-	matmul(h, mean, 1, Dims, m.hidW, Dims, m.hidB)
+	matmul(h, mean, 1, Dims, m.hidW, Dims, m.hidB, 0, Dims)
 	var ss float32
 	for j, v := range h {
 		v = float32(math.Tanh(float64(v)))
@@ -276,23 +281,23 @@ func (m *Model) layer(ws *workspace, y *layer, n int, x, dst, mean []float32) {
 	layerNorm(ln, x, in, y.ln1s, y.ln1b, m.eps)
 	res := ws.y[:n*Dims]
 	if y.resW != nil {
-		matmul(res, x, n, in, y.resW, Dims, y.resB)
+		ws.matmul(res, x, n, in, y.resW, Dims, y.resB)
 	} else {
 		copy(res, x)
 	}
 	qkv := ws.qkv[:n*3*in]
-	matmul(qkv, ln, n, in, y.qkvW, 3*in, y.qkvB)
+	ws.matmul(qkv, ln, n, in, y.qkvW, 3*in, y.qkvB)
 	att := ws.att[:n*in]
 	m.attention(ws, y, n, qkv, att)
 	a := ws.tmp[:n*Dims]
-	matmul(a, att, n, in, y.outW, Dims, y.outB)
+	ws.matmul(a, att, n, in, y.outW, Dims, y.outB)
 	for i, v := range a {
 		res[i] = v + res[i]
 	}
 	ln = ws.ln[:n*Dims]
 	layerNorm(ln, res, Dims, y.ln2s, y.ln2b, m.eps)
 	h := ws.h[:n*ffnDims]
-	matmul(h, ln, n, Dims, y.ff1W, ffnDims, y.ff1B)
+	ws.matmul(h, ln, n, Dims, y.ff1W, ffnDims, y.ff1B)
 	for i, v := range h {
 		h[i] = max(v, 0)
 	}
@@ -308,7 +313,7 @@ func (m *Model) layer(ws *workspace, y *layer, n int, x, dst, mean []float32) {
 		for k := range hm {
 			hm[k] /= d
 		}
-		matmul(mean, hm, 1, ffnDims, y.ff2W, Dims, y.ff2B)
+		matmul(mean, hm, 1, ffnDims, y.ff2W, Dims, y.ff2B, 0, Dims)
 		for i := 0; i < n; i++ {
 			for k, v := range res[i*Dims : (i+1)*Dims] {
 				mean[k] += v / d
@@ -317,7 +322,7 @@ func (m *Model) layer(ws *workspace, y *layer, n int, x, dst, mean []float32) {
 		return
 	}
 	f := ws.tmp[:n*Dims]
-	matmul(f, h, n, ffnDims, y.ff2W, Dims, y.ff2B)
+	ws.matmul(f, h, n, ffnDims, y.ff2W, Dims, y.ff2B)
 	dst = dst[:n*Dims]
 	for i, v := range f {
 		dst[i] = v + res[i]
@@ -360,16 +365,37 @@ func (m *Model) attention(ws *workspace, y *layer, n int, qkv, out []float32) {
 	}
 }
 
-// matmul sets c (n × cols) to a (n × k) times the transposed matrix wt
-// (cols × k), plus bias.
-func matmul(c, a []float32, n, k int, wt []float32, cols int, bias []float32) {
-	for j := 0; j < cols; j++ {
+// matmul sets columns lo to hi of c (n × cols) to a (n × k) times the
+// transposed matrix wt (cols × k), plus bias.
+func matmul(c, a []float32, n, k int, wt []float32, cols int, bias []float32, lo, hi int) {
+	for j := lo; j < hi; j++ {
 		w := wt[j*k : (j+1)*k]
 		b := bias[j]
 		for i := 0; i < n; i++ {
 			c[i*cols+j] = blas.Sdot(k, a[i*k:(i+1)*k], 1, w, 1) + b
 		}
 	}
+}
+
+// minSplit is the smallest product (n·k·cols multiply-adds) whose columns
+// are split over goroutines: below it the hand-over costs more than it
+// saves.
+const minSplit = 1 << 17
+
+// matmul is matmul with its columns split over ws.par goroutines.
+func (ws *workspace) matmul(c, a []float32, n, k int, wt []float32, cols int, bias []float32) {
+	p := ws.par
+	if p <= 1 || n*k*cols < minSplit {
+		matmul(c, a, n, k, wt, cols, bias, 0, cols)
+		return
+	}
+	step := (cols + p - 1) / p
+	var wg sync.WaitGroup
+	for lo := step; lo < cols; lo += step {
+		wg.Go(func() { matmul(c, a, n, k, wt, cols, bias, lo, min(lo+step, cols)) })
+	}
+	matmul(c, a, n, k, wt, cols, bias, 0, step)
+	wg.Wait()
 }
 
 // layerNorm normalises each width-wide row of x into dst: (x - mean) ·
