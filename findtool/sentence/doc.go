@@ -76,7 +76,10 @@
 // machine whose two cores other work shared, load 4-6): an 8-word query
 // (11 tokens) 4.1 ms of CPU (3.3-9 ms of wall time), 370 µs a token; a
 // 30-word one (40 tokens) 12.5 ms of CPU, 315 µs a token; 7.7 MFLOP a
-// token, 21-25 GFLOPS. BenchmarkMatmul's gonum kernel is 4-5 times the
+// token, 21-25 GFLOPS. With two CPUs Embed splits each large product's
+// columns over both (the vectors are bit for bit the same: each column is
+// one goroutine's); on this loaded machine that gained no wall time (4.2
+// against 4.0 ms), for 5% more CPU. BenchmarkMatmul's gonum kernel is 4-5 times the
 // pure Go loop's speed there. EmbedMany of thousands of tool texts (about
 // 20 tokens each) takes seconds (3,000 × 20 × 0.33 ms on two cores: 10
 // s), so a caller indexing a large pack keeps the vectors or embeds in
