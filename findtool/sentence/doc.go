@@ -16,8 +16,8 @@
 // # Why in Go
 //
 // TF.js graphs have no Go runtime, and running node per query would be a
-// process hop (the JS embeds a sentence in about 14 ms on its wasm
-// backend, before any IPC) and node at run time. The model is small: two
+// process hop (the JS embeds a sentence in 12-21 ms on its wasm backend,
+// before any IPC) and node at run time. The model is small: two
 // transformer layers, a mean and a tanh layer, a few hundred lines here.
 // The graph this package implements is pinned by a fingerprint of its 317
 // nodes (names, ops, inputs, attributes); another graph, a missing or
@@ -74,7 +74,8 @@
 // one component 6.0e-7 (allowed 1e-5); token ids identical for all.
 // Embed (BenchmarkEmbed8Words, BenchmarkEmbed30Words, -cpu 1, on a
 // machine whose two cores other work shared, load 4-6): an 8-word query
-// (11 tokens) 4.1 ms of CPU (3.3-9 ms of wall time), 370 µs a token; a
+// (11 tokens) 4.0 ms of CPU (3.3-9 ms of wall time; the JS on its wasm
+// backend 11.6 ms of CPU, 21 ms of wall time), 365 µs a token; a
 // 30-word one (40 tokens) 12.5 ms of CPU, 315 µs a token; 7.7 MFLOP a
 // token, 21-25 GFLOPS. With two CPUs Embed splits each large product's
 // columns over both (the vectors are bit for bit the same: each column is
