@@ -120,6 +120,7 @@ var texts = []string{
 	"emoji 🎉🚀 party",
 	"ﬁle ligature, ① circled and ｆｕｌｌｗｉｄｔｈ letters",
 	"e\u0301 combining accent",
+	"non\u00a0breaking\u3000spaces",
 	"numbers 3.14159 and 2,000,000 and 1e-9",
 	"ALL CAPS SHOUTING QUERY",
 	"what's the weather like? it's raining :) :-( :00",
