@@ -4,9 +4,11 @@
 // ships: model.json (the graph and its weights manifest), seven float32
 // weight shards (28 MB) and vocab.json (8,000 sentencepiece pieces with
 // scores). [Load] reads those files (nothing is ever fetched); [Find]
-// locates the package in node_modules the way the Monty binary is found.
+// locates the package in node_modules the way the Monty binary is found
+// ([monty.NodeModules]); [Open] is both, its error [Missing]'s one line
+// when there is no package.
 //
-//	m, err := sentence.Load(dir)      // dir: the package's dist directory
+//	m, err := sentence.Open(packDir)  // or sentence.Load(distDir)
 //	v := m.Embed("send an SMS")       // Dims (512) float32s, unit length
 //	vs := m.EmbedMany(toolTexts)      // the same, on every CPU
 //
