@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"unicode"
 
@@ -21,6 +23,7 @@ const MaxMatches = 8
 // use once built.
 type Finder struct {
 	index  atomic.Pointer[findtool.Index]
+	update sync.Mutex // held to replace index (UseVectors, UseSentences)
 	byTool map[*ir.Tool]found
 	byWire map[toolKey]found
 	shapes *Shapes
@@ -78,8 +81,29 @@ func searchTool(t *manifest.Tool) *ir.Tool {
 // UseVectors makes the finder rank by meaning too, with word vectors v
 // (findtool.Index.WithVectors); searches under way finish as they began.
 func (f *Finder) UseVectors(v *findtool.Vectors) {
+	f.update.Lock()
+	defer f.update.Unlock()
 	f.index.Store(f.index.Load().WithVectors(v))
 }
+
+// UseSentences makes the finder rank with the sentence encoder enc too
+// (findtool.Index.EmbedTools, then WithSentences): every tool is embedded
+// now, on every CPU, while the finder keeps ranking as before. It returns
+// ctx's error when ctx ends first, or the encoder's failure.
+func (f *Finder) UseSentences(ctx context.Context, enc findtool.Encoder) error {
+	ts, err := f.index.Load().EmbedTools(ctx, enc)
+	if err != nil {
+		return err
+	}
+	f.update.Lock()
+	defer f.update.Unlock()
+	f.index.Store(f.index.Load().WithSentences(ts))
+	return nil
+}
+
+// Sentences reports whether the finder ranks with a sentence encoder too
+// (UseSentences).
+func (f *Finder) Sentences() bool { return f.index.Load().Sentences() }
 
 // Semantic reports whether the finder ranks by meaning too (UseVectors).
 func (f *Finder) Semantic() bool { return f.index.Load().Semantic() }

