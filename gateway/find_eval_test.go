@@ -78,6 +78,11 @@ var evalPack struct {
 	vonce   sync.Once
 	vectors *gateway.Finder
 	verr    error
+	// sentences is vectors with the sentence encoder too
+	// (evalSentenceFinder).
+	sonce     sync.Once
+	sentences *gateway.Finder
+	serr      error
 }
 
 // evalFinder compiles every MCP tools/list file of the corpus and the
@@ -150,10 +155,43 @@ func evalVectorFinder(tb testing.TB) *gateway.Finder {
 	return evalPack.vectors
 }
 
-// evalRankings are the two rankings every evaluation scores: by words
-// only, and with word vectors.
+// evalSentenceFinder is evalFinder with word vectors and the sentence
+// encoder of the npm package tools/npm pins.
+func evalSentenceFinder(tb testing.TB) *gateway.Finder {
+	tb.Helper()
+	evalVectorFinder(tb)
+	evalPack.sonce.Do(func() {
+		dir, why := gateway.FindSentences("", "..")
+		if dir == "" {
+			evalPack.serr = fmt.Errorf("%s (or run `npm ci` in tools/npm)", why)
+			return
+		}
+		f := gateway.NewFinder(evalPack.manifest, "api", nil, nil)
+		path, _ := gateway.FindVectors("", "..")
+		var line string
+		logf := func(format string, args ...any) { line = fmt.Sprintf(format, args...) }
+		if !gateway.LoadVectors(context.Background(), f, path, logf, gateway.VectorsCache("")...) {
+			evalPack.serr = errors.New(line)
+			return
+		}
+		start := time.Now()
+		if !gateway.LoadSentences(context.Background(), f, dir, logf, gateway.SentencesCache("")...) {
+			evalPack.serr = errors.New(line)
+			return
+		}
+		tb.Logf("sentence model loaded and %d tools embedded in %s", f.Len(), time.Since(start).Round(time.Millisecond))
+		evalPack.sentences = f
+	})
+	if evalPack.serr != nil {
+		tb.Fatal(evalPack.serr)
+	}
+	return evalPack.sentences
+}
+
+// evalRankings are the rankings every evaluation scores: by words only,
+// with word vectors, and with word vectors and the sentence encoder.
 func evalRankings(tb testing.TB) []evalRanking {
-	return []evalRanking{{"words", evalFinder(tb)}, {"vectors", evalVectorFinder(tb)}}
+	return []evalRanking{{"words", evalFinder(tb)}, {"vectors", evalVectorFinder(tb)}, {"sentences", evalSentenceFinder(tb)}}
 }
 
 type evalRanking struct {

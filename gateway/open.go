@@ -333,7 +333,7 @@ func (g *Gateway) loadSentences(o Options) {
 	g.sentencesStop, g.sentencesDone = stop, make(chan struct{})
 	go func() {
 		defer close(g.sentencesDone)
-		LoadSentences(ctx, g.srv.finder, dir, o.Logf)
+		LoadSentences(ctx, g.srv.finder, dir, o.Logf, SentencesCache(o.Dir)...)
 	}()
 }
 

