@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
 // Encoder embeds a text as a sentence vector: the same dimension for every
@@ -92,16 +93,35 @@ func (x *Index) WithSentences(s *ToolSentences) *Index {
 func (x *Index) Sentences() bool { return x.sen != nil }
 
 // SentenceText is the text of a tool that its sentence vector is made of:
-// its wire name as words ("list pull requests") and its description's
-// first sentence, without HTML tags, on one line.
+// its wire name as words ("list pull requests") and its description
+// (its first sentenceDescBytes bytes, cut at a space), without HTML tags,
+// on one line.
 func SentenceText(d Doc) string {
 	t := d.Tool
 	name := strings.Join(words(string(t.Wire), false), " ")
-	lead := plainText(leadSentence(plainText(t.Description)))
-	if lead == "" || lead == name {
+	desc := truncWords(plainText(t.Description), sentenceDescBytes)
+	if desc == "" || desc == name {
 		return name
 	}
-	return name + ". " + lead
+	return name + ". " + desc
+}
+
+// sentenceDescBytes is how much of a description SentenceText keeps: more
+// than the model reads (128 tokens) of most.
+const sentenceDescBytes = 400
+
+// truncWords is s cut to at most n bytes, at a space when there is one.
+func truncWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], ' '); i > 0 {
+		return s[:i]
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 var htmlTag = regexp.MustCompile(`</?[a-zA-Z][^<>]*>`)
@@ -132,7 +152,7 @@ func unitVector(v []float32) []float32 {
 // sentence vector with the query's, above sentenceFloor, rescaled to 0..1)
 // adds to a tool's score, in units of the best score.
 const (
-	sentenceWeight = 0.05
+	sentenceWeight = 0.75
 	sentenceFloor  = 0.5
 )
 

@@ -125,17 +125,6 @@ func searchToolOf(t *manifest.Tool) *ir.Tool {
 // oneLine is s with every run of white space one space.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// truncWords is s cut to at most n bytes, at a word boundary.
-func truncWords(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	if i := strings.LastIndexByte(s[:n], ' '); i > 0 {
-		return s[:i]
-	}
-	return s[:n]
-}
-
 // nameText is a tool's wire name as words ("list pull requests").
 func nameText(t *ir.Tool) string { return strings.Join(words(string(t.Wire), false), " ") }
 
@@ -422,8 +411,8 @@ func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
 		// best lexical score, the cosine above floor rescaled to 0..1.
 		rows = nil
 		for _, b := range []string{"words", "glove"} {
-			for _, floor := range []float64{0.2, 0.3, 0.4, 0.5, 0.6} {
-				for _, w := range []float64{0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1} {
+			for _, floor := range floats("CODEMODE_SENTENCE_FLOORS", 0.2, 0.3, 0.4, 0.5, 0.6) {
+				for _, w := range floats("CODEMODE_SENTENCE_WEIGHTS", 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1) {
 					rows = append(rows, expRow{fmt.Sprintf("%s + %.2f×dense (floor %.1f)", b, w, floor), scoreRanker(qs, func(qi int) []Hit {
 						hs := copyHits(base[b][qi])
 						if len(hs) == 0 {
@@ -488,8 +477,8 @@ func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
 		rows = nil
 		for _, b := range []string{"words", "glove"} {
 			for _, k := range []int{8, 20, 50} {
-				for _, w := range []float64{0.2, 0.5, 1} {
-					floor := 0.3
+				for _, w := range []float64{0.2, 0.5, 0.75, 1} {
+					floor := 0.5
 					rows = append(rows, expRow{fmt.Sprintf("%s + %.2f×dense (floor %.1f) +dense top %d", b, w, floor, k), scoreRanker(qs, func(qi int) []Hit {
 						hs := withDenseTop(lx, base[b][qi], cv[qi], pos, k)
 						top := 0.0
@@ -595,4 +584,19 @@ func rrf(x *Index, base []Hit, c []float64, pos map[*ir.Tool]int, k, wd float64,
 		hs = append(hs, Hit{Service: x.docs[i].Service, Tool: x.docs[i].Tool, Score: s})
 	}
 	return sortHits(hs)
+}
+
+// floats are the numbers in $env, else def.
+func floats(env string, def ...float64) []float64 {
+	var out []float64
+	for _, f := range strings.Fields(os.Getenv(env)) {
+		var x float64
+		if _, err := fmt.Sscan(f, &x); err == nil {
+			out = append(out, x)
+		}
+	}
+	if len(out) == 0 {
+		return def
+	}
+	return out
 }
