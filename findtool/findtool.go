@@ -484,8 +484,8 @@ func (x *Index) Search(query string, k int) []Hit {
 			}
 		}
 	}
-	// With a sentence encoder, a little of the tool's likeness to the
-	// query as a sentence, the same way.
+	// With a sentence encoder, the tool's likeness to the query as a
+	// sentence, the same way (sentenceWeight).
 	if x.sen != nil && top > 0 {
 		x.sen.fuse(query, touched, hits)
 	}
