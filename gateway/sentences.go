@@ -69,6 +69,7 @@ func LoadSentences(ctx context.Context, f *Finder, dir string, logf func(string,
 		if err == nil {
 			c.save()
 		}
+		c.release()
 	}
 	if err != nil {
 		if ctx.Err() == nil {
@@ -219,6 +220,13 @@ func readSentenceCache(data []byte) map[textKey][]float32 {
 		out[textKey(r[:16])] = v
 	}
 	return out
+}
+
+// release lets the vectors read and recorded go (the index has its own).
+func (c *sentenceCache) release() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.known, c.used = nil, nil
 }
 
 // save writes the vectors used (the pack's tools) to the cache file,
