@@ -54,10 +54,11 @@ func FindSentences(setting string, dirs ...string) (dir, missing string) {
 // that fails it logs one line saying why find_tool ranks without sentence
 // embeddings (nothing when ctx ended first); done, it says nothing.
 //
-// The tools' vectors are kept in a cache file (see SentencesCache) in the
-// first of cacheDirs that has or takes it, by the model's files and each
-// tool's text, so a gateway started again embeds only the tools whose
-// text changed.
+// The tools' vectors are kept in a cache file (see SentencesCache), by the
+// model's files and each tool's text: read from the first of cacheDirs
+// that has one, written to the first that can be made (with the vectors
+// it had for other texts, up to 16,384 in all), so a gateway started
+// again embeds only the tools whose text changed.
 func LoadSentences(ctx context.Context, f *Finder, dir string, logf func(string, ...any), cacheDirs ...string) bool {
 	m, err := sharedModel(dir) // its errors name dir
 	if err == nil {
@@ -229,16 +230,23 @@ func (c *sentenceCache) release() {
 	c.known, c.used = nil, nil
 }
 
-// save writes the vectors used (the pack's tools) to the cache file,
-// replacing it, unless they are the ones it has.
+// maxCached is how many vectors a cache file keeps at most (2 KB each):
+// the pack's, then those it had for other texts (another pack's sharing
+// the directory, or this one's before an edit).
+const maxCached = 16384
+
+// save writes the vectors used (the pack's tools) to the cache file and,
+// up to maxCached in all, those the file had for other texts, unless
+// every vector used came from it.
 func (c *sentenceCache) save() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.file == "" || len(c.used) == 0 {
 		return
 	}
-	same := len(c.used) == len(c.known) && c.fileKnown()
-	keys := make([]textKey, 0, len(c.used))
+	own := c.fileKnown()
+	fresh := !own
+	vecs := map[textKey][]float32{}
 	dims := 0
 	for k, v := range c.used {
 		if v == nil {
@@ -251,12 +259,28 @@ func (c *sentenceCache) save() {
 			continue
 		}
 		if _, ok := c.known[k]; !ok {
-			same = false
+			fresh = true
 		}
-		keys = append(keys, k)
+		vecs[k] = v
 	}
-	if same || dims == 0 {
+	if !fresh || dims == 0 {
 		return
+	}
+	if own {
+		var old []textKey
+		for k, v := range c.known {
+			if _, ok := vecs[k]; !ok && len(v) == dims {
+				old = append(old, k)
+			}
+		}
+		slices.SortFunc(old, func(a, b textKey) int { return bytes.Compare(a[:], b[:]) })
+		for _, k := range old[:min(len(old), max(maxCached-len(vecs), 0))] {
+			vecs[k] = c.known[k]
+		}
+	}
+	keys := make([]textKey, 0, len(vecs))
+	for k := range vecs {
+		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b textKey) int { return bytes.Compare(a[:], b[:]) })
 	buf := make([]byte, 0, len(cacheMagic)+8+len(keys)*(16+4*dims))
@@ -265,7 +289,7 @@ func (c *sentenceCache) save() {
 	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(keys)))
 	for _, k := range keys {
 		buf = append(buf, k[:]...)
-		for _, x := range c.used[k] {
+		for _, x := range vecs[k] {
 			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(x))
 		}
 	}

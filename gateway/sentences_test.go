@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/pack"
 )
 
@@ -188,5 +190,57 @@ func TestSentenceCacheKeepsToolVectors(t *testing.T) {
 	}
 	if again, err := os.ReadFile(files[0]); err != nil || !bytes.Equal(again, data) {
 		t.Errorf("the truncated cache was not replaced (%d bytes, %v)", len(again), err)
+	}
+}
+
+// TestSentenceCacheSharedByPacks: two packs whose caches are one
+// directory (the user's, with no pack directory) keep each other's
+// vectors; a pack started again with all of its vectors cached leaves the
+// file as it is.
+func TestSentenceCacheSharedByPacks(t *testing.T) {
+	dir, why := gateway.FindSentences("", "..")
+	if dir == "" {
+		t.Fatalf("%s (run `npm ci` in tools/npm)", why)
+	}
+	p := &pack.Pack{Dir: ".", Out: "api", Services: []pack.Service{{OpenAPI: "../testdata/corpus/openapi/petstore-v3.json", Name: "petstore"}}}
+	out, err := pack.Compile(context.Background(), p, pack.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := func(first bool) *gateway.Finder {
+		return gateway.NewFinder(out.Manifest, "api", func(_ ir.ServiceName, tl *manifest.Tool) bool {
+			return (tl.Py < "getPetById") == first
+		}, nil)
+	}
+	cache := t.TempDir()
+	var log logLines
+	load := func(f *gateway.Finder) []byte {
+		if !gateway.LoadSentences(context.Background(), f, dir, log.logf, cache) || !f.Sentences() {
+			t.Fatalf("not loaded: %q", log.lines)
+		}
+		files, _ := filepath.Glob(filepath.Join(cache, "sentences-*.bin"))
+		if len(files) != 1 {
+			t.Fatalf("cache files %v", files)
+		}
+		data, err := os.ReadFile(files[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	count := func(data []byte) int {
+		return int(binary.LittleEndian.Uint32(data[len("codemode sentence vectors 1\n")+4:]))
+	}
+	a, b := half(true), half(false)
+	if a.Len() == 0 || b.Len() == 0 {
+		t.Fatalf("halves of %d and %d tools", a.Len(), b.Len())
+	}
+	first := load(a)
+	both := load(b)
+	if count(first) != a.Len() || count(both) != a.Len()+b.Len() {
+		t.Errorf("cached %d, then %d vectors; want %d, then %d", count(first), count(both), a.Len(), a.Len()+b.Len())
+	}
+	if again := load(half(true)); !bytes.Equal(again, both) {
+		t.Error("the cache was written again with nothing new")
 	}
 }
