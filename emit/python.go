@@ -729,7 +729,11 @@ func escapeDoc(s string) string {
 	return strings.ReplaceAll(s, `"""`, `\"\"\"`)
 }
 
-// paragraph splits prose into trimmed lines, dropping runs of blank lines.
+// paragraph splits prose into trimmed lines, dropping runs of blank lines,
+// and takes off the indentation the lines after the first share (as
+// Python's inspect.cleandoc does): a description written indented in its
+// source ("...\n    CRITICAL:\n    1. ...") is not indented twice in a
+// docstring. Indentation relative to the least indented line is kept.
 func paragraph(s string) []string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	var out []string
@@ -745,6 +749,22 @@ func paragraph(s string) []string {
 		}
 		blank = false
 		out = append(out, l)
+	}
+	common := -1
+	for _, l := range out[min(1, len(out)):] {
+		if l == "" {
+			continue
+		}
+		if n := len(l) - len(strings.TrimLeft(l, " ")); common < 0 || n < common {
+			common = n
+		}
+	}
+	if common > 0 {
+		for i := 1; i < len(out); i++ {
+			if out[i] != "" {
+				out[i] = out[i][common:]
+			}
+		}
 	}
 	return out
 }

@@ -107,10 +107,10 @@ def create_invoice(
 ) -> Any:
     """This tool will create an invoice in Stripe.
 
-      It takes two arguments:
-      - customer (str): The ID of the customer to create the invoice for.
+    It takes two arguments:
+    - customer (str): The ID of the customer to create the invoice for.
 
-      - days_until_due (int, optional): The number of days until the invoice is due."""
+    - days_until_due (int, optional): The number of days until the invoice is due."""
 
 
 def list_invoices(
@@ -230,14 +230,14 @@ def update_subscription(
 ) -> Any:
     """This tool will update an existing subscription in Stripe. If changing an existing subscription item, the existing subscription item has to be set to deleted and the new one has to be added.
 
-      It takes the following arguments:
-      - subscription (str, required): The ID of the subscription to update.
-      - proration_behavior (str, optional): Determines how to handle prorations when the subscription items change. Options: 'create_prorations', 'none', 'always_invoice', 'none_implicit'.
-      - items (array, optional): A list of subscription items to update, add, or remove. Each item can have the following properties:
-        - id (str, optional): The ID of the subscription item to modify.
-        - price (str, optional): The ID of the price to switch to.
-        - quantity (int, optional): The quantity of the plan to subscribe to.
-        - deleted (bool, optional): Whether to delete this item."""
+    It takes the following arguments:
+    - subscription (str, required): The ID of the subscription to update.
+    - proration_behavior (str, optional): Determines how to handle prorations when the subscription items change. Options: 'create_prorations', 'none', 'always_invoice', 'none_implicit'.
+    - items (array, optional): A list of subscription items to update, add, or remove. Each item can have the following properties:
+      - id (str, optional): The ID of the subscription item to modify.
+      - price (str, optional): The ID of the price to switch to.
+      - quantity (int, optional): The quantity of the plan to subscribe to.
+      - deleted (bool, optional): Whether to delete this item."""
 
 
 def search_stripe_documentation(
