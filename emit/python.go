@@ -31,6 +31,7 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 	w.ln(0, Header)
 	w.ln(0, "# Source: "+sourceLine(svc.Source))
 	w.ln(0, "")
+	p.findShared()
 	p.moduleDoc()
 	w.ln(0, "")
 	w.ln(0, typingImport) // narrowed to the names used, below
@@ -92,6 +93,10 @@ type printer struct {
 	// which are printed.
 	aliases map[string]string
 	printed map[string]bool
+	// shared maps a parameter or key name to the documentation the module
+	// docstring prints once for it (findShared), in sharedOrder.
+	shared      map[string]string
+	sharedOrder []string
 }
 
 // minAliasLen is the shortest Literal[...] text that gets an alias when
@@ -224,6 +229,7 @@ func (p *printer) moduleDoc() {
 		fmt.Sprintf("In run_code: api.%s.<function>(...), or run_tool(\"<wire name>\", {...});", svc.Name),
 		"arguments are checked against the schema before a request leaves.",
 	)
+	lines = append(lines, p.sharedLines()...)
 	p.docstring(0, lines)
 }
 
@@ -356,6 +362,15 @@ func (p *printer) fieldComment(f *ir.Field) string {
 	if p.stub {
 		return ""
 	}
+	if d := p.sharedDoc(f.Wire, fieldDoc(f)); d != "" {
+		return "  # " + d
+	}
+	return ""
+}
+
+// fieldDoc is one TypedDict key's documentation on one line: its
+// description, then its constraints; "" when there is none of these.
+func fieldDoc(f *ir.Field) string {
 	var parts []string
 	if f.Description != "" {
 		parts = append(parts, oneLine(f.Description))
@@ -364,10 +379,7 @@ func (p *printer) fieldComment(f *ir.Field) string {
 		parts = append(parts, "Read-only.")
 	}
 	parts = append(parts, facts(f.Type)...)
-	if len(parts) == 0 {
-		return ""
-	}
-	return "  # " + strings.Join(parts, " ")
+	return strings.Join(parts, " ")
 }
 
 // function prints one tool's def.
@@ -383,7 +395,7 @@ func (p *printer) function(t *ir.Tool) {
 	// constraints), so no name is printed twice.
 	var docs []string
 	if !p.stub {
-		docs = paramDocs(t, params)
+		docs = p.paramDocs(t, params)
 	}
 	mark := "" // a return type from observed results says so
 	if t.ResultObserved && !p.stub {
@@ -505,14 +517,14 @@ func (p *printer) toolDoc(t *ir.Tool) []string {
 
 // paramDocs is the comment for each of params (as signature prints them,
 // "*" included): "" for one with nothing to say; nil when none has.
-func paramDocs(t *ir.Tool, params []string) []string {
+func (p *printer) paramDocs(t *ir.Tool, params []string) []string {
 	docs := make([]string, 0, len(params))
 	any := false
 	for _, prm := range SignatureOrder(t) {
 		if !prm.Required && len(docs) < len(params) && params[len(docs)] == "*" {
 			docs = append(docs, "")
 		}
-		d := paramDoc(prm)
+		d := p.sharedDoc(string(prm.Py), paramDoc(prm))
 		any = any || d != ""
 		docs = append(docs, d)
 	}

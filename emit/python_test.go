@@ -57,3 +57,46 @@ func TestIndentedDescriptionNotIndentedTwice(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestSharedParameterDescribedOnce: a parameter documented with the same
+// words in several tools (a project slug every tool takes) was printed in
+// full at each; the module docstring prints it once and each place says
+// "see module doc". A parameter of the same name described another way,
+// and a description used once, stay where they are.
+func TestSharedParameterDescribedOnce(t *testing.T) {
+	slug := `"slug": {"type": "string", "description": "The project slug from list_projects (e.g. \"gh/org/project\"), as that tool returns it.", "maxLength": 200}`
+	py := compileMCP(t, `{"tools": [
+		{"name": "a", "inputSchema": {"type": "object", "properties": {`+slug+`}, "required": ["slug"]}},
+		{"name": "b", "inputSchema": {"type": "object", "properties": {`+slug+`, "opts": {"type": "object", "properties": {`+slug+`}}}}},
+		{"name": "c", "inputSchema": {"type": "object", "properties": {"slug": {"type": "string", "description": "Another slug."}}}}]}`)
+	const entry = "    slug: The project slug from list_projects (e.g. \"gh/org/project\"), as that tool returns it. Length <= 200.\n"
+	doc := between(t, py, `"""`, "from typing")
+	if !strings.Contains(doc, `a parameter or key commented "see module doc" below is this:`+"\n"+entry) {
+		t.Errorf("module docstring has no shared entry for slug:\n%s", doc)
+	}
+	for _, want := range []string{
+		"def a(\n    slug: str,  # see module doc\n) -> Any:",
+		"    slug: str  # see module doc\n",
+		"    slug: str = None,  # see module doc\n",
+		"    slug: str = None,  # Another slug.\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+	if n := strings.Count(py, "The project slug from"); n != 1 {
+		t.Errorf("the shared description is printed %d times, want 1:\n%s", n, py)
+	}
+}
+
+// TestDescriptionUsedOnceNotShared: a list of shared docs costs its
+// header; a service whose only repeated doc is short prints none.
+func TestDescriptionUsedOnceNotShared(t *testing.T) {
+	mode := `"mode": {"type": "string", "description": "Travel mode"}`
+	py := compileMCP(t, `{"tools": [
+		{"name": "a", "inputSchema": {"type": "object", "properties": {`+mode+`}}},
+		{"name": "b", "inputSchema": {"type": "object", "properties": {`+mode+`}}}]}`)
+	if strings.Contains(py, "see module doc") || strings.Count(py, "# Travel mode") != 2 {
+		t.Errorf("a short description was shared:\n%s", py)
+	}
+}

@@ -4,7 +4,13 @@
 """notion: Notion API 1.0.0
 
 In run_code: api.notion.<function>(...), or run_tool("<wire name>", {...});
-arguments are checked against the schema before a request leaves."""
+arguments are checked against the schema before a request leaves.
+
+Shared parameter docs: a parameter or key commented "see module doc" below is this:
+    start_cursor: If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
+    block_id: Identifier for a Notion block
+    data_source_id: Identifier for a Notion data source
+    page_id: Identifier for a Notion page (or block) to read or update as markdown. Format: uuid."""
 
 from typing import Any, Literal, NotRequired, Required, TypedDict
 
@@ -21,7 +27,7 @@ def API_get_user(
 
 def API_get_users(
     *,
-    start_cursor: str = None,  # If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
+    start_cursor: str = None,  # see module doc
     page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Default: 100. Value <= 100.
 ) -> Any:
     """Notion | List all users
@@ -71,7 +77,7 @@ def API_post_search(
 def API_get_block_children(
     block_id: str,  # Identifier for a [block](ref:block)
     *,
-    start_cursor: str = None,  # If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
+    start_cursor: str = None,  # see module doc
     page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Default: 100. Format: int32. Value <= 100.
 ) -> Any:
     """Notion | Retrieve block children
@@ -133,7 +139,7 @@ def API_patch_block_children(
 
 
 def API_retrieve_a_block(
-    block_id: str,  # Identifier for a Notion block
+    block_id: str,  # see module doc
 ) -> Any:
     """Notion | Retrieve a block
     Error Responses:
@@ -143,7 +149,7 @@ def API_retrieve_a_block(
 
 
 def API_update_a_block(
-    block_id: str,  # Identifier for a Notion block
+    block_id: str,  # see module doc
     *,
     type_: dict[str, Any] | str = None,  # Wire name "type".
     archived: bool = None,  # Set to true to archive (delete) a block. Set to false to un-archive (restore) a block. Default: True.
@@ -156,7 +162,7 @@ def API_update_a_block(
 
 
 def API_delete_a_block(
-    block_id: str,  # Identifier for a Notion block
+    block_id: str,  # see module doc
 ) -> Any:
     """Notion | Delete a block
     Error Responses:
@@ -266,7 +272,7 @@ def API_retrieve_a_page_property(
 def API_retrieve_a_comment(
     block_id: str,  # Identifier for a Notion block or page
     *,
-    start_cursor: str = None,  # If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
+    start_cursor: str = None,  # see module doc
     page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Format: int32. Value <= 100.
 ) -> Any:
     """Notion | Retrieve comments
@@ -325,7 +331,7 @@ def API_query_data_source(
 
 
 def API_retrieve_a_data_source(
-    data_source_id: str,  # Identifier for a Notion data source
+    data_source_id: str,  # see module doc
 ) -> Any:
     """Notion | Retrieve a data source
     Error Responses:
@@ -344,7 +350,7 @@ RichTextRequest_2 = TypedDict(
 
 
 def API_update_a_data_source(
-    data_source_id: str,  # Identifier for a Notion data source
+    data_source_id: str,  # see module doc
     *,
     title: list[RichTextRequest_2 | str | dict[str, Any]] = None,
     description: list[RichTextRequest_2 | str | dict[str, Any]] = None,
@@ -384,7 +390,7 @@ def API_create_a_data_source(
 
 
 def API_list_data_source_templates(
-    data_source_id: str,  # Identifier for a Notion data source
+    data_source_id: str,  # see module doc
     *,
     start_cursor: str = None,
     page_size: int = None,  # Default: 100.
@@ -436,7 +442,7 @@ def API_move_page(
 
 
 def API_retrieve_page_markdown(
-    page_id: str,  # Identifier for a Notion page (or block) to read or update as markdown. Format: uuid.
+    page_id: str,  # see module doc
     *,
     include_transcript: bool = None,  # Whether to include meeting note transcripts. When false (default), a placeholder with the meeting note URL is shown instead of the full transcript. Default: False.
 ) -> Any:
@@ -497,7 +503,7 @@ class APIUpdatePageMarkdownReplaceContentRangeVariant1(TypedDict):
 
 
 def API_update_page_markdown(
-    page_id: str,  # Identifier for a Notion page (or block) to read or update as markdown. Format: uuid.
+    page_id: str,  # see module doc
     type_: Literal["replace_content", "update_content", "insert_content", "replace_content_range"],  # The kind of edit to apply. Prefer `replace_content` (overwrite the whole page) or `update_content` (targeted find-and-replace). `insert_content` and `replace_content_range` are deprecated. Wire name "type".
     *,
     replace_content: APIUpdatePageMarkdownReplaceContentVariant1 | str = None,

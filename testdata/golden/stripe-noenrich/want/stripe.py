@@ -4,7 +4,10 @@
 """stripe: Stripe 0.4.0
 
 In run_code: api.stripe.<function>(...), or run_tool("<wire name>", {...});
-arguments are checked against the schema before a request leaves."""
+arguments are checked against the schema before a request leaves.
+
+Shared parameter docs: a parameter or key commented "see module doc" below is this:
+    limit: A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100."""
 
 from typing import Any, Literal, TypedDict
 
@@ -23,7 +26,7 @@ def create_customer(
 
 def list_customers(
     *,
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+    limit: int = None,  # see module doc
     email: str = None,  # A case-sensitive filter on the list based on the customer's email field. The value must be a string.
 ) -> Any:
     """This tool will fetch a list of Customers from Stripe.
@@ -173,7 +176,7 @@ def create_refund(
 def list_payment_intents(
     *,
     customer: str = None,  # The ID of the customer to list payment intents for.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+    limit: int = None,  # see module doc
 ) -> Any:
     """This tool will list payment intents in Stripe.
 
@@ -190,7 +193,7 @@ def list_subscriptions(
     customer: str = None,  # The ID of the customer to list subscriptions for.
     price: str = None,  # The ID of the price to list subscriptions for.
     status: Literal["active", "past_due", "unpaid", "canceled", "incomplete", "incomplete_expired", "trialing", "all"] = None,  # The status of the subscriptions to retrieve.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+    limit: int = None,  # see module doc
 ) -> Any:
     """This tool will list all subscriptions in Stripe.
 
@@ -256,7 +259,7 @@ def search_stripe_documentation(
 
 def list_coupons(
     *,
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+    limit: int = None,  # see module doc
 ) -> Any:
     """This tool will fetch a list of Coupons from Stripe.
 
