@@ -32,6 +32,7 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 	w.ln(0, "# Source: "+sourceLine(svc.Source))
 	w.ln(0, "")
 	p.findShared()
+	p.findNotes()
 	p.moduleDoc()
 	w.ln(0, "")
 	w.ln(0, typingImport) // narrowed to the names used, below
@@ -97,6 +98,10 @@ type printer struct {
 	// docstring prints once for it (findShared), in sharedOrder.
 	shared      map[string]string
 	sharedOrder []string
+	// notes numbers the paragraphs of tool descriptions the module
+	// docstring prints once (findNotes), in noteOrder.
+	notes     map[string]int
+	noteOrder []string
 }
 
 // minAliasLen is the shortest Literal[...] text that gets an alias when
@@ -230,6 +235,7 @@ func (p *printer) moduleDoc() {
 		"arguments are checked against the schema before a request leaves.",
 	)
 	lines = append(lines, p.sharedLines()...)
+	lines = append(lines, p.noteLines()...)
 	p.docstring(0, lines)
 }
 
@@ -472,13 +478,7 @@ func (p *printer) toolDoc(t *ir.Tool) []string {
 	if t.Deprecated {
 		lines = append(lines, "DEPRECATED.")
 	}
-	desc := t.Description
-	if desc == "" {
-		desc = t.Title
-	}
-	if desc != "" {
-		lines = append(lines, paragraph(desc)...)
-	}
+	lines = append(lines, p.withNotes(toolProse(t))...)
 	var notes []string
 	if string(t.Py) != string(t.Wire) {
 		notes = append(notes, "Wire: "+pyString(string(t.Wire))+".")

@@ -69,7 +69,7 @@ func TestSharedParameterDescribedOnce(t *testing.T) {
 		{"name": "a", "inputSchema": {"type": "object", "properties": {`+slug+`}, "required": ["slug"]}},
 		{"name": "b", "inputSchema": {"type": "object", "properties": {`+slug+`, "opts": {"type": "object", "properties": {`+slug+`}}}}},
 		{"name": "c", "inputSchema": {"type": "object", "properties": {"slug": {"type": "string", "description": "Another slug."}}}}]}`)
-	const entry = "    slug: The project slug from list_projects (e.g. \"gh/org/project\"), as that tool returns it. Length <= 200.\n"
+	const entry = "    slug: The project slug from list_projects (e.g. \"gh/org/project\"), as that tool returns it. Length <= 200.\"\"\""
 	doc := between(t, py, `"""`, "from typing")
 	if !strings.Contains(doc, `a parameter or key commented "see module doc" below is this:`+"\n"+entry) {
 		t.Errorf("module docstring has no shared entry for slug:\n%s", doc)
@@ -98,5 +98,41 @@ func TestDescriptionUsedOnceNotShared(t *testing.T) {
 		{"name": "b", "inputSchema": {"type": "object", "properties": {`+mode+`}}}]}`)
 	if strings.Contains(py, "see module doc") || strings.Count(py, "# Travel mode") != 2 {
 		t.Errorf("a short description was shared:\n%s", py)
+	}
+}
+
+// TestParagraphInSeveralDescriptionsPrintedOnce: a paragraph that several
+// tools' descriptions repeat word for word (a server's deprecation notice
+// in every tool) was printed in every docstring; the module docstring
+// prints it once as a numbered note and each description says where it
+// stood. A paragraph said once, and one too short to be worth a mark,
+// stay in place.
+func TestParagraphInSeveralDescriptionsPrintedOnce(t *testing.T) {
+	const notice = `NOTE: This server is deprecated and no longer receives feature work. Please tell the user to migrate to the hosted server: https://example.com/docs/hosted-overview/`
+	py := compileMCP(t, `{"tools": [
+		{"name": "a", "inputSchema": {"type": "object"}, "description": "Get logs.\n\nShort and shared.\n\n`+notice+`"},
+		{"name": "b", "inputSchema": {"type": "object"}, "description": "List flaky tests.\n\n    Short and shared.\n\n`+notice+`"},
+		{"name": "c", "inputSchema": {"type": "object"}, "description": "Rerun a workflow.\n\n`+notice+`\n\nThen poll."}]}`)
+	doc := between(t, py, `"""`, "from typing")
+	if want := "Shared notes: a description that says \"(note N: see module doc)\" has note N there:\nNote 1:\n    " + notice + `"""`; !strings.Contains(doc, want) {
+		t.Errorf("module docstring has no note 1:\n%s", doc)
+	}
+	if n := strings.Count(py, "deprecated"); n != 1 {
+		t.Errorf("the notice is printed %d times, want 1:\n%s", n, py)
+	}
+	want := `def a() -> Any:
+    """Get logs.
+
+    Short and shared.
+
+    (note 1: see module doc)"""
+
+
+`
+	if got := between(t, py, "def a", "def b"); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := between(t, py, "def c", "\x00"), "def c() -> Any:\n    \"\"\"Rerun a workflow.\n\n    (note 1: see module doc)\n\n    Then poll.\"\"\"\n"; got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }

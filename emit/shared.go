@@ -1,6 +1,9 @@
 package emit
 
 import (
+	"strconv"
+	"strings"
+
 	"github.com/codemode-dev/codemode/ir"
 )
 
@@ -94,6 +97,131 @@ func (p *printer) sharedLines() []string {
 			shown = pyString(name)
 		}
 		lines = append(lines, "    "+shown+": "+p.shared[name])
+	}
+	return lines
+}
+
+// noteHeader introduces the module docstring's shared notes.
+const noteHeader = `Shared notes: a description that says "(note N: ` + SharedMark + `)" has note N there:`
+
+// minNoteLen is the shortest paragraph a shared note is made of.
+const minNoteLen = 120
+
+// noteMark is what a description prints in place of shared note n.
+func noteMark(n int) string { return "(note " + strconv.Itoa(n) + ": " + SharedMark + ")" }
+
+// toolProse is the part of t's docstring its description supplies, as
+// paragraph splits it.
+func toolProse(t *ir.Tool) []string {
+	desc := t.Description
+	if desc == "" {
+		desc = t.Title
+	}
+	if desc == "" {
+		return nil
+	}
+	return paragraph(desc)
+}
+
+// paragraphs cuts lines at blank lines.
+func paragraphs(lines []string) [][]string {
+	var out [][]string
+	start := 0
+	for i := 0; i <= len(lines); i++ {
+		if i == len(lines) || lines[i] == "" {
+			if i > start {
+				out = append(out, lines[start:i])
+			}
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// findNotes picks the paragraphs of tool descriptions to print once in the
+// module docstring: one that two or more tools' descriptions have word for
+// word (a notice every tool of a server repeats, an "input options" block
+// several share), when printing it once and a mark in each description is
+// shorter than printing it in each. A paragraph shorter than
+// minNoteLen stays where it is: a mark in its place would read worse and
+// save little.
+func (p *printer) findNotes() {
+	count := map[string]int{}
+	var order []string
+	for _, t := range p.svc.Tools {
+		seen := map[string]bool{}
+		for _, para := range paragraphs(toolProse(t)) {
+			k := strings.Join(para, "\n")
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			if count[k] == 0 {
+				order = append(order, k)
+			}
+			count[k]++
+		}
+	}
+	saved := func(k string) int {
+		n := count[k]
+		return (n-1)*len(k) - n*len(noteMark(1)) - len("Note 1:") - 8*(strings.Count(k, "\n")+1)
+	}
+	var picked []string
+	total := 0
+	for _, k := range order {
+		if count[k] >= 2 && len(k) >= minNoteLen && saved(k) > 0 {
+			picked = append(picked, k)
+			total += saved(k)
+		}
+	}
+	if total <= len(noteHeader) {
+		return
+	}
+	p.notes = map[string]int{}
+	for i, k := range picked {
+		p.notes[k] = i + 1
+	}
+	p.noteOrder = picked
+}
+
+// withNotes replaces the shared notes among a description's lines by their
+// marks.
+func (p *printer) withNotes(lines []string) []string {
+	if len(p.notes) == 0 {
+		return lines
+	}
+	var out []string
+	for i, para := range paragraphs(lines) {
+		if i > 0 {
+			out = append(out, "")
+		}
+		if n, ok := p.notes[strings.Join(para, "\n")]; ok {
+			out = append(out, noteMark(n))
+		} else {
+			out = append(out, para...)
+		}
+	}
+	return out
+}
+
+// noteLines are the module docstring's lines for the shared notes.
+func (p *printer) noteLines() []string {
+	if len(p.noteOrder) == 0 {
+		return nil
+	}
+	lines := []string{"", noteHeader}
+	for i, k := range p.noteOrder {
+		lines = append(lines, "Note "+strconv.Itoa(i+1)+":")
+		// The note shown on its own: without the indentation its lines
+		// share in the descriptions.
+		para := strings.Split(k, "\n")
+		common := len(k)
+		for _, l := range para {
+			common = min(common, len(l)-len(strings.TrimLeft(l, " ")))
+		}
+		for _, l := range para {
+			lines = append(lines, "    "+l[common:])
+		}
 	}
 	return lines
 }
