@@ -384,7 +384,7 @@ func fieldDoc(f *ir.Field) string {
 	if f.ReadOnly {
 		parts = append(parts, "Read-only.")
 	}
-	parts = append(parts, facts(f.Type)...)
+	parts = append(parts, facts(f.Type, nil)...)
 	return strings.Join(parts, " ")
 }
 
@@ -524,7 +524,7 @@ func (p *printer) paramDocs(t *ir.Tool, params []string) []string {
 		if !prm.Required && len(docs) < len(params) && params[len(docs)] == "*" {
 			docs = append(docs, "")
 		}
-		d := p.sharedDoc(string(prm.Py), paramDoc(prm))
+		d := p.sharedDoc(string(prm.Py), paramDoc(t, prm))
 		any = any || d != ""
 		docs = append(docs, d)
 	}
@@ -534,10 +534,13 @@ func (p *printer) paramDocs(t *ir.Tool, params []string) []string {
 	return docs
 }
 
-// paramDoc is one parameter's documentation on one line: the
+// paramDoc is one parameter of t's documentation on one line: the
 // description, where it travels, then the constraints; "" when there is
-// none of these.
-func paramDoc(prm *ir.Param) string {
+// none of these. A constraint enrich read from the description is not
+// printed again after it (the description says it in words; the type
+// checker and validation hold it; the manifest's enrichment log says
+// which were read).
+func paramDoc(t *ir.Tool, prm *ir.Param) string {
 	var extra []string
 	if prm.Description != "" {
 		extra = append(extra, oneLine(prm.Description))
@@ -549,7 +552,7 @@ func paramDoc(prm *ir.Param) string {
 	if prm.Deprecated || prm.Type.Deprecated {
 		extra = append(extra, "Deprecated.")
 	}
-	extra = append(extra, facts(prm.Type)...)
+	extra = append(extra, facts(prm.Type, proseSaid(t, prm))...)
 	for _, d := range prm.Type.EnumDocs {
 		if d.Doc != "" {
 			extra = append(extra, pyLiteral(d.Value)+": "+oneLine(d.Doc))
@@ -596,16 +599,59 @@ func locationText(prm *ir.Param) string {
 	return s
 }
 
-// facts lists a type's constraints as short sentences.
-func facts(t *ir.Type) []string {
+// proseSaid says which of a parameter's schema keywords its description
+// states: those enrich added (read from the description, its evidence
+// verbatim there), which t's original input schema does not have; nil
+// when enrich changed nothing of it.
+func proseSaid(t *ir.Tool, prm *ir.Param) map[string]bool {
+	if t == nil || t.Original == nil || prm.Description == "" {
+		return nil
+	}
+	prop := func(s ir.Schema) map[string]any {
+		props, _ := s["properties"].(map[string]any)
+		m, _ := props[prm.Arg].(map[string]any)
+		return m
+	}
+	orig, now := prop(t.Original), prop(t.Input)
+	if orig == nil || now == nil {
+		return nil
+	}
+	var said map[string]bool
+	for kw := range now {
+		if _, ok := orig[kw]; !ok {
+			if said == nil {
+				said = map[string]bool{}
+			}
+			said[kw] = true
+		}
+	}
+	return said
+}
+
+// facts lists a type's constraints as short sentences, but for those whose
+// every keyword said holds (the description states them).
+func facts(t *ir.Type, said map[string]bool) []string {
 	if t == nil {
 		return nil
 	}
+	// saidAll is whether the description states every given keyword the
+	// type has.
+	saidAll := func(kws ...string) bool {
+		if said == nil {
+			return false
+		}
+		for _, kw := range kws {
+			if !said[kw] && hasKeyword(t, kw) {
+				return false
+			}
+		}
+		return true
+	}
 	var out []string
-	if t.Default != nil {
+	if t.Default != nil && !saidAll("default") {
 		out = append(out, "Default: "+pyJSON(t.Default)+".")
 	}
-	if t.Format != "" {
+	if t.Format != "" && !saidAll("format") {
 		out = append(out, "Format: "+t.Format+".")
 	}
 	var bounds []string
@@ -622,11 +668,12 @@ func facts(t *ir.Type) []string {
 		add("<=", t.Max)
 		add("<", t.ExclusiveMax)
 	}
-	if len(bounds) > 0 {
+	if len(bounds) > 0 && !saidAll("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") {
 		out = append(out, "Value "+strings.Join(bounds, ", ")+".")
 	}
 	lengths := func(what string, lo, hi *int64) {
 		switch {
+		case saidAll("min"+what, "max"+what):
 		case lo != nil && hi != nil:
 			out = append(out, fmt.Sprintf("%s %d to %d.", what, *lo, *hi))
 		case lo != nil:
@@ -637,7 +684,7 @@ func facts(t *ir.Type) []string {
 	}
 	lengths("Length", t.MinLength, t.MaxLength)
 	lengths("Items", t.MinItems, t.MaxItems)
-	if t.Pattern != "" {
+	if t.Pattern != "" && !saidAll("pattern") {
 		out = append(out, "Pattern: "+t.Pattern)
 	}
 	if t.Discriminator != "" {

@@ -5,17 +5,27 @@ import (
 	"testing"
 
 	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/enrich"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/parse"
 )
 
 // compileMCP compiles an MCP tools/list document the way a pack does
 // without enrichment (parse, Resolve) and returns its api/<svc>.py.
-func compileMCP(t *testing.T, doc string) string {
+func compileMCP(t *testing.T, doc string) string { return compile(t, doc, false) }
+
+// compile compiles an MCP tools/list document (parse, enrich when asked,
+// Resolve) and returns its api/<svc>.py.
+func compile(t *testing.T, doc string, enriched bool) string {
 	t.Helper()
 	svc, err := parse.MCP("test", []byte(doc), parse.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if enriched {
+		if _, err := enrich.Run(svc, enrich.Options{}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ir.Resolve(svc)
 	py, _ := emit.Python(svc)
@@ -134,5 +144,25 @@ func TestParagraphInSeveralDescriptionsPrintedOnce(t *testing.T) {
 	}
 	if got, want := between(t, py, "def c", "\x00"), "def c() -> Any:\n    \"\"\"Rerun a workflow.\n\n    (note 1: see module doc)\n\n    Then poll.\"\"\"\n"; got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestEnrichedConstraintNotRestated: a constraint enrich read from a
+// parameter's description was printed again after it ("(max 255
+// characters) Length <= 255."); it is left out there, and a constraint the
+// schema itself gives is still printed.
+func TestEnrichedConstraintNotRestated(t *testing.T) {
+	py := compile(t, `{"tools": [{"name": "add", "inputSchema": {"type": "object", "properties": {
+		"summary": {"type": "string", "description": "The summary (max 255 characters)"},
+		"count": {"type": "integer", "description": "How many, between 1 and 100."},
+		"page": {"type": "integer", "maximum": 50, "description": "The page."}}}}]}`, true)
+	for _, want := range []string{
+		"    summary: str = None,  # The summary (max 255 characters)\n",
+		"    count: int = None,  # How many, between 1 and 100.\n",
+		"    page: int = None,  # The page. Value <= 50.\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
 	}
 }

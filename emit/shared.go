@@ -39,7 +39,7 @@ func (p *printer) findShared() {
 	}
 	for _, t := range p.svc.Tools {
 		for _, prm := range SignatureOrder(t) {
-			add(string(prm.Py), prm.Description, paramDoc(prm))
+			add(string(prm.Py), prm.Description, paramDoc(t, prm))
 		}
 	}
 	for _, sh := range p.svc.Objects {
@@ -224,4 +224,34 @@ func (p *printer) noteLines() []string {
 		}
 	}
 	return lines
+}
+
+// hasKeyword says whether t has the constraint a JSON Schema keyword
+// names (the ones facts prints).
+func hasKeyword(t *ir.Type, kw string) bool {
+	switch kw {
+	case "default":
+		return t.Default != nil
+	case "format":
+		return t.Format != ""
+	case "pattern":
+		return t.Pattern != ""
+	case "minimum":
+		return t.Min != nil
+	case "maximum":
+		return t.Max != nil
+	case "exclusiveMinimum":
+		return t.ExclusiveMin != nil
+	case "exclusiveMaximum":
+		return t.ExclusiveMax != nil
+	case "minLength":
+		return t.MinLength != nil
+	case "maxLength":
+		return t.MaxLength != nil
+	case "minItems":
+		return t.MinItems != nil
+	case "maxItems":
+		return t.MaxItems != nil
+	}
+	return false
 }

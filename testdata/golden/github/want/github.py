@@ -30,8 +30,8 @@ def create_or_update_file(
 def search_repositories(
     query: str,  # Search query (see GitHub search syntax)
     *,
-    page: float = None,  # Page number for pagination (default: 1) Default: 1.
-    perPage: float = None,  # Number of results per page (default: 30, max: 100) Default: 30. Value <= 100.
+    page: float = None,  # Page number for pagination (default: 1)
+    perPage: float = None,  # Number of results per page (default: 30, max: 100)
 ) -> Any:
     """Search for GitHub repositories"""
 
@@ -213,7 +213,7 @@ def list_pull_requests(
     base: str = None,  # Filter by base branch name
     sort: Literal["created", "updated", "popularity", "long-running"] = None,  # What to sort results by
     direction: Literal["asc", "desc"] = None,  # The direction of the sort
-    per_page: float = None,  # Results per page (max 100) Value <= 100.
+    per_page: float = None,  # Results per page (max 100)
     page: float = None,  # Page number of the results
 ) -> Any:
     """List and filter repository pull requests"""

@@ -28,7 +28,7 @@ def API_get_user(
 def API_get_users(
     *,
     start_cursor: str = None,  # see module doc
-    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Default: 100. Value <= 100.
+    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Default: 100.
 ) -> Any:
     """Notion | List all users
     Error Responses:
@@ -65,7 +65,7 @@ def API_post_search(
     sort: APIPostSearchSortVariant1 | str = None,
     filter: APIPostSearchFilterVariant1 | str = None,
     start_cursor: str = None,  # A `cursor` value returned in a previous response that If supplied, limits the response to results starting after the `cursor`. If not supplied, then the first page of results is returned. Refer to [pagination](https://developers.notion.com/reference/intro#pagination) for more details.
-    page_size: int = None,  # The number of items from the full list to include in the response. Maximum: `100`. Default: 100. Format: int32. Value <= 100.
+    page_size: int = None,  # The number of items from the full list to include in the response. Maximum: `100`. Default: 100. Format: int32.
 ) -> Any:
     """Notion | Search by title
     Error Responses:
@@ -78,7 +78,7 @@ def API_get_block_children(
     block_id: str,  # Identifier for a [block](ref:block)
     *,
     start_cursor: str = None,  # see module doc
-    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Default: 100. Format: int32. Value <= 100.
+    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Default: 100. Format: int32.
 ) -> Any:
     """Notion | Retrieve block children
     Error Responses:
@@ -259,7 +259,7 @@ def API_retrieve_a_page_property(
     page_id: str,  # Identifier for a Notion page
     property_id: str,  # Identifier for a page [property](https://developers.notion.com/reference/page#all-property-values)
     *,
-    page_size: int = None,  # For paginated properties. The max number of property item objects on a page. The default size is 100. Default: 100. Format: int32.
+    page_size: int = None,  # For paginated properties. The max number of property item objects on a page. The default size is 100. Format: int32.
     start_cursor: str = None,  # For paginated properties.
 ) -> Any:
     """Notion | Retrieve a page property item
@@ -273,7 +273,7 @@ def API_retrieve_a_comment(
     block_id: str,  # Identifier for a Notion block or page
     *,
     start_cursor: str = None,  # see module doc
-    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Format: int32. Value <= 100.
+    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Format: int32.
 ) -> Any:
     """Notion | Retrieve comments
     Error Responses:

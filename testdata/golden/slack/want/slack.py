@@ -15,7 +15,7 @@ from typing import Any
 
 def slack_list_channels(
     *,
-    limit: float = None,  # Maximum number of channels to return (default 100, max 200) Default: 100. Value <= 200.
+    limit: float = None,  # Maximum number of channels to return (default 100, max 200) Default: 100.
     cursor: str = None,  # see module doc
 ) -> Any:
     """List public or pre-defined channels in the workspace with pagination"""
@@ -62,7 +62,7 @@ def slack_get_thread_replies(
 def slack_get_users(
     *,
     cursor: str = None,  # see module doc
-    limit: float = None,  # Maximum number of users to return (default 100, max 200) Default: 100. Value <= 200.
+    limit: float = None,  # Maximum number of users to return (default 100, max 200) Default: 100.
 ) -> Any:
     """Get a list of all users in the workspace with their basic profile information"""
 

@@ -52,7 +52,7 @@ def create_product(
 
 def list_products(
     *,
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Default: 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
 ) -> Any:
     """This tool will fetch a list of Products from Stripe.
 
@@ -78,7 +78,7 @@ def create_price(
 def list_prices(
     *,
     product: str = None,  # The ID of the product to list prices for.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Default: 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
 ) -> Any:
     """This tool will fetch a list of Prices from Stripe.
 
@@ -93,7 +93,7 @@ def create_payment_link(
     price: str,  # The ID of the price to create the payment link for.
     quantity: int,  # The quantity of the product to include.
     *,
-    redirect_url: str = None,  # The URL to redirect to after the payment is completed. Format: uri.
+    redirect_url: str = None,  # The URL to redirect to after the payment is completed.
 ) -> Any:
     """This tool will create a payment link in Stripe.
 
@@ -119,7 +119,7 @@ def create_invoice(
 def list_invoices(
     *,
     customer: str = None,  # The ID of the customer to list invoices for.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Default: 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
 ) -> Any:
     """This tool will fetch a list of Invoices from Stripe.
 
@@ -271,7 +271,7 @@ def list_coupons(
 
 def create_coupon(
     name: str,  # Name of the coupon displayed to customers on invoices or receipts
-    amount_off: float,  # A positive integer representing the amount to subtract from an invoice total (required if percent_off is not passed) Value > 0.
+    amount_off: float,  # A positive integer representing the amount to subtract from an invoice total (required if percent_off is not passed)
     *,
     percent_off: float = None,  # A positive float larger than 0, and smaller or equal to 100, that represents the discount the coupon will apply (required if amount_off is not passed) Value >= 0, > 0, <= 100.
     currency: str = None,  # Three-letter ISO code for the currency of the amount_off parameter (required if amount_off is passed). Infer based on the amount_off. For example, if a coupon is $2 off, set currency to be USD. Default: "USD".
