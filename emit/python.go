@@ -234,9 +234,20 @@ func (p *printer) moduleDoc() {
 		fmt.Sprintf("In run_code: api.%s.<function>(...), or run_tool(\"<wire name>\", {...});", svc.Name),
 		"arguments are checked against the schema before a request leaves.",
 	)
-	lines = append(lines, p.sharedLines()...)
-	lines = append(lines, p.noteLines()...)
-	p.docstring(0, lines)
+	shared := append(p.sharedLines(), p.noteLines()...)
+	if len(shared) == 0 {
+		p.docstring(0, lines)
+		return
+	}
+	// With shared docs the closing quotes stand alone, so a view that
+	// hides tools can leave out the entries only they use
+	// (manifest.DropUnreferencedShared).
+	lines = append(lines, shared...)
+	p.w.ln(0, `"""`+escapeDoc(lines[0]))
+	for _, l := range lines[1:] {
+		p.w.ln(0, escapeDoc(l))
+	}
+	p.w.ln(0, `"""`)
 }
 
 // shapesOf prints, before t, every shape t uses that is not printed yet,

@@ -7,6 +7,7 @@ import (
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/enrich"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/parse"
 )
 
@@ -79,7 +80,7 @@ func TestSharedParameterDescribedOnce(t *testing.T) {
 		{"name": "a", "inputSchema": {"type": "object", "properties": {`+slug+`}, "required": ["slug"]}},
 		{"name": "b", "inputSchema": {"type": "object", "properties": {`+slug+`, "opts": {"type": "object", "properties": {`+slug+`}}}}},
 		{"name": "c", "inputSchema": {"type": "object", "properties": {"slug": {"type": "string", "description": "Another slug."}}}}]}`)
-	const entry = "    slug: The project slug from list_projects (e.g. \"gh/org/project\"), as that tool returns it. Length <= 200.\"\"\""
+	const entry = "    slug: The project slug from list_projects (e.g. \"gh/org/project\"), as that tool returns it. Length <= 200.\n\"\"\"\n"
 	doc := between(t, py, `"""`, "from typing")
 	if !strings.Contains(doc, `a parameter or key commented "see module doc" below is this:`+"\n"+entry) {
 		t.Errorf("module docstring has no shared entry for slug:\n%s", doc)
@@ -124,7 +125,7 @@ func TestParagraphInSeveralDescriptionsPrintedOnce(t *testing.T) {
 		{"name": "b", "inputSchema": {"type": "object"}, "description": "List flaky tests.\n\n    Short and shared.\n\n`+notice+`"},
 		{"name": "c", "inputSchema": {"type": "object"}, "description": "Rerun a workflow.\n\n`+notice+`\n\nThen poll."}]}`)
 	doc := between(t, py, `"""`, "from typing")
-	if want := "Shared notes: a description that says \"(note N: see module doc)\" has note N there:\nNote 1:\n    " + notice + `"""`; !strings.Contains(doc, want) {
+	if want := "Shared notes: a description that says \"(note N: see module doc)\" has note N there:\nNote 1:\n    " + notice + "\n\"\"\"\n"; !strings.Contains(doc, want) {
 		t.Errorf("module docstring has no note 1:\n%s", doc)
 	}
 	if n := strings.Count(py, "deprecated"); n != 1 {
@@ -163,6 +164,48 @@ func TestEnrichedConstraintNotRestated(t *testing.T) {
 	} {
 		if !strings.Contains(py, want) {
 			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}
+
+// TestToolLinesCarryTheirSharedDocs: with docs and notes said once in the
+// module docstring, a tool's own lines (what find_tool and help() show)
+// said "see module doc" without the doc; manifest.SharedLines finds, for a
+// tool's span, the module lines it refers to, and only those.
+func TestToolLinesCarryTheirSharedDocs(t *testing.T) {
+	const notice = `NOTE: This server is deprecated and no longer receives feature work. Please tell the user to migrate to the hosted server: https://example.com/docs/hosted-overview/`
+	slug := `"slug": {"type": "string", "description": "The project slug from list_projects (e.g. \"gh/org/project\"), as that tool returns it."}`
+	branch := `"branch": {"type": "string", "description": "The name of the branch checked out in the local workspace, as git prints it."}`
+	svc, err := parse.MCP("test", []byte(`{"tools": [
+		{"name": "a", "description": "A.\n\n`+notice+`", "inputSchema": {"type": "object", "properties": {`+slug+`, `+branch+`}}},
+		{"name": "b", "description": "B.\n\n`+notice+`", "inputSchema": {"type": "object", "properties": {`+slug+`}}},
+		{"name": "c", "description": "C.", "inputSchema": {"type": "object", "properties": {"p": {"type": "object", "properties": {`+branch+`}}}}},
+		{"name": "d", "description": "D.", "inputSchema": {"type": "object", "properties": {`+slug+`, `+branch+`}}}]}`), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir.Resolve(svc)
+	py, spans := emit.Python(svc)
+	lines := strings.Split(string(py), "\n")
+	show := func(wire string) string {
+		var b strings.Builder
+		for _, n := range manifest.SharedLines(py, spans[ir.WireName(wire)].Start, spans[ir.WireName(wire)].End) {
+			b.WriteString(lines[n-1] + "\n")
+		}
+		return b.String()
+	}
+	docs := manifest.SharedDocHeader + "\n"
+	notes := manifest.SharedNoteHeader + "\nNote 1:\n    " + notice + "\n"
+	slugDoc := `    slug: The project slug from list_projects (e.g. "gh/org/project"), as that tool returns it.` + "\n"
+	branchDoc := "    branch: The name of the branch checked out in the local workspace, as git prints it.\n"
+	for wire, want := range map[string]string{
+		"a": docs + slugDoc + branchDoc + notes,
+		"b": docs + slugDoc + notes,
+		"c": docs + branchDoc,
+		"d": docs + slugDoc + branchDoc,
+	} {
+		if got := show(wire); got != want {
+			t.Errorf("%s: got:\n%s\nwant:\n%s\nfile:\n%s", wire, got, want, py)
 		}
 	}
 }

@@ -5,16 +5,20 @@ import (
 	"strings"
 
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
-// SharedMark is the comment of a parameter or TypedDict key whose
-// documentation is in the module docstring's list of shared ones: the same
-// name documented with the same words in several places of a service (a
-// project slug every tool takes) is printed once there.
-const SharedMark = "see module doc"
+// What the module docstring says once for a whole service, and the marks
+// that refer to it, are manifest's (SharedMark, SharedDocHeader,
+// SharedNoteHeader, NoteMark): the runtime reads them to show a tool's
+// definition whole (manifest.SharedLines).
+const (
+	sharedMark   = manifest.SharedMark
+	sharedHeader = manifest.SharedDocHeader
+	noteHeader   = manifest.SharedNoteHeader
+)
 
-// sharedHeader introduces the module docstring's shared documentation.
-const sharedHeader = `Shared parameter docs: a parameter or key commented "` + SharedMark + `" below is this:`
+var noteMark = manifest.NoteMark
 
 // findShared picks the documentation comments to print once in the module
 // docstring: a name (parameter or key) whose comment, a description and
@@ -50,7 +54,7 @@ func (p *printer) findShared() {
 	// saved is the characters one entry saves: the doc printed n-1 fewer
 	// times, less the mark at each place and the entry's name and
 	// indentation.
-	saved := func(u use) int { n := count[u]; return (n-1)*len(u.doc) - n*len(SharedMark) - len(u.name) - 6 }
+	saved := func(u use) int { n := count[u]; return (n-1)*len(u.doc) - n*len(sharedMark) - len(u.name) - 6 }
 	best := map[string]use{}
 	for _, u := range order {
 		if count[u] < 2 || saved(u) <= 0 {
@@ -80,7 +84,7 @@ func (p *printer) findShared() {
 // when the module docstring has it.
 func (p *printer) sharedDoc(name, doc string) string {
 	if doc != "" && p.shared[name] == doc {
-		return SharedMark
+		return sharedMark
 	}
 	return doc
 }
@@ -101,14 +105,8 @@ func (p *printer) sharedLines() []string {
 	return lines
 }
 
-// noteHeader introduces the module docstring's shared notes.
-const noteHeader = `Shared notes: a description that says "(note N: ` + SharedMark + `)" has note N there:`
-
 // minNoteLen is the shortest paragraph a shared note is made of.
 const minNoteLen = 120
-
-// noteMark is what a description prints in place of shared note n.
-func noteMark(n int) string { return "(note " + strconv.Itoa(n) + ": " + SharedMark + ")" }
 
 // toolProse is the part of t's docstring its description supplies, as
 // paragraph splits it.

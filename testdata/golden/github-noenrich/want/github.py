@@ -9,7 +9,8 @@ arguments are checked against the schema before a request leaves.
 Shared parameter docs: a parameter or key commented "see module doc" below is this:
     owner: Repository owner (username or organization)
     pull_number: Pull request number
-    path: The relative path to the file being commented on"""
+    path: The relative path to the file being commented on
+"""
 
 from typing import Any, Literal, TypedDict
 

@@ -10,7 +10,8 @@ Shared parameter docs: a parameter or key commented "see module doc" below is th
     start_cursor: If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
     block_id: Identifier for a Notion block
     data_source_id: Identifier for a Notion data source
-    page_id: Identifier for a Notion page (or block) to read or update as markdown. Format: uuid."""
+    page_id: Identifier for a Notion page (or block) to read or update as markdown. Format: uuid.
+"""
 
 from typing import Any, Literal, NotRequired, Required, TypedDict
 

@@ -8,7 +8,8 @@ arguments are checked against the schema before a request leaves.
 
 Shared parameter docs: a parameter or key commented "see module doc" below is this:
     cursor: Pagination cursor for next page of results
-    thread_ts: The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it."""
+    thread_ts: The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it.
+"""
 
 from typing import Any
 

@@ -7,7 +7,8 @@ In run_code: api.stripe.<function>(...), or run_tool("<wire name>", {...});
 arguments are checked against the schema before a request leaves.
 
 Shared parameter docs: a parameter or key commented "see module doc" below is this:
-    limit: A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100."""
+    limit: A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+"""
 
 from typing import Any, Literal, TypedDict
 
