@@ -395,7 +395,7 @@ func fieldDoc(f *ir.Field) string {
 	if f.ReadOnly {
 		parts = append(parts, "Read-only.")
 	}
-	parts = append(parts, facts(f.Type, nil)...)
+	parts = append(parts, facts(f.Type, defaultSaid(f.Description, f.Type, nil))...)
 	return strings.Join(parts, " ")
 }
 
@@ -563,7 +563,7 @@ func paramDoc(t *ir.Tool, prm *ir.Param) string {
 	if prm.Deprecated || prm.Type.Deprecated {
 		extra = append(extra, "Deprecated.")
 	}
-	extra = append(extra, facts(prm.Type, proseSaid(t, prm))...)
+	extra = append(extra, facts(prm.Type, defaultSaid(prm.Description, prm.Type, proseSaid(t, prm)))...)
 	for _, d := range prm.Type.EnumDocs {
 		if d.Doc != "" {
 			extra = append(extra, pyLiteral(d.Value)+": "+oneLine(d.Doc))

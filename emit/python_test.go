@@ -209,3 +209,28 @@ func TestToolLinesCarryTheirSharedDocs(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultTheDescriptionStatesNotRestated: a schema's default that the
+// description already states ("(default 100, max 200)", "Defaults to
+// false") was printed again after it ("Default: 100."); it is left out
+// there, and a default the description does not name (or names another
+// value for) is still printed.
+func TestDefaultTheDescriptionStatesNotRestated(t *testing.T) {
+	py := compileMCP(t, `{"tools": [{"name": "list", "inputSchema": {"type": "object", "properties": {
+		"limit": {"type": "number", "default": 100, "description": "How many to return (default 100, max 200)"},
+		"all": {"type": "boolean", "default": false, "description": "Include archived ones. Defaults to false."},
+		"order": {"type": "string", "default": "asc", "description": "Sort direction (default is `+"`asc`"+`)"},
+		"page": {"type": "number", "default": 1, "description": "The page, by default the first."},
+		"size": {"type": "number", "default": 10, "description": "Page size (default 100 for admins)."}}}}]}`)
+	for _, want := range []string{
+		"    limit: float = None,  # How many to return (default 100, max 200)\n",
+		"    all: bool = None,  # Include archived ones. Defaults to false.\n",
+		"    order: str = None,  # Sort direction (default is `asc`)\n",
+		"    page: float = None,  # The page, by default the first. Default: 1.\n",
+		"    size: float = None,  # Page size (default 100 for admins). Default: 10.\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package emit
 
 import (
+	"encoding/json"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -250,6 +252,50 @@ func hasKeyword(t *ir.Type, kw string) bool {
 		return t.MinItems != nil
 	case "maxItems":
 		return t.MaxItems != nil
+	}
+	return false
+}
+
+// defaultSaid adds "default" to said (a new set when said is nil) when
+// desc states t's default value itself, as "(default: 25)", "Defaults to
+// false" or "default is `asc`" do; it returns said unchanged otherwise.
+func defaultSaid(desc string, t *ir.Type, said map[string]bool) map[string]bool {
+	if desc == "" || t == nil || t.Default == nil || !strings.Contains(strings.ToLower(desc), "default") {
+		return said
+	}
+	var v any
+	if json.Unmarshal(t.Default, &v) != nil {
+		return said
+	}
+	var text string
+	switch v := v.(type) {
+	case string:
+		text = v
+	case float64, bool:
+		text = string(t.Default)
+	default: // null, a list or an object: not written the same way in prose
+		return said
+	}
+	if text == "" || !statesDefault(desc, text) {
+		return said
+	}
+	if said == nil {
+		said = map[string]bool{}
+	}
+	said["default"] = true
+	return said
+}
+
+// defaultPhrase is "default" or "defaults" ("is", "to", "value", a colon
+// or an equals sign may follow) and the word after it, quoted or not.
+var defaultPhrase = regexp.MustCompile(`(?i)\bdefaults?(?:\s+(?:value\s+)?(?:is|to|of))?\s*[:=]?\s*[("'` + "`" + `]?([^\s"'` + "`" + `),;]+)`)
+
+// statesDefault says whether desc names text as the default.
+func statesDefault(desc, text string) bool {
+	for _, m := range defaultPhrase.FindAllStringSubmatch(desc, -1) {
+		if w := strings.TrimRight(m[1], ".:"); w == text || strings.EqualFold(w, text) && (text == "true" || text == "false") {
+			return true
+		}
 	}
 	return false
 }

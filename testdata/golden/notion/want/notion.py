@@ -467,7 +467,7 @@ class APIUpdatePageMarkdownReplaceContentVariant1(TypedDict):
 class APIUpdatePageMarkdownUpdateContentVariant1ContentUpdatesItem(TypedDict):
     old_str: str  # Exact existing Markdown text to find.
     new_str: str  # Replacement Markdown text.
-    replace_all_matches: NotRequired[bool]  # Replace every occurrence of old_str instead of just the first (default false). Default: False.
+    replace_all_matches: NotRequired[bool]  # Replace every occurrence of old_str instead of just the first (default false).
 
 
 class APIUpdatePageMarkdownUpdateContentVariant1(TypedDict):

@@ -16,7 +16,7 @@ from typing import Any
 
 def slack_list_channels(
     *,
-    limit: float = None,  # Maximum number of channels to return (default 100, max 200) Default: 100.
+    limit: float = None,  # Maximum number of channels to return (default 100, max 200)
     cursor: str = None,  # see module doc
 ) -> Any:
     """List public or pre-defined channels in the workspace with pagination"""
@@ -48,7 +48,7 @@ def slack_add_reaction(
 def slack_get_channel_history(
     channel_id: str,  # The ID of the channel
     *,
-    limit: float = None,  # Number of messages to retrieve (default 10) Default: 10.
+    limit: float = None,  # Number of messages to retrieve (default 10)
 ) -> Any:
     """Get recent messages from a channel"""
 
@@ -63,7 +63,7 @@ def slack_get_thread_replies(
 def slack_get_users(
     *,
     cursor: str = None,  # see module doc
-    limit: float = None,  # Maximum number of users to return (default 100, max 200) Default: 100.
+    limit: float = None,  # Maximum number of users to return (default 100, max 200)
 ) -> Any:
     """Get a list of all users in the workspace with their basic profile information"""
 

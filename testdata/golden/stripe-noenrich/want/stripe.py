@@ -276,7 +276,7 @@ def create_coupon(
     *,
     percent_off: float = None,  # A positive float larger than 0, and smaller or equal to 100, that represents the discount the coupon will apply (required if amount_off is not passed) Value 0 to 100.
     currency: str = None,  # Three-letter ISO code for the currency of the amount_off parameter (required if amount_off is passed). Infer based on the amount_off. For example, if a coupon is $2 off, set currency to be USD. Default: "USD".
-    duration: Literal["once", "repeating", "forever"] = None,  # How long the discount will last. Defaults to "once". Default: "once".
+    duration: Literal["once", "repeating", "forever"] = None,  # How long the discount will last. Defaults to "once"
     duration_in_months: float = None,  # The number of months the discount will last if duration is repeating
 ) -> Any:
     """This tool will create a coupon in Stripe.
@@ -323,7 +323,7 @@ def list_disputes(
     *,
     charge: str = None,  # Only return disputes associated to the charge specified by this charge ID.
     payment_intent: str = None,  # Only return disputes associated to the PaymentIntent specified by this PaymentIntent ID.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Default: 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
 ) -> Any:
     """This tool will fetch a list of disputes in Stripe.
 
