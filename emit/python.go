@@ -102,6 +102,9 @@ type printer struct {
 	// docstring prints once (findNotes), in noteOrder.
 	notes     map[string]int
 	noteOrder []string
+	// docs keeps what findShared and findNotes worked out for printing:
+	// each parameter's and key's comment, each tool's prose lines.
+	docs docCache
 }
 
 // minAliasLen is the shortest Literal[...] text that gets an alias when
@@ -379,7 +382,7 @@ func (p *printer) fieldComment(f *ir.Field) string {
 	if p.stub {
 		return ""
 	}
-	if d := p.sharedDoc(f.Wire, fieldDoc(f)); d != "" {
+	if d := p.sharedDoc(f.Wire, p.fieldDoc(f)); d != "" {
 		return "  # " + d
 	}
 	return ""
@@ -489,7 +492,7 @@ func (p *printer) toolDoc(t *ir.Tool) []string {
 	if t.Deprecated {
 		lines = append(lines, "DEPRECATED.")
 	}
-	lines = append(lines, p.withNotes(toolProse(t))...)
+	lines = append(lines, p.withNotes(p.toolProse(t))...)
 	var notes []string
 	if string(t.Py) != string(t.Wire) {
 		notes = append(notes, "Wire: "+pyString(string(t.Wire))+".")
@@ -535,7 +538,7 @@ func (p *printer) paramDocs(t *ir.Tool, params []string) []string {
 		if !prm.Required && len(docs) < len(params) && params[len(docs)] == "*" {
 			docs = append(docs, "")
 		}
-		d := p.sharedDoc(string(prm.Py), paramDoc(t, prm))
+		d := p.sharedDoc(string(prm.Py), p.paramDoc(t, prm))
 		any = any || d != ""
 		docs = append(docs, d)
 	}

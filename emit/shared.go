@@ -45,12 +45,12 @@ func (p *printer) findShared() {
 	}
 	for _, t := range p.svc.Tools {
 		for _, prm := range SignatureOrder(t) {
-			add(string(prm.Py), prm.Description, paramDoc(t, prm))
+			add(string(prm.Py), prm.Description, p.paramDoc(t, prm))
 		}
 	}
 	for _, sh := range p.svc.Objects {
 		for _, f := range sh.Fields {
-			add(f.Wire, f.Description, fieldDoc(f))
+			add(f.Wire, f.Description, p.fieldDoc(f))
 		}
 	}
 	// saved is the characters one entry saves: the doc printed n-1 fewer
@@ -110,6 +110,53 @@ func (p *printer) sharedLines() []string {
 // minNoteLen is the shortest paragraph a shared note is made of.
 const minNoteLen = 120
 
+// docCache holds the documentation a printer works out once: findShared
+// and findNotes read all of it before the first line is printed.
+type docCache struct {
+	params map[*ir.Param]string
+	fields map[*ir.Field]string
+	prose  map[*ir.Tool][]string
+}
+
+// paramDoc is paramDoc(t, prm), worked out once.
+func (p *printer) paramDoc(t *ir.Tool, prm *ir.Param) string {
+	d, ok := p.docs.params[prm]
+	if !ok {
+		if p.docs.params == nil {
+			p.docs.params = map[*ir.Param]string{}
+		}
+		d = paramDoc(t, prm)
+		p.docs.params[prm] = d
+	}
+	return d
+}
+
+// fieldDoc is fieldDoc(f), worked out once.
+func (p *printer) fieldDoc(f *ir.Field) string {
+	d, ok := p.docs.fields[f]
+	if !ok {
+		if p.docs.fields == nil {
+			p.docs.fields = map[*ir.Field]string{}
+		}
+		d = fieldDoc(f)
+		p.docs.fields[f] = d
+	}
+	return d
+}
+
+// toolProse is toolProse(t), worked out once.
+func (p *printer) toolProse(t *ir.Tool) []string {
+	d, ok := p.docs.prose[t]
+	if !ok {
+		if p.docs.prose == nil {
+			p.docs.prose = map[*ir.Tool][]string{}
+		}
+		d = toolProse(t)
+		p.docs.prose[t] = d
+	}
+	return d
+}
+
 // toolProse is the part of t's docstring its description supplies, as
 // paragraph splits it.
 func toolProse(t *ir.Tool) []string {
@@ -150,7 +197,7 @@ func (p *printer) findNotes() {
 	var order []string
 	for _, t := range p.svc.Tools {
 		seen := map[string]bool{}
-		for _, para := range paragraphs(toolProse(t)) {
+		for _, para := range paragraphs(p.toolProse(t)) {
 			k := strings.Join(para, "\n")
 			if seen[k] {
 				continue
