@@ -26,7 +26,7 @@ type Span struct{ Start, End int }
 // Python prints api/<service>.py for a resolved service and returns the line
 // span of every tool, keyed by wire name.
 func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
-	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}}
+	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}, canon: canonicalShapes(svc)}
 	w := &p.w
 	w.ln(0, Header)
 	w.ln(0, "# Source: "+sourceLine(svc.Source))
@@ -49,7 +49,7 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 	}
 	// Shapes no tool reached (defensive: Resolve only makes reachable ones).
 	for _, sh := range svc.Objects {
-		if !p.done[sh] {
+		if sh := p.canonOf(sh); !p.done[sh] {
 			p.shape(sh)
 		}
 	}
@@ -105,6 +105,10 @@ type printer struct {
 	// docs keeps what findShared and findNotes worked out for printing:
 	// each parameter's and key's comment, each tool's prose lines.
 	docs docCache
+	// canon maps an object type to the one it prints as
+	// (canonicalShapes); keys prints types for shapeKey (names unquoted).
+	canon map[*ir.ObjectType]*ir.ObjectType
+	keys  bool
 }
 
 // minAliasLen is the shortest Literal[...] text that gets an alias when
@@ -268,7 +272,7 @@ func (p *printer) shapesIn(t *ir.Type) {
 	}
 	switch t.Kind {
 	case ir.KindObject:
-		sh := t.Object
+		sh := p.canonOf(t.Object)
 		if p.done[sh] || p.busy[sh] {
 			return
 		}
@@ -477,7 +481,7 @@ func Signature(svc *ir.Service, t *ir.Tool) string { return Signer(svc)(t) }
 // Signer returns Signature for svc's tools, its setup done once (a large
 // API has thousands of object types).
 func Signer(svc *ir.Service) func(t *ir.Tool) string {
-	p := &printer{svc: svc, done: make(map[*ir.ObjectType]bool, len(svc.Objects))}
+	p := &printer{svc: svc, done: make(map[*ir.ObjectType]bool, len(svc.Objects)), canon: canonicalShapes(svc)}
 	for _, sh := range svc.Objects {
 		p.done[sh] = true
 	}
@@ -739,8 +743,9 @@ func (p *printer) typ(t *ir.Type) string {
 	case ir.KindMap:
 		s = "dict[str, " + p.typ(t.Values) + "]"
 	case ir.KindObject:
-		s = p.shapeName(t.Object)
-		if !p.done[t.Object] {
+		sh := p.canonOf(t.Object)
+		s = p.shapeName(sh)
+		if !p.done[sh] && !p.keys {
 			s = strconv.Quote(s) // a reference back into a cycle
 		}
 	case ir.KindLiteral:

@@ -234,3 +234,52 @@ func TestDefaultTheDescriptionStatesNotRestated(t *testing.T) {
 		}
 	}
 }
+
+// TestSameShapeUnderTwoNamesPrintedOnce: an object a source defines once in
+// $defs and writes out again inline elsewhere became two TypedDicts that
+// print the same but for their names ("FileItem" and "Items"); the module
+// and the check stubs print the first one reached, and every use names it.
+// An object that differs in one comment stays its own.
+func TestSameShapeUnderTwoNamesPrintedOnce(t *testing.T) {
+	file := `{"type": "object", "properties": {"id": {"type": "string", "description": "The file's id."}, "name": {"type": "string"}}, "required": ["id"]}`
+	other := `{"type": "object", "properties": {"id": {"type": "string", "description": "Another id."}, "name": {"type": "string"}}, "required": ["id"]}`
+	doc := `{"tools": [
+		{"name": "attach", "inputSchema": {"type": "object", "properties": {"file": ` + file + `}}},
+		{"name": "sign", "inputSchema": {"type": "object", "$defs": {"Items": ` + file + `}, "properties": {"signature": {"$ref": "#/$defs/Items"}, "other": ` + other + `}}}]}`
+	py := compileMCP(t, doc)
+	if n := strings.Count(py, "The file's id."); n != 1 {
+		t.Errorf("the shape is printed %d times, want once:\n%s", n, py)
+	}
+	for _, want := range []string{
+		"def attach(*, file: AttachFile = None) -> Any:\n",
+		"def sign(*, signature: AttachFile = None, other: SignOther = None) -> Any:\n",
+		"class SignOther(TypedDict):\n    id: str  # Another id.\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+	svc, err := parse.MCP("test", []byte(doc), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir.Resolve(svc)
+	stub := emit.ServiceStub(svc)
+	if strings.Count(stub, "(TypedDict") != 2 || !strings.Contains(stub, "signature: _test__AttachFile | None = None") {
+		t.Errorf("check stubs:\n%s", stub)
+	}
+}
+
+// TestLookalikeDefinitionsKeepTheirNames: two definitions the source names
+// differently (a pet's Tag and Category, both an id and a name) print
+// alike but are different things; they stay two TypedDicts.
+func TestLookalikeDefinitionsKeepTheirNames(t *testing.T) {
+	obj := `{"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}`
+	py := compileMCP(t, `{"tools": [{"name": "add_pet", "inputSchema": {"type": "object", "$defs": {"Tag": `+obj+`, "Category": `+obj+`},
+		"properties": {"category": {"$ref": "#/$defs/Category"}, "tags": {"type": "array", "items": {"$ref": "#/$defs/Tag"}}}}}]}`)
+	for _, want := range []string{"class Category(TypedDict", "class Tag(TypedDict", "category: Category = None", "tags: list[Tag] = None"} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}

@@ -49,6 +49,9 @@ func (p *printer) findShared() {
 		}
 	}
 	for _, sh := range p.svc.Objects {
+		if p.canonOf(sh) != sh {
+			continue // printed as another
+		}
 		for _, f := range sh.Fields {
 			add(f.Wire, f.Description, p.fieldDoc(f))
 		}
@@ -345,4 +348,193 @@ func statesDefault(desc, text string) bool {
 		}
 	}
 	return false
+}
+
+// canonicalShapes maps each object type of svc that prints exactly like
+// one reached before it (same fields, types, comments and description:
+// the same TypedDict but for its name, as a source's $defs and its inline
+// copies of them give) to that one, so the module prints it once; nil
+// when there is none. Two definitions the source names differently stay
+// apart. Nested shapes count as the same once they are merged, so merging
+// runs until nothing changes.
+func canonicalShapes(svc *ir.Service) map[*ir.ObjectType]*ir.ObjectType {
+	if len(svc.Objects) < 2 {
+		return nil
+	}
+	// Only shapes with the same keys in the same order can print the
+	// same: the others are never compared.
+	var order []*ir.ObjectType
+	{
+		all := shapeOrder(svc)
+		n := make(map[string]int, len(all))
+		for _, sh := range all {
+			n[fieldNames(sh)]++
+		}
+		for _, sh := range all {
+			if n[fieldNames(sh)] > 1 {
+				order = append(order, sh)
+			}
+		}
+	}
+	if len(order) == 0 {
+		return nil
+	}
+	canon := make(map[*ir.ObjectType]*ir.ObjectType, len(order))
+	for _, sh := range order {
+		canon[sh] = sh
+	}
+	kp := &printer{svc: svc, canon: canon, keys: true}
+	merged := false
+	for {
+		same := make(map[string][]*ir.ObjectType, len(order))
+		var keys []string
+		for _, sh := range order {
+			k := kp.shapeKey(sh)
+			if same[k] == nil {
+				keys = append(keys, k)
+			}
+			same[k] = append(same[k], sh)
+		}
+		changed := false
+		for _, k := range keys {
+			// Definitions of different names are different things that
+			// happen to look alike (a pet's Tag and Category): each
+			// name's shapes merge among themselves, the unnamed ones too;
+			// with one name at most, all merge.
+			group := same[k]
+			names := map[string]bool{}
+			for _, sh := range group {
+				if n := defName(sh); n != "" {
+					names[n] = true
+				}
+			}
+			first := map[string]*ir.ObjectType{}
+			for _, sh := range group {
+				n := ""
+				if len(names) > 1 {
+					n = defName(sh)
+				}
+				f, ok := first[n]
+				if !ok {
+					first[n] = sh
+					continue
+				}
+				if canon[sh] != canon[f] {
+					canon[sh] = canon[f]
+					changed, merged = true, true
+				}
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	if !merged {
+		return nil
+	}
+	return canon
+}
+
+// shapeOrder is svc's object types in the order the module reaches them
+// (tool by tool, each one's parameters then its result, depth first), then
+// any no tool reaches.
+func shapeOrder(svc *ir.Service) []*ir.ObjectType {
+	seen := make(map[*ir.ObjectType]bool, len(svc.Objects))
+	var order []*ir.ObjectType
+	var walk func(t *ir.Type)
+	walk = func(t *ir.Type) {
+		if t == nil {
+			return
+		}
+		if t.Object != nil && !seen[t.Object] {
+			seen[t.Object] = true
+			order = append(order, t.Object)
+			for _, f := range t.Object.Fields {
+				walk(f.Type)
+			}
+			walk(t.Object.Extra)
+		}
+		walk(t.Items)
+		walk(t.Values)
+		for _, e := range t.Elems {
+			walk(e)
+		}
+		for _, v := range t.Variants {
+			walk(v)
+		}
+	}
+	for _, t := range svc.Tools {
+		for _, prm := range t.Params {
+			walk(prm.Type)
+		}
+		walk(t.Result)
+	}
+	for _, sh := range svc.Objects {
+		if !seen[sh] {
+			seen[sh] = true
+			order = append(order, sh)
+		}
+	}
+	return order
+}
+
+// shapeKey is what sh prints as in the module, but for its name, with
+// nested shapes named by their canonical ones.
+func (p *printer) shapeKey(sh *ir.ObjectType) string {
+	var b strings.Builder
+	b.WriteString(sh.Description)
+	b.WriteString("\x00")
+	b.WriteString(p.typ(sh.Extra))
+	for _, f := range sh.Fields {
+		b.WriteString("\x00")
+		b.WriteString(f.Wire)
+		if f.Required {
+			b.WriteString("\x01")
+		}
+		if f.ReadOnly {
+			b.WriteString("\x02")
+		}
+		b.WriteString(p.typ(f.Type))
+		b.WriteString("\x00")
+		b.WriteString(p.fieldDoc(f))
+	}
+	return b.String()
+}
+
+// defName is the name sh's definition has in its source document (the
+// key under $defs, definitions or components/schemas), "" for an inline
+// schema (one a $ref into properties reuses included).
+func defName(sh *ir.ObjectType) string {
+	for _, under := range []string{"/$defs/", "/definitions/", "/components/schemas/"} {
+		if i := strings.LastIndex(sh.Pointer, under); i >= 0 {
+			name, _, _ := strings.Cut(sh.Pointer[i+len(under):], "/")
+			return name
+		}
+	}
+	return ""
+}
+
+// fieldNames is sh's keys in order, with whether it has a description
+// and extra keys.
+func fieldNames(sh *ir.ObjectType) string {
+	var b strings.Builder
+	if sh.Description != "" {
+		b.WriteByte('d')
+	}
+	if sh.Extra != nil {
+		b.WriteByte('e')
+	}
+	for _, f := range sh.Fields {
+		b.WriteByte(0)
+		b.WriteString(f.Wire)
+	}
+	return b.String()
+}
+
+// canonOf is the object type sh prints as.
+func (p *printer) canonOf(sh *ir.ObjectType) *ir.ObjectType {
+	if c, ok := p.canon[sh]; ok {
+		return c
+	}
+	return sh
 }

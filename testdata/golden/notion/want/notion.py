@@ -341,20 +341,11 @@ def API_retrieve_a_data_source(
     Wire: "API-retrieve-a-data-source". Read-only."""
 
 
-RichTextRequest_2 = TypedDict(
-    "RichTextRequest_2",
-    {
-        "text": RichTextRequestText,
-        "type": NotRequired[Literal["text"]],
-    },
-)
-
-
 def API_update_a_data_source(
     data_source_id: str,  # see module doc
     *,
-    title: list[RichTextRequest_2 | str | dict[str, Any]] = None,
-    description: list[RichTextRequest_2 | str | dict[str, Any]] = None,
+    title: list[RichTextRequest | str | dict[str, Any]] = None,
+    description: list[RichTextRequest | str | dict[str, Any]] = None,
     properties: dict[str, Any] | str = None,
 ) -> Any:
     """Notion | Update a data source
@@ -364,24 +355,11 @@ def API_update_a_data_source(
     Wire: "API-update-a-data-source". Destructive."""
 
 
-class PageIdParentRequest_2(TypedDict):
-    page_id: str  # Format: uuid.
-
-
-RichTextRequest_3 = TypedDict(
-    "RichTextRequest_3",
-    {
-        "text": RichTextRequestText,
-        "type": NotRequired[Literal["text"]],
-    },
-)
-
-
 def API_create_a_data_source(
-    parent: PageIdParentRequest_2 | str,
+    parent: PageIdParentRequest | str,
     properties: dict[str, Any] | str,
     *,
-    title: list[RichTextRequest_3 | str | dict[str, Any]] = None,
+    title: list[RichTextRequest | str | dict[str, Any]] = None,
 ) -> Any:
     """Notion | Create a data source
     Error Responses:
