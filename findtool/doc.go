@@ -88,10 +88,12 @@
 // takes 3.2 minutes of two loaded CPUs (the model reads up to 128 tokens
 // of each text), which the gateway does in the background and keeps in a
 // cache;
-// the vectors take 12 MB of heap, the model 29 MB. Search p50
-// (BenchmarkFindEval, 5,892 tools, load 6 on two cores): 0.33 ms by
-// words, 0.60 ms with vectors, 5.3 ms with the sentence encoder too,
-// nearly all of it the query's embedding.
+// the vectors take 12 MB of heap, the model 29 MB (48 MB more heap in
+// all). The query is embedded while its words are scored. Search p50
+// (BenchmarkFindEval, 5,892 tools, load 2-3 on two cores): 0.31 ms by
+// words, 0.58 ms with vectors, 4.4-4.8 ms with the sentence encoder too
+// (5.1 ms embedding the query after the words), nearly all of it the
+// query's embedding.
 //
 // Ties are broken by service, then tool wire name, so results are
 // deterministic.
@@ -292,6 +294,6 @@
 //   - Tools the words did not find, brought in by the dense score (its
 //     top 8, 20 or 50, at lexical score 0), fused as kept or linearly:
 //     no change on any set (they never reach the top 8).
-//   - Answers with the kept score: p95 1,136 tokens (1,159 without);
+//   - Answers with the kept score: p95 1,140 tokens (1,159 without);
 //     heldapart 1,043 (1,069).
 package findtool

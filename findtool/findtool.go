@@ -317,6 +317,13 @@ func (x *Index) Len() int { return len(x.docs) }
 // Search returns up to k tools matching query, best first; k <= 0 means
 // every match. Only tools sharing at least one term with the query match.
 func (x *Index) Search(query string, k int) []Hit {
+	// With a sentence encoder, the query's vector is computed while its
+	// words are scored.
+	var queryVec chan []float32
+	if x.sen != nil {
+		queryVec = make(chan []float32, 1)
+		go func() { queryVec <- x.sen.enc.Embed(query) }()
+	}
 	terms := tokenize(query)
 	weight := map[string]float64{}
 	var order []string
@@ -487,7 +494,7 @@ func (x *Index) Search(query string, k int) []Hit {
 	// With a sentence encoder, the tool's likeness to the query as a
 	// sentence, the same way (sentenceWeight).
 	if x.sen != nil && top > 0 {
-		x.sen.fuse(query, touched, hits)
+		x.sen.fuse(<-queryVec, touched, hits)
 	}
 	if k <= 0 || k > len(hits) {
 		k = len(hits)

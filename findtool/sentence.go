@@ -157,11 +157,11 @@ const (
 )
 
 // fuse adds the sentence score of each hit (tools docs) to its score: the
-// query's cosine with the tool's sentence vector above sentenceFloor,
-// rescaled to 0..1, times sentenceWeight times the best score. Nothing
-// when the encoder gives the query no vector.
-func (s *sentences) fuse(query string, docs []int32, hits []Hit) {
-	qv := unitVector(s.enc.Embed(query))
+// cosine of the query's sentence vector q with the tool's above
+// sentenceFloor, rescaled to 0..1, times sentenceWeight times the best
+// score. Nothing when the encoder gave the query no vector.
+func (s *sentences) fuse(q []float32, docs []int32, hits []Hit) {
+	qv := unitVector(q)
 	if len(qv) != s.dims || len(hits) == 0 {
 		return
 	}
