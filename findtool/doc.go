@@ -282,6 +282,11 @@
 //     1.0: tune .737/.810/.898/.785; 0.5: .723/.839/.883/.780; 1.5:
 //     .708/.803/.891/.764; floor 0.4 or 0.6 at 0.75: tune .730 or .715.
 //     By words only with the same score: tune .723/.810/.891/.774.
+//   - Two texts' cosines together (name and first sentence, or name,
+//     title and first sentence, with name and description; the larger
+//     or the mean; 0.5-1 above 0.4-0.6): tune at best .730/.832/.891/.784
+//     (the mean with name, title and first sentence, 0.75 above 0.5), for
+//     two vectors a tool. Left out.
 //   - A linear combination of the lexical score over the best and the
 //     cosine (raw, or min-max over the candidates), weight 0.1-0.7: tune
 //     top-1 .650-.715, MRR .720-.778 (raw 0.1: .715/.832/.876/.778; raw

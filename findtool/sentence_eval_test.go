@@ -368,6 +368,20 @@ func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
 		}
 		cos[v] = cs
 	}
+	// Two texts' cosines together: the larger, and their mean.
+	for _, pair := range [][2]string{{"name+lead", "name+desc"}, {"name+title+lead", "name+desc"}} {
+		a, b := cos[pair[0]], cos[pair[1]]
+		mx, mean := make([][]float64, len(qs)), make([][]float64, len(qs))
+		for qi := range qs {
+			mx[qi], mean[qi] = make([]float64, n), make([]float64, n)
+			for i := range n {
+				mx[qi][i] = max(a[qi][i], b[qi][i])
+				mean[qi][i] = (a[qi][i] + b[qi][i]) / 2
+			}
+		}
+		cos["max("+pair[0]+","+pair[1]+")"] = mx
+		cos["mean("+pair[0]+","+pair[1]+")"] = mean
+	}
 	base := map[string][][]Hit{"words": nil, "glove": nil}
 	for name, x := range map[string]*Index{"words": lx, "glove": gv} {
 		hs := make([][]Hit, len(qs))
