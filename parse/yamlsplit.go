@@ -124,7 +124,10 @@ func scanYAMLLines(data []byte) ([]yamlLine, bool) {
 	if bytes.ContainsAny(data, "\r\t") || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return nil, false
 	}
-	var out []yamlLine
+	// One string for the whole document, its lines slices of it (a
+	// string per line was most of the split's allocation).
+	text := string(data)
+	out := make([]yamlLine, 0, bytes.Count(data, []byte{'\n'})+1)
 	block := -1 // indentation of the line that opened a block scalar
 	for start := 0; start < len(data); {
 		end := bytes.IndexByte(data[start:], '\n')
@@ -133,7 +136,7 @@ func scanYAMLLines(data []byte) ([]yamlLine, bool) {
 		} else {
 			end += start
 		}
-		s := string(data[start:end])
+		s := text[start:end]
 		rest := strings.TrimLeft(s, " ")
 		l := yamlLine{start: start, end: end, indent: len(s) - len(rest)}
 		start = end + 1
