@@ -59,11 +59,15 @@ func approximations(svc *Service) []Diagnostic {
 				if k == "const" || k == "enum" || k == "default" || k == "examples" || k == "example" || strings.HasPrefix(k, "x-") {
 					continue
 				}
-				walkAt(x[k], ptr, at+"/"+EscapeToken(k), base, false, depth+1)
+				if container(x[k]) {
+					walkAt(x[k], ptr, at+"/"+EscapeToken(k), base, false, depth+1)
+				}
 			}
 		case []any:
 			for i, e := range x {
-				walkAt(e, ptr, at+"/"+strconv.Itoa(i), base, false, depth+1)
+				if container(e) {
+					walkAt(e, ptr, at+"/"+strconv.Itoa(i), base, false, depth+1)
+				}
 			}
 		}
 	}
@@ -78,6 +82,16 @@ func approximations(svc *Service) []Diagnostic {
 		walkSchemas(svc, i, t, walk, walked)
 	}
 	return out
+}
+
+// container reports whether v is a map or a list, which alone the
+// approximation walk enters (no place is built for a scalar).
+func container(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
 }
 
 // walkSchemas visits a tool's input and output schemas with pointers into
