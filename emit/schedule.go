@@ -1,11 +1,13 @@
 package emit
 
 import (
+	"encoding/json"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 )
 
 // How the per-tool work of a service is spread over goroutines. What a
@@ -142,4 +144,24 @@ func (w *writer) grow(pre []writer, defs []text, rest *writer) {
 		n += rest.b.Len()
 	}
 	w.b.Grow(n)
+}
+
+// Emit prints svc's module (Python) and builds its manifest entry
+// (ManifestFor, its Lines from the module's spans) at the same time: both
+// only read svc.
+func Emit(svc *ir.Service, file string, decisions map[ir.WireName][]json.RawMessage) ([]byte, manifest.Service) {
+	var py []byte
+	var spans map[ir.WireName]Span
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		py, spans = Python(svc)
+	}()
+	ms := ManifestFor(svc, file, nil, decisions)
+	<-done
+	for i := range ms.Tools {
+		sp := spans[ms.Tools[i].Wire]
+		ms.Tools[i].Lines = [2]int{sp.Start, sp.End}
+	}
+	return py, ms
 }
