@@ -119,7 +119,7 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 	for _, r := range []root{in, out} {
 		if defs, ok := r.s["$defs"].(map[string]any); ok {
 			type def struct{ name, at string }
-			todo := make([]def, 0, len(defs))
+			var todo []def // most are walked already: no room made for all
 			var key []byte
 			for n, v := range defs {
 				// place(r, "/$defs/<n>") without building the pointer
