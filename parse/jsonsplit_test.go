@@ -47,7 +47,7 @@ func TestJSONSplitDecodesAsWhole(t *testing.T) {
 	built := []string{
 		`{"openapi":"3.0.0","paths":{"/a":{"get":{"parameters":[{"name":"x"}]}},"/b":{"post":{}}},"components":{"schemas":{"A":{"type":"object","properties":{"k":{"type":"string"},"j":{}}},"B":{"type":"string"}}}}`,
 		" \n{ \"a\" : { \"x\" : 1 , \"y\" : [ 2 , {\"z\":\"}\\\"{\"} ] } ,\r\n\t\"b\":0 , \"properties\":{\"q\":1,\"p\":2}}\n ",
-		`{"a":{"x":1,"y":[2]},"b":0,"a":{"z":3,"w":{"v":4}}}`,      // a key split twice
+		`{"a":{"x":1,"y":[2]},"b":0,"a":{"z":3,"w":{"v":4}}}`,        // a key split twice
 		`{"a":{"x":1,"x":2,"y":3},"a":5,"properties":{"b":1,"b":2}}`, // repeats, split and not
 		`{"paths":{"/a":{},"/a":{"get":{}}},"n":-1.5e3,"t":true,"f":false,"z":null}`,
 	}
