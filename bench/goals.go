@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,10 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/codemode-dev/codemode/emit"
-	"github.com/codemode-dev/codemode/enrich"
-	"github.com/codemode-dev/codemode/ir"
-	"github.com/codemode-dev/codemode/parse"
+	"github.com/codemode-dev/codemode/pack"
 )
 
 // Goal is one performance goal (issue 18): a value measured as a ratio
@@ -89,7 +87,7 @@ func Goals(gb []GoBench, stubTokens, stubTokensHeldApart float64) []Goal {
 	return out
 }
 
-// StubTokens is the tokens of the Python modules codemode writes for the
+// StubTokens is the tokens of the Python modules a pack writes for the
 // MCP tool lists under dir (api/<svc>.py, what the model reads) and the
 // tokens of the same tools as the wire sends them (each list's "tools"
 // array, compact JSON, and the server's instructions where it has them,
@@ -116,16 +114,15 @@ func StubTokens(dir string) (stub, wire int, err error) {
 		if err := json.Compact(&compact, doc.Tools); err != nil {
 			return 0, 0, fmt.Errorf("%s: %v", f, err)
 		}
-		svc, err := parse.MCPFile(f, parse.Options{})
+		// The module as a pack writes it (enrich's marks on the
+		// parameters included).
+		out, err := pack.Compile(context.Background(), &pack.Pack{Dir: ".", Out: "api", Services: []pack.Service{{MCP: f}}}, pack.Options{})
 		if err != nil {
 			return 0, 0, err
 		}
-		if _, err := enrich.Run(svc, enrich.Options{}); err != nil {
-			return 0, 0, err
+		for _, s := range out.Manifest.Services {
+			stub += Tokens(string(out.Files[s.File]))
 		}
-		ir.Resolve(svc)
-		py, _ := emit.Python(svc)
-		stub += Tokens(string(py))
 		wire += Tokens(compact.String())
 		if doc.Instructions != "" {
 			// The server's instructions reach the model with its tools (the

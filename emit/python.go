@@ -26,11 +26,13 @@ type Span struct{ Start, End int }
 // Python prints api/<service>.py for a resolved service and returns the line
 // span of every tool, keyed by wire name.
 func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
-	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}}
+	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}, canon: canonicalShapes(svc)}
 	w := &p.w
 	w.ln(0, Header)
 	w.ln(0, "# Source: "+sourceLine(svc.Source))
 	w.ln(0, "")
+	p.findShared()
+	p.findNotes()
 	p.moduleDoc()
 	w.ln(0, "")
 	w.ln(0, typingImport) // narrowed to the names used, below
@@ -52,7 +54,7 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 	// Shapes no tool reached (defensive: Resolve only makes reachable ones).
 	p.w = writer{}
 	for _, sh := range svc.Objects {
-		if !p.done[sh] {
+		if sh := p.canonOf(sh); !p.done[sh] {
 			p.shape(sh)
 		}
 	}
@@ -108,6 +110,21 @@ type printer struct {
 	// which are printed.
 	aliases map[string]string
 	printed map[string]bool
+	// shared maps a parameter or key name to the documentation the module
+	// docstring prints once for it (findShared), in sharedOrder.
+	shared      map[string]string
+	sharedOrder []string
+	// notes numbers the paragraphs of tool descriptions the module
+	// docstring prints once (findNotes), in noteOrder.
+	notes     map[string]int
+	noteOrder []string
+	// docs keeps what findShared and findNotes worked out for printing:
+	// each parameter's and key's comment, each tool's prose lines.
+	docs docCache
+	// canon maps an object type to the one it prints as
+	// (canonicalShapes); keys prints types for shapeKey (names unquoted).
+	canon map[*ir.ObjectType]*ir.ObjectType
+	keys  bool
 }
 
 // minAliasLen is the shortest Literal[...] text that gets an alias when
@@ -240,7 +257,20 @@ func (p *printer) moduleDoc() {
 		fmt.Sprintf("In run_code: api.%s.<function>(...), or run_tool(\"<wire name>\", {...});", svc.Name),
 		"arguments are checked against the schema before a request leaves.",
 	)
-	p.docstring(0, lines)
+	shared := append(p.sharedLines(), p.noteLines()...)
+	if len(shared) == 0 {
+		p.docstring(0, lines)
+		return
+	}
+	// With shared docs the closing quotes stand alone, so a view that
+	// hides tools can leave out the entries only they use
+	// (manifest.DropUnreferencedShared).
+	lines = append(lines, shared...)
+	p.w.ln(0, `"""`+escapeDoc(lines[0]))
+	for _, l := range lines[1:] {
+		p.w.ln(0, escapeDoc(l))
+	}
+	p.w.ln(0, `"""`)
 }
 
 // shapesOf prints, before t, every shape t uses that is not printed yet,
@@ -258,7 +288,7 @@ func (p *printer) shapesIn(t *ir.Type) {
 	}
 	switch t.Kind {
 	case ir.KindObject:
-		sh := t.Object
+		sh := p.canonOf(t.Object)
 		if p.done[sh] || p.busy[sh] {
 			return
 		}
@@ -372,6 +402,15 @@ func (p *printer) fieldComment(f *ir.Field) string {
 	if p.stub {
 		return ""
 	}
+	if d := p.sharedDoc(f.Wire, p.fieldDoc(f)); d != "" {
+		return "  # " + d
+	}
+	return ""
+}
+
+// fieldDoc is one TypedDict key's documentation on one line: its
+// description, then its constraints; "" when there is none of these.
+func fieldDoc(f *ir.Field) string {
 	var parts []string
 	if f.Description != "" {
 		parts = append(parts, oneLine(f.Description))
@@ -379,11 +418,8 @@ func (p *printer) fieldComment(f *ir.Field) string {
 	if f.ReadOnly {
 		parts = append(parts, "Read-only.")
 	}
-	parts = append(parts, facts(f.Type)...)
-	if len(parts) == 0 {
-		return ""
-	}
-	return "  # " + strings.Join(parts, " ")
+	parts = append(parts, facts(f.Type, defaultSaid(f.Description, f.Type, nil))...)
+	return strings.Join(parts, " ")
 }
 
 // function prints one tool's def.
@@ -399,7 +435,7 @@ func (p *printer) function(t *ir.Tool) {
 	// constraints), so no name is printed twice.
 	var docs []string
 	if !p.stub {
-		docs = paramDocs(t, params)
+		docs = p.paramDocs(t, params)
 	}
 	mark := "" // a return type from observed results says so
 	if t.ResultObserved && !p.stub {
@@ -461,7 +497,7 @@ func Signature(svc *ir.Service, t *ir.Tool) string { return Signer(svc)(t) }
 // Signer returns Signature for svc's tools, its setup done once (a large
 // API has thousands of object types).
 func Signer(svc *ir.Service) func(t *ir.Tool) string {
-	p := &printer{svc: svc, done: make(map[*ir.ObjectType]bool, len(svc.Objects))}
+	p := &printer{svc: svc, done: make(map[*ir.ObjectType]bool, len(svc.Objects)), canon: canonicalShapes(svc)}
 	for _, sh := range svc.Objects {
 		p.done[sh] = true
 	}
@@ -476,13 +512,7 @@ func (p *printer) toolDoc(t *ir.Tool) []string {
 	if t.Deprecated {
 		lines = append(lines, "DEPRECATED.")
 	}
-	desc := t.Description
-	if desc == "" {
-		desc = t.Title
-	}
-	if desc != "" {
-		lines = append(lines, paragraph(desc)...)
-	}
+	lines = append(lines, p.withNotes(p.toolProse(t))...)
 	var notes []string
 	if string(t.Py) != string(t.Wire) {
 		notes = append(notes, "Wire: "+pyString(string(t.Wire))+".")
@@ -521,14 +551,14 @@ func (p *printer) toolDoc(t *ir.Tool) []string {
 
 // paramDocs is the comment for each of params (as signature prints them,
 // "*" included): "" for one with nothing to say; nil when none has.
-func paramDocs(t *ir.Tool, params []string) []string {
+func (p *printer) paramDocs(t *ir.Tool, params []string) []string {
 	docs := make([]string, 0, len(params))
 	any := false
 	for _, prm := range SignatureOrder(t) {
 		if !prm.Required && len(docs) < len(params) && params[len(docs)] == "*" {
 			docs = append(docs, "")
 		}
-		d := paramDoc(prm)
+		d := p.sharedDoc(string(prm.Py), p.paramDoc(t, prm))
 		any = any || d != ""
 		docs = append(docs, d)
 	}
@@ -538,10 +568,13 @@ func paramDocs(t *ir.Tool, params []string) []string {
 	return docs
 }
 
-// paramDoc is one parameter's documentation on one line: the
+// paramDoc is one parameter of t's documentation on one line: the
 // description, where it travels, then the constraints; "" when there is
-// none of these.
-func paramDoc(prm *ir.Param) string {
+// none of these. A constraint enrich read from the description is not
+// printed again after it (the description says it in words; the type
+// checker and validation hold it; the manifest's enrichment log says
+// which were read).
+func paramDoc(t *ir.Tool, prm *ir.Param) string {
 	var extra []string
 	if prm.Description != "" {
 		extra = append(extra, oneLine(prm.Description))
@@ -553,7 +586,7 @@ func paramDoc(prm *ir.Param) string {
 	if prm.Deprecated || prm.Type.Deprecated {
 		extra = append(extra, "Deprecated.")
 	}
-	extra = append(extra, facts(prm.Type)...)
+	extra = append(extra, facts(prm.Type, defaultSaid(prm.Description, prm.Type, proseSaid(t, prm)))...)
 	for _, d := range prm.Type.EnumDocs {
 		if d.Doc != "" {
 			extra = append(extra, pyLiteral(d.Value)+": "+oneLine(d.Doc))
@@ -600,16 +633,59 @@ func locationText(prm *ir.Param) string {
 	return s
 }
 
-// facts lists a type's constraints as short sentences.
-func facts(t *ir.Type) []string {
+// proseSaid says which of a parameter's schema keywords its description
+// states: those enrich added (read from the description, its evidence
+// verbatim there), which t's original input schema does not have; nil
+// when enrich changed nothing of it.
+func proseSaid(t *ir.Tool, prm *ir.Param) map[string]bool {
+	if t == nil || t.Original == nil || prm.Description == "" {
+		return nil
+	}
+	prop := func(s ir.Schema) map[string]any {
+		props, _ := s["properties"].(map[string]any)
+		m, _ := props[prm.Arg].(map[string]any)
+		return m
+	}
+	orig, now := prop(t.Original), prop(t.Input)
+	if orig == nil || now == nil {
+		return nil
+	}
+	var said map[string]bool
+	for kw := range now {
+		if _, ok := orig[kw]; !ok {
+			if said == nil {
+				said = map[string]bool{}
+			}
+			said[kw] = true
+		}
+	}
+	return said
+}
+
+// facts lists a type's constraints as short sentences, but for those whose
+// every keyword said holds (the description states them).
+func facts(t *ir.Type, said map[string]bool) []string {
 	if t == nil {
 		return nil
 	}
+	// saidAll is whether the description states every given keyword the
+	// type has.
+	saidAll := func(kws ...string) bool {
+		if said == nil {
+			return false
+		}
+		for _, kw := range kws {
+			if !said[kw] && hasKeyword(t, kw) {
+				return false
+			}
+		}
+		return true
+	}
 	var out []string
-	if t.Default != nil {
+	if t.Default != nil && !saidAll("default") {
 		out = append(out, "Default: "+pyJSON(t.Default)+".")
 	}
-	if t.Format != "" {
+	if t.Format != "" && !saidAll("format") {
 		out = append(out, "Format: "+t.Format+".")
 	}
 	var bounds []string
@@ -626,11 +702,12 @@ func facts(t *ir.Type) []string {
 		add("<=", t.Max)
 		add("<", t.ExclusiveMax)
 	}
-	if len(bounds) > 0 {
+	if len(bounds) > 0 && !saidAll("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") {
 		out = append(out, "Value "+strings.Join(bounds, ", ")+".")
 	}
 	lengths := func(what string, lo, hi *int64) {
 		switch {
+		case saidAll("min"+what, "max"+what):
 		case lo != nil && hi != nil:
 			out = append(out, fmt.Sprintf("%s %d to %d.", what, *lo, *hi))
 		case lo != nil:
@@ -641,7 +718,7 @@ func facts(t *ir.Type) []string {
 	}
 	lengths("Length", t.MinLength, t.MaxLength)
 	lengths("Items", t.MinItems, t.MaxItems)
-	if t.Pattern != "" {
+	if t.Pattern != "" && !saidAll("pattern") {
 		out = append(out, "Pattern: "+t.Pattern)
 	}
 	if t.Discriminator != "" {
@@ -682,8 +759,9 @@ func (p *printer) typ(t *ir.Type) string {
 	case ir.KindMap:
 		s = "dict[str, " + p.typ(t.Values) + "]"
 	case ir.KindObject:
-		s = p.shapeName(t.Object)
-		if !p.done[t.Object] {
+		sh := p.canonOf(t.Object)
+		s = p.shapeName(sh)
+		if !p.done[sh] && !p.keys {
 			s = strconv.Quote(s) // a reference back into a cycle
 		}
 	case ir.KindLiteral:
@@ -745,7 +823,11 @@ func escapeDoc(s string) string {
 	return strings.ReplaceAll(s, `"""`, `\"\"\"`)
 }
 
-// paragraph splits prose into trimmed lines, dropping runs of blank lines.
+// paragraph splits prose into trimmed lines, dropping runs of blank lines,
+// and takes off the indentation the lines after the first share (as
+// Python's inspect.cleandoc does): a description written indented in its
+// source ("...\n    CRITICAL:\n    1. ...") is not indented twice in a
+// docstring. Indentation relative to the least indented line is kept.
 func paragraph(s string) []string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	var out []string
@@ -761,6 +843,22 @@ func paragraph(s string) []string {
 		}
 		blank = false
 		out = append(out, l)
+	}
+	common := -1
+	for _, l := range out[min(1, len(out)):] {
+		if l == "" {
+			continue
+		}
+		if n := len(l) - len(strings.TrimLeft(l, " ")); common < 0 || n < common {
+			common = n
+		}
+	}
+	if common > 0 {
+		for i := 1; i < len(out); i++ {
+			if out[i] != "" {
+				out[i] = out[i][common:]
+			}
+		}
 	}
 	return out
 }

@@ -8,7 +8,7 @@ import "github.com/codemode-dev/codemode/ir"
 // documentation: checking cost grows with the stub's size. The manifest
 // stores it; manifest.AssembleStubs joins the ones a program needs.
 func ServiceStub(svc *ir.Service) string {
-	p := &printer{svc: svc, stub: true, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}}
+	p := &printer{svc: svc, stub: true, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}, canon: canonicalShapes(svc)}
 	p.w.ln(0, "")
 	p.w.ln(0, "")
 	for _, t := range svc.Tools {

@@ -710,7 +710,7 @@ func (h *handler) help(c *monty.Call) (monty.Reply, error) {
 		svc, tool, _ := strings.Cut(v.Name, ".")
 		if e, ok := h.r.tools[toolKey{ir.ServiceName(svc), tool}]; ok {
 			dropped := h.dropped
-			h.Print(monty.Stdout, h.r.Lines(e.svc.File, e.tool.Lines[0], e.tool.Lines[1]))
+			h.Print(monty.Stdout, h.r.toolText(e.svc.File, e.tool))
 			if h.dropped == dropped {
 				h.helped = append(h.helped, e)
 			}

@@ -487,9 +487,22 @@ func (r *Runtime) File(name string) ([]byte, bool) {
 // for text that goes to the agent now (find_tool's answer).
 func (r *Runtime) ToolLines(session string, service ir.ServiceName, tool *manifest.Tool) string {
 	s, _ := r.cfg.Manifest.Service(service)
-	text := r.Lines(s.File, tool.Lines[0], tool.Lines[1])
+	text := r.toolText(s.File, tool)
 	r.gate.ReadTool(session, service, tool.Wire)
 	return text
+}
+
+// toolText is a tool's definition, numbered, after the lines of the
+// module docstring it refers to (the parameter docs and notes the module
+// says once for several tools), so it reads whole on its own.
+func (r *Runtime) toolText(file string, tool *manifest.Tool) string {
+	data, _ := r.File(file)
+	var b strings.Builder
+	for _, n := range manifest.SharedLines(data, tool.Lines[0], tool.Lines[1]) {
+		b.WriteString(r.Lines(file, n, n))
+	}
+	b.WriteString(r.Lines(file, tool.Lines[0], tool.Lines[1]))
+	return b.String()
 }
 
 // Lines returns lines start..end (1-based, inclusive; 0 = open end) of a

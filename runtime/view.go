@@ -123,6 +123,7 @@ func buildView(m *manifest.Manifest, files map[string][]byte, grants map[ir.Serv
 		}
 		if ok && len(hiddenSpans) > 0 {
 			hideTools(lines, keep, hiddenSpans)
+			manifest.DropUnreferencedShared(lines, keep)
 		}
 		newLine := make([]int, len(lines)+2)
 		var out []string

@@ -78,3 +78,96 @@ func TestViewKeepsGrantedDefinitions(t *testing.T) {
 		}
 	}
 }
+
+// TestViewDropsSharedDocsOnlyHiddenToolsUse: the module docstring says
+// once what several tools share (parameter docs, notes); a view kept all of
+// it, so the docs of parameters only hidden tools have stayed readable.
+// Over each golden case, granting every other tool and then the others:
+// each granted tool's definition comes with the same shared lines in the
+// view as in the whole file, and every shared line the view keeps is one a
+// granted tool refers to.
+func TestViewDropsSharedDocsOnlyHiddenToolsUse(t *testing.T) {
+	manifests, _ := filepath.Glob("../testdata/golden/*/want/manifest.json")
+	dropped := 0
+	for _, mf := range manifests {
+		data, err := os.ReadFile(mf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := manifest.Read(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{}
+		for _, s := range m.Services {
+			files[s.File], _ = os.ReadFile(filepath.Join(filepath.Dir(mf), s.File))
+		}
+		for parity := range 2 {
+			grants := map[ir.ServiceName][]string{}
+			for _, s := range m.Services {
+				for i, tl := range s.Tools {
+					if i%2 == parity {
+						grants[s.Name] = append(grants[s.Name], string(tl.Wire))
+					}
+				}
+			}
+			v, err := buildView(m, files, grants)
+			if err != nil {
+				t.Fatalf("%s: %v", mf, err)
+			}
+			for _, vs := range v.manifest.Services {
+				orig, _ := m.Service(vs.Name)
+				whole, view := splitLines(files[vs.File]), splitLines(v.files[vs.File])
+				text := func(lines []string, ns []int) string {
+					var b strings.Builder
+					for _, n := range ns {
+						b.WriteString(lines[n-1] + "\n")
+					}
+					return b.String()
+				}
+				referred := map[int]bool{}
+				for _, tl := range vs.Tools {
+					ot, _ := orig.Tool(string(tl.Wire))
+					inView := manifest.SharedLines(v.files[vs.File], tl.Lines[0], tl.Lines[1])
+					if a, b := text(whole, manifest.SharedLines(files[vs.File], ot.Lines[0], ot.Lines[1])), text(view, inView); a != b {
+						t.Errorf("%s: %s: shared lines in the view:\n%s\nin the file:\n%s", mf, tl.Wire, b, a)
+					}
+					for _, n := range inView {
+						referred[n] = true
+					}
+				}
+				for n, l := range view {
+					if strings.HasPrefix(l, "    ") && !referred[n+1] && n+1 < len(view) && sharedEntry(view, n+1) {
+						t.Errorf("%s: the view keeps shared line %d %q no granted tool refers to", mf, n+1, l)
+					}
+				}
+				all := map[int]bool{}
+				for _, ot := range orig.Tools {
+					for _, n := range manifest.SharedLines(files[vs.File], ot.Lines[0], ot.Lines[1]) {
+						all[n] = true
+					}
+				}
+				dropped += len(all) - len(referred)
+			}
+		}
+	}
+	if dropped == 0 {
+		t.Error("no view dropped a shared line: the golden cases no longer test it")
+	}
+}
+
+// sharedEntry says whether line n (1-based) of lines is an entry of a
+// module docstring's shared list: indented, after a shared header with
+// only entries between.
+func sharedEntry(lines []string, n int) bool {
+	for i := n - 1; i >= 1; i-- {
+		l := lines[i-1]
+		if l == manifest.SharedDocHeader || l == manifest.SharedNoteHeader {
+			return true
+		}
+		if l == "" || strings.HasPrefix(l, `"""`) {
+			return false
+		}
+	}
+	return false
+}

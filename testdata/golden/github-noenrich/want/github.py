@@ -4,13 +4,19 @@
 """github: github-mcp-server 0.6.2
 
 In run_code: api.github.<function>(...), or run_tool("<wire name>", {...});
-arguments are checked against the schema before a request leaves."""
+arguments are checked against the schema before a request leaves.
+
+Shared parameter docs: a parameter or key commented "see module doc" below is this:
+    owner: Repository owner (username or organization)
+    pull_number: Pull request number
+    path: The relative path to the file being commented on
+"""
 
 from typing import Any, Literal, TypedDict
 
 
 def create_or_update_file(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
     path: str,  # Path where to create/update the file
     content: str,  # Content of the file
@@ -42,7 +48,7 @@ def create_repository(
 
 
 def get_file_contents(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
     path: str,  # Path to the file or directory
     *,
@@ -57,7 +63,7 @@ class PushFilesFilesItem(TypedDict):
 
 
 def push_files(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
     branch: str,  # Branch to push to (e.g., 'main' or 'master')
     files: list[PushFilesFilesItem],  # Array of files to push
@@ -80,7 +86,7 @@ def create_issue(
 
 
 def create_pull_request(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
     title: str,  # Pull request title
     head: str,  # The name of the branch where your changes are implemented
@@ -94,7 +100,7 @@ def create_pull_request(
 
 
 def fork_repository(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
     *,
     organization: str = None,  # Optional: organization to fork to (defaults to your personal account)
@@ -103,7 +109,7 @@ def fork_repository(
 
 
 def create_branch(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
     branch: str,  # Name for the new branch
     *,
@@ -194,15 +200,15 @@ def get_issue(owner: str, repo: str, issue_number: float) -> Any:
 
 
 def get_pull_request(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
-    pull_number: float,  # Pull request number
+    pull_number: float,  # see module doc
 ) -> Any:
     """Get details of a specific pull request"""
 
 
 def list_pull_requests(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
     *,
     state: Literal["open", "closed", "all"] = None,  # State of the pull requests to return
@@ -217,21 +223,21 @@ def list_pull_requests(
 
 
 class CreatePullRequestReviewCommentsItemVariant1(TypedDict):
-    path: str  # The relative path to the file being commented on
+    path: str  # see module doc
     position: float  # The position in the diff where you want to add a review comment
     body: str  # Text of the review comment
 
 
 class CreatePullRequestReviewCommentsItemVariant2(TypedDict):
-    path: str  # The relative path to the file being commented on
+    path: str  # see module doc
     line: float  # The line number in the file where you want to add a review comment
     body: str  # Text of the review comment
 
 
 def create_pull_request_review(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
-    pull_number: float,  # Pull request number
+    pull_number: float,  # see module doc
     body: str,  # The body text of the review
     event: Literal["APPROVE", "REQUEST_CHANGES", "COMMENT"],  # The review action to perform
     *,
@@ -242,9 +248,9 @@ def create_pull_request_review(
 
 
 def merge_pull_request(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
-    pull_number: float,  # Pull request number
+    pull_number: float,  # see module doc
     *,
     commit_title: str = None,  # Title for the automatic commit message
     commit_message: str = None,  # Extra detail to append to automatic commit message
@@ -254,25 +260,25 @@ def merge_pull_request(
 
 
 def get_pull_request_files(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
-    pull_number: float,  # Pull request number
+    pull_number: float,  # see module doc
 ) -> Any:
     """Get the list of files changed in a pull request"""
 
 
 def get_pull_request_status(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
-    pull_number: float,  # Pull request number
+    pull_number: float,  # see module doc
 ) -> Any:
     """Get the combined status of all status checks for a pull request"""
 
 
 def update_pull_request_branch(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
-    pull_number: float,  # Pull request number
+    pull_number: float,  # see module doc
     *,
     expected_head_sha: str = None,  # The expected SHA of the pull request's HEAD ref
 ) -> Any:
@@ -280,16 +286,16 @@ def update_pull_request_branch(
 
 
 def get_pull_request_comments(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
-    pull_number: float,  # Pull request number
+    pull_number: float,  # see module doc
 ) -> Any:
     """Get the review comments on a pull request"""
 
 
 def get_pull_request_reviews(
-    owner: str,  # Repository owner (username or organization)
+    owner: str,  # see module doc
     repo: str,  # Repository name
-    pull_number: float,  # Pull request number
+    pull_number: float,  # see module doc
 ) -> Any:
     """Get the reviews on a pull request"""

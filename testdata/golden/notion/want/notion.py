@@ -4,7 +4,14 @@
 """notion: Notion API 1.0.0
 
 In run_code: api.notion.<function>(...), or run_tool("<wire name>", {...});
-arguments are checked against the schema before a request leaves."""
+arguments are checked against the schema before a request leaves.
+
+Shared parameter docs: a parameter or key commented "see module doc" below is this:
+    start_cursor: If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
+    block_id: Identifier for a Notion block
+    data_source_id: Identifier for a Notion data source
+    page_id: Identifier for a Notion page (or block) to read or update as markdown. Format: uuid.
+"""
 
 from typing import Any, Literal, NotRequired, Required, TypedDict
 
@@ -21,8 +28,8 @@ def API_get_user(
 
 def API_get_users(
     *,
-    start_cursor: str = None,  # If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
-    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Default: 100. Value <= 100.
+    start_cursor: str = None,  # see module doc
+    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Default: 100.
 ) -> Any:
     """Notion | List all users
     Error Responses:
@@ -59,7 +66,7 @@ def API_post_search(
     sort: APIPostSearchSortVariant1 | str = None,
     filter: APIPostSearchFilterVariant1 | str = None,
     start_cursor: str = None,  # A `cursor` value returned in a previous response that If supplied, limits the response to results starting after the `cursor`. If not supplied, then the first page of results is returned. Refer to [pagination](https://developers.notion.com/reference/intro#pagination) for more details.
-    page_size: int = None,  # The number of items from the full list to include in the response. Maximum: `100`. Default: 100. Format: int32. Value <= 100.
+    page_size: int = None,  # The number of items from the full list to include in the response. Maximum: `100`. Default: 100. Format: int32.
 ) -> Any:
     """Notion | Search by title
     Error Responses:
@@ -71,8 +78,8 @@ def API_post_search(
 def API_get_block_children(
     block_id: str,  # Identifier for a [block](ref:block)
     *,
-    start_cursor: str = None,  # If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
-    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Default: 100. Format: int32. Value <= 100.
+    start_cursor: str = None,  # see module doc
+    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Default: 100. Format: int32.
 ) -> Any:
     """Notion | Retrieve block children
     Error Responses:
@@ -133,7 +140,7 @@ def API_patch_block_children(
 
 
 def API_retrieve_a_block(
-    block_id: str,  # Identifier for a Notion block
+    block_id: str,  # see module doc
 ) -> Any:
     """Notion | Retrieve a block
     Error Responses:
@@ -143,7 +150,7 @@ def API_retrieve_a_block(
 
 
 def API_update_a_block(
-    block_id: str,  # Identifier for a Notion block
+    block_id: str,  # see module doc
     *,
     type_: dict[str, Any] | str = None,  # Wire name "type".
     archived: bool = None,  # Set to true to archive (delete) a block. Set to false to un-archive (restore) a block. Default: True.
@@ -156,7 +163,7 @@ def API_update_a_block(
 
 
 def API_delete_a_block(
-    block_id: str,  # Identifier for a Notion block
+    block_id: str,  # see module doc
 ) -> Any:
     """Notion | Delete a block
     Error Responses:
@@ -253,7 +260,7 @@ def API_retrieve_a_page_property(
     page_id: str,  # Identifier for a Notion page
     property_id: str,  # Identifier for a page [property](https://developers.notion.com/reference/page#all-property-values)
     *,
-    page_size: int = None,  # For paginated properties. The max number of property item objects on a page. The default size is 100. Default: 100. Format: int32.
+    page_size: int = None,  # For paginated properties. The max number of property item objects on a page. The default size is 100. Format: int32.
     start_cursor: str = None,  # For paginated properties.
 ) -> Any:
     """Notion | Retrieve a page property item
@@ -266,8 +273,8 @@ def API_retrieve_a_page_property(
 def API_retrieve_a_comment(
     block_id: str,  # Identifier for a Notion block or page
     *,
-    start_cursor: str = None,  # If supplied, this endpoint will return a page of results starting after the cursor provided. If not supplied, this endpoint will return the first page of results.
-    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Format: int32. Value <= 100.
+    start_cursor: str = None,  # see module doc
+    page_size: int = None,  # The number of items from the full list desired in the response. Maximum: 100. Format: int32.
 ) -> Any:
     """Notion | Retrieve comments
     Error Responses:
@@ -325,7 +332,7 @@ def API_query_data_source(
 
 
 def API_retrieve_a_data_source(
-    data_source_id: str,  # Identifier for a Notion data source
+    data_source_id: str,  # see module doc
 ) -> Any:
     """Notion | Retrieve a data source
     Error Responses:
@@ -334,20 +341,11 @@ def API_retrieve_a_data_source(
     Wire: "API-retrieve-a-data-source". Read-only."""
 
 
-RichTextRequest_2 = TypedDict(
-    "RichTextRequest_2",
-    {
-        "text": RichTextRequestText,
-        "type": NotRequired[Literal["text"]],
-    },
-)
-
-
 def API_update_a_data_source(
-    data_source_id: str,  # Identifier for a Notion data source
+    data_source_id: str,  # see module doc
     *,
-    title: list[RichTextRequest_2 | str | dict[str, Any]] = None,
-    description: list[RichTextRequest_2 | str | dict[str, Any]] = None,
+    title: list[RichTextRequest | str | dict[str, Any]] = None,
+    description: list[RichTextRequest | str | dict[str, Any]] = None,
     properties: dict[str, Any] | str = None,
 ) -> Any:
     """Notion | Update a data source
@@ -357,24 +355,11 @@ def API_update_a_data_source(
     Wire: "API-update-a-data-source". Destructive."""
 
 
-class PageIdParentRequest_2(TypedDict):
-    page_id: str  # Format: uuid.
-
-
-RichTextRequest_3 = TypedDict(
-    "RichTextRequest_3",
-    {
-        "text": RichTextRequestText,
-        "type": NotRequired[Literal["text"]],
-    },
-)
-
-
 def API_create_a_data_source(
-    parent: PageIdParentRequest_2 | str,
+    parent: PageIdParentRequest | str,
     properties: dict[str, Any] | str,
     *,
-    title: list[RichTextRequest_3 | str | dict[str, Any]] = None,
+    title: list[RichTextRequest | str | dict[str, Any]] = None,
 ) -> Any:
     """Notion | Create a data source
     Error Responses:
@@ -384,7 +369,7 @@ def API_create_a_data_source(
 
 
 def API_list_data_source_templates(
-    data_source_id: str,  # Identifier for a Notion data source
+    data_source_id: str,  # see module doc
     *,
     start_cursor: str = None,
     page_size: int = None,  # Default: 100.
@@ -436,7 +421,7 @@ def API_move_page(
 
 
 def API_retrieve_page_markdown(
-    page_id: str,  # Identifier for a Notion page (or block) to read or update as markdown. Format: uuid.
+    page_id: str,  # see module doc
     *,
     include_transcript: bool = None,  # Whether to include meeting note transcripts. When false (default), a placeholder with the meeting note URL is shown instead of the full transcript. Default: False.
 ) -> Any:
@@ -460,7 +445,7 @@ class APIUpdatePageMarkdownReplaceContentVariant1(TypedDict):
 class APIUpdatePageMarkdownUpdateContentVariant1ContentUpdatesItem(TypedDict):
     old_str: str  # Exact existing Markdown text to find.
     new_str: str  # Replacement Markdown text.
-    replace_all_matches: NotRequired[bool]  # Replace every occurrence of old_str instead of just the first (default false). Default: False.
+    replace_all_matches: NotRequired[bool]  # Replace every occurrence of old_str instead of just the first (default false).
 
 
 class APIUpdatePageMarkdownUpdateContentVariant1(TypedDict):
@@ -497,7 +482,7 @@ class APIUpdatePageMarkdownReplaceContentRangeVariant1(TypedDict):
 
 
 def API_update_page_markdown(
-    page_id: str,  # Identifier for a Notion page (or block) to read or update as markdown. Format: uuid.
+    page_id: str,  # see module doc
     type_: Literal["replace_content", "update_content", "insert_content", "replace_content_range"],  # The kind of edit to apply. Prefer `replace_content` (overwrite the whole page) or `update_content` (targeted find-and-replace). `insert_content` and `replace_content_range` are deprecated. Wire name "type".
     *,
     replace_content: APIUpdatePageMarkdownReplaceContentVariant1 | str = None,

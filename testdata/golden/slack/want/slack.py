@@ -4,15 +4,20 @@
 """slack: Slack MCP Server 1.0.0
 
 In run_code: api.slack.<function>(...), or run_tool("<wire name>", {...});
-arguments are checked against the schema before a request leaves."""
+arguments are checked against the schema before a request leaves.
+
+Shared parameter docs: a parameter or key commented "see module doc" below is this:
+    cursor: Pagination cursor for next page of results
+    thread_ts: The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it.
+"""
 
 from typing import Any
 
 
 def slack_list_channels(
     *,
-    limit: float = None,  # Maximum number of channels to return (default 100, max 200) Default: 100. Value <= 200.
-    cursor: str = None,  # Pagination cursor for next page of results
+    limit: float = None,  # Maximum number of channels to return (default 100, max 200)
+    cursor: str = None,  # see module doc
 ) -> Any:
     """List public or pre-defined channels in the workspace with pagination"""
 
@@ -26,7 +31,7 @@ def slack_post_message(
 
 def slack_reply_to_thread(
     channel_id: str,  # The ID of the channel containing the thread
-    thread_ts: str,  # The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it.
+    thread_ts: str,  # see module doc
     text: str,  # The reply text
 ) -> Any:
     """Reply to a specific message thread in Slack"""
@@ -43,22 +48,22 @@ def slack_add_reaction(
 def slack_get_channel_history(
     channel_id: str,  # The ID of the channel
     *,
-    limit: float = None,  # Number of messages to retrieve (default 10) Default: 10.
+    limit: float = None,  # Number of messages to retrieve (default 10)
 ) -> Any:
     """Get recent messages from a channel"""
 
 
 def slack_get_thread_replies(
     channel_id: str,  # The ID of the channel containing the thread
-    thread_ts: str,  # The timestamp of the parent message in the format '1234567890.123456'. Timestamps in the format without the period can be converted by adding the period such that 6 numbers come after it.
+    thread_ts: str,  # see module doc
 ) -> Any:
     """Get all replies in a message thread"""
 
 
 def slack_get_users(
     *,
-    cursor: str = None,  # Pagination cursor for next page of results
-    limit: float = None,  # Maximum number of users to return (default 100, max 200) Default: 100. Value <= 200.
+    cursor: str = None,  # see module doc
+    limit: float = None,  # Maximum number of users to return (default 100, max 200)
 ) -> Any:
     """Get a list of all users in the workspace with their basic profile information"""
 

@@ -4,7 +4,11 @@
 """stripe: Stripe 0.4.0
 
 In run_code: api.stripe.<function>(...), or run_tool("<wire name>", {...});
-arguments are checked against the schema before a request leaves."""
+arguments are checked against the schema before a request leaves.
+
+Shared parameter docs: a parameter or key commented "see module doc" below is this:
+    limit: A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+"""
 
 from typing import Any, Literal, TypedDict
 
@@ -23,7 +27,7 @@ def create_customer(
 
 def list_customers(
     *,
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+    limit: int = None,  # see module doc
     email: str = None,  # A case-sensitive filter on the list based on the customer's email field. The value must be a string.
 ) -> Any:
     """This tool will fetch a list of Customers from Stripe.
@@ -107,10 +111,10 @@ def create_invoice(
 ) -> Any:
     """This tool will create an invoice in Stripe.
 
-      It takes two arguments:
-      - customer (str): The ID of the customer to create the invoice for.
+    It takes two arguments:
+    - customer (str): The ID of the customer to create the invoice for.
 
-      - days_until_due (int, optional): The number of days until the invoice is due."""
+    - days_until_due (int, optional): The number of days until the invoice is due."""
 
 
 def list_invoices(
@@ -173,7 +177,7 @@ def create_refund(
 def list_payment_intents(
     *,
     customer: str = None,  # The ID of the customer to list payment intents for.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+    limit: int = None,  # see module doc
 ) -> Any:
     """This tool will list payment intents in Stripe.
 
@@ -190,7 +194,7 @@ def list_subscriptions(
     customer: str = None,  # The ID of the customer to list subscriptions for.
     price: str = None,  # The ID of the price to list subscriptions for.
     status: Literal["active", "past_due", "unpaid", "canceled", "incomplete", "incomplete_expired", "trialing", "all"] = None,  # The status of the subscriptions to retrieve.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+    limit: int = None,  # see module doc
 ) -> Any:
     """This tool will list all subscriptions in Stripe.
 
@@ -230,14 +234,14 @@ def update_subscription(
 ) -> Any:
     """This tool will update an existing subscription in Stripe. If changing an existing subscription item, the existing subscription item has to be set to deleted and the new one has to be added.
 
-      It takes the following arguments:
-      - subscription (str, required): The ID of the subscription to update.
-      - proration_behavior (str, optional): Determines how to handle prorations when the subscription items change. Options: 'create_prorations', 'none', 'always_invoice', 'none_implicit'.
-      - items (array, optional): A list of subscription items to update, add, or remove. Each item can have the following properties:
-        - id (str, optional): The ID of the subscription item to modify.
-        - price (str, optional): The ID of the price to switch to.
-        - quantity (int, optional): The quantity of the plan to subscribe to.
-        - deleted (bool, optional): Whether to delete this item."""
+    It takes the following arguments:
+    - subscription (str, required): The ID of the subscription to update.
+    - proration_behavior (str, optional): Determines how to handle prorations when the subscription items change. Options: 'create_prorations', 'none', 'always_invoice', 'none_implicit'.
+    - items (array, optional): A list of subscription items to update, add, or remove. Each item can have the following properties:
+      - id (str, optional): The ID of the subscription item to modify.
+      - price (str, optional): The ID of the price to switch to.
+      - quantity (int, optional): The quantity of the plan to subscribe to.
+      - deleted (bool, optional): Whether to delete this item."""
 
 
 def search_stripe_documentation(
@@ -256,7 +260,7 @@ def search_stripe_documentation(
 
 def list_coupons(
     *,
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+    limit: int = None,  # see module doc
 ) -> Any:
     """This tool will fetch a list of Coupons from Stripe.
 
@@ -272,7 +276,7 @@ def create_coupon(
     *,
     percent_off: float = None,  # A positive float larger than 0, and smaller or equal to 100, that represents the discount the coupon will apply (required if amount_off is not passed) Value 0 to 100.
     currency: str = None,  # Three-letter ISO code for the currency of the amount_off parameter (required if amount_off is passed). Infer based on the amount_off. For example, if a coupon is $2 off, set currency to be USD. Default: "USD".
-    duration: Literal["once", "repeating", "forever"] = None,  # How long the discount will last. Defaults to "once". Default: "once".
+    duration: Literal["once", "repeating", "forever"] = None,  # How long the discount will last. Defaults to "once"
     duration_in_months: float = None,  # The number of months the discount will last if duration is repeating
 ) -> Any:
     """This tool will create a coupon in Stripe.
@@ -319,7 +323,7 @@ def list_disputes(
     *,
     charge: str = None,  # Only return disputes associated to the charge specified by this charge ID.
     payment_intent: str = None,  # Only return disputes associated to the PaymentIntent specified by this PaymentIntent ID.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Default: 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
 ) -> Any:
     """This tool will fetch a list of disputes in Stripe.
 

@@ -1,0 +1,285 @@
+package emit_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/enrich"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
+	"github.com/codemode-dev/codemode/parse"
+)
+
+// compileMCP compiles an MCP tools/list document the way a pack does
+// without enrichment (parse, Resolve) and returns its api/<svc>.py.
+func compileMCP(t *testing.T, doc string) string { return compile(t, doc, false) }
+
+// compile compiles an MCP tools/list document (parse, enrich when asked,
+// Resolve) and returns its api/<svc>.py.
+func compile(t *testing.T, doc string, enriched bool) string {
+	t.Helper()
+	svc, err := parse.MCP("test", []byte(doc), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if enriched {
+		if _, err := enrich.Run(svc, enrich.Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ir.Resolve(svc)
+	py, _ := emit.Python(svc)
+	return string(py)
+}
+
+// between is the text of py from the line starting with from up to the
+// line starting with to (exclusive).
+func between(t *testing.T, py, from, to string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(py, "\n"+from)
+	if !ok {
+		t.Fatalf("no line %q in:\n%s", from, py)
+	}
+	rest = from + rest
+	if i := strings.Index(rest, "\n"+to); i >= 0 {
+		rest = rest[:i+1]
+	}
+	return rest
+}
+
+// TestIndentedDescriptionNotIndentedTwice: a description written indented
+// in its source (a template literal's "\n    ") was printed with its own
+// indentation on top of the docstring's; the lines after the first lose
+// the indentation they share, and keep what is relative to it.
+func TestIndentedDescriptionNotIndentedTwice(t *testing.T) {
+	py := compileMCP(t, `{"tools": [{"name": "logs", "inputSchema": {"type": "object"},
+		"description": "Get logs.\n\n    CRITICAL:\n    1. Large logs:\n       - use outputDir\n\n    Done."}]}`)
+	want := `def logs() -> Any:
+    """Get logs.
+
+    CRITICAL:
+    1. Large logs:
+       - use outputDir
+
+    Done."""
+`
+	if got := between(t, py, "def logs", "\x00"); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestSharedParameterDescribedOnce: a parameter documented with the same
+// words in several tools (a project slug every tool takes) was printed in
+// full at each; the module docstring prints it once and each place says
+// "see module doc". A parameter of the same name described another way,
+// and a description used once, stay where they are.
+func TestSharedParameterDescribedOnce(t *testing.T) {
+	slug := `"slug": {"type": "string", "description": "The project slug from list_projects (e.g. \"gh/org/project\"), as that tool returns it.", "maxLength": 200}`
+	py := compileMCP(t, `{"tools": [
+		{"name": "a", "inputSchema": {"type": "object", "properties": {`+slug+`}, "required": ["slug"]}},
+		{"name": "b", "inputSchema": {"type": "object", "properties": {`+slug+`, "opts": {"type": "object", "properties": {`+slug+`}}}}},
+		{"name": "c", "inputSchema": {"type": "object", "properties": {"slug": {"type": "string", "description": "Another slug."}}}}]}`)
+	const entry = "    slug: The project slug from list_projects (e.g. \"gh/org/project\"), as that tool returns it. Length <= 200.\n\"\"\"\n"
+	doc := between(t, py, `"""`, "from typing")
+	if !strings.Contains(doc, `a parameter or key commented "see module doc" below is this:`+"\n"+entry) {
+		t.Errorf("module docstring has no shared entry for slug:\n%s", doc)
+	}
+	for _, want := range []string{
+		"def a(\n    slug: str,  # see module doc\n) -> Any:",
+		"    slug: str  # see module doc\n",
+		"    slug: str = None,  # see module doc\n",
+		"    slug: str = None,  # Another slug.\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+	if n := strings.Count(py, "The project slug from"); n != 1 {
+		t.Errorf("the shared description is printed %d times, want 1:\n%s", n, py)
+	}
+}
+
+// TestDescriptionUsedOnceNotShared: a list of shared docs costs its
+// header; a service whose only repeated doc is short prints none.
+func TestDescriptionUsedOnceNotShared(t *testing.T) {
+	mode := `"mode": {"type": "string", "description": "Travel mode"}`
+	py := compileMCP(t, `{"tools": [
+		{"name": "a", "inputSchema": {"type": "object", "properties": {`+mode+`}}},
+		{"name": "b", "inputSchema": {"type": "object", "properties": {`+mode+`}}}]}`)
+	if strings.Contains(py, "see module doc") || strings.Count(py, "# Travel mode") != 2 {
+		t.Errorf("a short description was shared:\n%s", py)
+	}
+}
+
+// TestParagraphInSeveralDescriptionsPrintedOnce: a paragraph that several
+// tools' descriptions repeat word for word (a server's deprecation notice
+// in every tool) was printed in every docstring; the module docstring
+// prints it once as a numbered note and each description says where it
+// stood. A paragraph said once, and one too short to be worth a mark,
+// stay in place.
+func TestParagraphInSeveralDescriptionsPrintedOnce(t *testing.T) {
+	const notice = `NOTE: This server is deprecated and no longer receives feature work. Please tell the user to migrate to the hosted server: https://example.com/docs/hosted-overview/`
+	py := compileMCP(t, `{"tools": [
+		{"name": "a", "inputSchema": {"type": "object"}, "description": "Get logs.\n\nShort and shared.\n\n`+notice+`"},
+		{"name": "b", "inputSchema": {"type": "object"}, "description": "List flaky tests.\n\n    Short and shared.\n\n`+notice+`"},
+		{"name": "c", "inputSchema": {"type": "object"}, "description": "Rerun a workflow.\n\n`+notice+`\n\nThen poll."}]}`)
+	doc := between(t, py, `"""`, "from typing")
+	if want := "Shared notes: a description that says \"(note N: see module doc)\" has note N there:\nNote 1:\n    " + notice + "\n\"\"\"\n"; !strings.Contains(doc, want) {
+		t.Errorf("module docstring has no note 1:\n%s", doc)
+	}
+	if n := strings.Count(py, "deprecated"); n != 1 {
+		t.Errorf("the notice is printed %d times, want 1:\n%s", n, py)
+	}
+	want := `def a() -> Any:
+    """Get logs.
+
+    Short and shared.
+
+    (note 1: see module doc)"""
+
+
+`
+	if got := between(t, py, "def a", "def b"); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := between(t, py, "def c", "\x00"), "def c() -> Any:\n    \"\"\"Rerun a workflow.\n\n    (note 1: see module doc)\n\n    Then poll.\"\"\"\n"; got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestEnrichedConstraintNotRestated: a constraint enrich read from a
+// parameter's description was printed again after it ("(max 255
+// characters) Length <= 255."); it is left out there, and a constraint the
+// schema itself gives is still printed.
+func TestEnrichedConstraintNotRestated(t *testing.T) {
+	py := compile(t, `{"tools": [{"name": "add", "inputSchema": {"type": "object", "properties": {
+		"summary": {"type": "string", "description": "The summary (max 255 characters)"},
+		"count": {"type": "integer", "description": "How many, between 1 and 100."},
+		"page": {"type": "integer", "maximum": 50, "description": "The page."}}}}]}`, true)
+	for _, want := range []string{
+		"    summary: str = None,  # The summary (max 255 characters)\n",
+		"    count: int = None,  # How many, between 1 and 100.\n",
+		"    page: int = None,  # The page. Value <= 50.\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}
+
+// TestToolLinesCarryTheirSharedDocs: with docs and notes said once in the
+// module docstring, a tool's own lines (what find_tool and help() show)
+// said "see module doc" without the doc; manifest.SharedLines finds, for a
+// tool's span, the module lines it refers to, and only those.
+func TestToolLinesCarryTheirSharedDocs(t *testing.T) {
+	const notice = `NOTE: This server is deprecated and no longer receives feature work. Please tell the user to migrate to the hosted server: https://example.com/docs/hosted-overview/`
+	slug := `"slug": {"type": "string", "description": "The project slug from list_projects (e.g. \"gh/org/project\"), as that tool returns it."}`
+	branch := `"branch": {"type": "string", "description": "The name of the branch checked out in the local workspace, as git prints it."}`
+	svc, err := parse.MCP("test", []byte(`{"tools": [
+		{"name": "a", "description": "A.\n\n`+notice+`", "inputSchema": {"type": "object", "properties": {`+slug+`, `+branch+`}}},
+		{"name": "b", "description": "B.\n\n`+notice+`", "inputSchema": {"type": "object", "properties": {`+slug+`}}},
+		{"name": "c", "description": "C.", "inputSchema": {"type": "object", "properties": {"p": {"type": "object", "properties": {`+branch+`}}}}},
+		{"name": "d", "description": "D.", "inputSchema": {"type": "object", "properties": {`+slug+`, `+branch+`}}}]}`), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir.Resolve(svc)
+	py, spans := emit.Python(svc)
+	lines := strings.Split(string(py), "\n")
+	show := func(wire string) string {
+		var b strings.Builder
+		for _, n := range manifest.SharedLines(py, spans[ir.WireName(wire)].Start, spans[ir.WireName(wire)].End) {
+			b.WriteString(lines[n-1] + "\n")
+		}
+		return b.String()
+	}
+	docs := manifest.SharedDocHeader + "\n"
+	notes := manifest.SharedNoteHeader + "\nNote 1:\n    " + notice + "\n"
+	slugDoc := `    slug: The project slug from list_projects (e.g. "gh/org/project"), as that tool returns it.` + "\n"
+	branchDoc := "    branch: The name of the branch checked out in the local workspace, as git prints it.\n"
+	for wire, want := range map[string]string{
+		"a": docs + slugDoc + branchDoc + notes,
+		"b": docs + slugDoc + notes,
+		"c": docs + branchDoc,
+		"d": docs + slugDoc + branchDoc,
+	} {
+		if got := show(wire); got != want {
+			t.Errorf("%s: got:\n%s\nwant:\n%s\nfile:\n%s", wire, got, want, py)
+		}
+	}
+}
+
+// TestDefaultTheDescriptionStatesNotRestated: a schema's default that the
+// description already states ("(default 100, max 200)", "Defaults to
+// false") was printed again after it ("Default: 100."); it is left out
+// there, and a default the description does not name (or names another
+// value for) is still printed.
+func TestDefaultTheDescriptionStatesNotRestated(t *testing.T) {
+	py := compileMCP(t, `{"tools": [{"name": "list", "inputSchema": {"type": "object", "properties": {
+		"limit": {"type": "number", "default": 100, "description": "How many to return (default 100, max 200)"},
+		"all": {"type": "boolean", "default": false, "description": "Include archived ones. Defaults to false."},
+		"order": {"type": "string", "default": "asc", "description": "Sort direction (default is `+"`asc`"+`)"},
+		"page": {"type": "number", "default": 1, "description": "The page, by default the first."},
+		"size": {"type": "number", "default": 10, "description": "Page size (default 100 for admins)."}}}}]}`)
+	for _, want := range []string{
+		"    limit: float = None,  # How many to return (default 100, max 200)\n",
+		"    all: bool = None,  # Include archived ones. Defaults to false.\n",
+		"    order: str = None,  # Sort direction (default is `asc`)\n",
+		"    page: float = None,  # The page, by default the first. Default: 1.\n",
+		"    size: float = None,  # Page size (default 100 for admins). Default: 10.\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}
+
+// TestSameShapeUnderTwoNamesPrintedOnce: an object a source defines once in
+// $defs and writes out again inline elsewhere became two TypedDicts that
+// print the same but for their names ("FileItem" and "Items"); the module
+// and the check stubs print the first one reached, and every use names it.
+// An object that differs in one comment stays its own.
+func TestSameShapeUnderTwoNamesPrintedOnce(t *testing.T) {
+	file := `{"type": "object", "properties": {"id": {"type": "string", "description": "The file's id."}, "name": {"type": "string"}}, "required": ["id"]}`
+	other := `{"type": "object", "properties": {"id": {"type": "string", "description": "Another id."}, "name": {"type": "string"}}, "required": ["id"]}`
+	doc := `{"tools": [
+		{"name": "attach", "inputSchema": {"type": "object", "properties": {"file": ` + file + `}}},
+		{"name": "sign", "inputSchema": {"type": "object", "$defs": {"Items": ` + file + `}, "properties": {"signature": {"$ref": "#/$defs/Items"}, "other": ` + other + `}}}]}`
+	py := compileMCP(t, doc)
+	if n := strings.Count(py, "The file's id."); n != 1 {
+		t.Errorf("the shape is printed %d times, want once:\n%s", n, py)
+	}
+	for _, want := range []string{
+		"def attach(*, file: AttachFile = None) -> Any:\n",
+		"def sign(*, signature: AttachFile = None, other: SignOther = None) -> Any:\n",
+		"class SignOther(TypedDict):\n    id: str  # Another id.\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+	svc, err := parse.MCP("test", []byte(doc), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir.Resolve(svc)
+	stub := emit.ServiceStub(svc)
+	if strings.Count(stub, "(TypedDict") != 2 || !strings.Contains(stub, "signature: _test__AttachFile | None = None") {
+		t.Errorf("check stubs:\n%s", stub)
+	}
+}
+
+// TestLookalikeDefinitionsKeepTheirNames: two definitions the source names
+// differently (a pet's Tag and Category, both an id and a name) print
+// alike but are different things; they stay two TypedDicts.
+func TestLookalikeDefinitionsKeepTheirNames(t *testing.T) {
+	obj := `{"type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}`
+	py := compileMCP(t, `{"tools": [{"name": "add_pet", "inputSchema": {"type": "object", "$defs": {"Tag": `+obj+`, "Category": `+obj+`},
+		"properties": {"category": {"$ref": "#/$defs/Category"}, "tags": {"type": "array", "items": {"$ref": "#/$defs/Tag"}}}}}]}`)
+	for _, want := range []string{"class Category(TypedDict", "class Tag(TypedDict", "category: Category = None", "tags: list[Tag] = None"} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}
