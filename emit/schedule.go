@@ -2,6 +2,7 @@ package emit
 
 import (
 	"encoding/json"
+	"maps"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -20,18 +21,22 @@ import (
 // minRun is the fewest tools a goroutine is started for.
 const minRun = 16
 
-// eachRun calls fn(first, end) for runs of consecutive indexes covering
-// [0, n), on up to GOMAXPROCS goroutines, and returns when all are done.
-func eachRun(n int, fn func(first, end int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/minRun)
+// runWorkers is how many goroutines eachRun runs n indexes on.
+func runWorkers(n int) int { return max(1, min(runtime.GOMAXPROCS(0), n/minRun)) }
+
+// eachRun calls fn(worker, first, end) for runs of consecutive indexes
+// covering [0, n), on runWorkers(n) goroutines (worker numbers them from
+// 0), and returns when all are done.
+func eachRun(n int, fn func(worker, first, end int)) {
+	workers := runWorkers(n)
 	if workers <= 1 {
-		fn(0, n)
+		fn(0, 0, n)
 		return
 	}
 	run := max(minRun, n/(8*workers))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -40,7 +45,7 @@ func eachRun(n int, fn func(first, end int)) {
 				if first >= n {
 					return
 				}
-				fn(first, min(first+run, n))
+				fn(w, first, min(first+run, n))
 			}
 		}()
 	}
@@ -60,8 +65,18 @@ type text struct {
 func (p *printer) defs(aliasAt map[string]int) []text {
 	tools := p.svc.Tools
 	out := make([]text, len(tools))
-	eachRun(len(tools), func(first, end int) {
-		q := &printer{svc: p.svc, stub: p.stub, indent: p.indent, done: p.done, aliases: p.aliases}
+	// Each goroutine has its own copy of what p worked out once (p's
+	// printing fills it as it goes; here it is only read, but a copy
+	// keeps a miss from writing to a map another goroutine reads).
+	docs := make([]*docCache, runWorkers(len(tools)))
+	eachRun(len(tools), func(worker, first, end int) {
+		q := *p // what p worked out for the service, read only
+		q.w, q.busy, q.printed = writer{}, nil, nil
+		if docs[worker] == nil {
+			d := docCache{params: maps.Clone(p.docs.params), fields: maps.Clone(p.docs.fields), prose: maps.Clone(p.docs.prose)}
+			docs[worker] = &d
+		}
+		q.docs = *docs[worker]
 		if p.aliases != nil {
 			q.printed = make(map[string]bool, len(aliasAt))
 		}
@@ -86,6 +101,7 @@ func (p *printer) defs(aliasAt map[string]int) []text {
 			ends = append(ends, q.w.b.Len())
 			out[i].lines = q.w.line - line
 		}
+		*docs[worker] = q.docs // what it filled in, for its next run
 		b, from := q.w.bytes(), 0
 		for j, to := range ends {
 			out[first+j].b = b[from:to:to]
@@ -122,7 +138,7 @@ func (w *writer) add(t text) {
 func signatures(svc *ir.Service) []string {
 	sign := Signer(svc)
 	out := make([]string, len(svc.Tools))
-	eachRun(len(svc.Tools), func(first, end int) {
+	eachRun(len(svc.Tools), func(_, first, end int) {
 		for i := first; i < end; i++ {
 			out[i] = sign(svc.Tools[i])
 		}
