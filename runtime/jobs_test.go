@@ -18,7 +18,12 @@ import (
 type held struct {
 	upstream.Upstream
 	release chan struct{}
-	started chan struct{} // a call of echo started (when nobody is waiting, nothing is told)
+	// started is told that a call of echo started: the first start is kept
+	// until someone takes it (a job's call can start before the test
+	// waits: TestJobsListTookWriteLock hung for its whole time limit when a
+	// start nobody was waiting for yet was dropped), later ones while it is
+	// kept are not told.
+	started chan struct{}
 }
 
 func (h *held) Call(ctx context.Context, tool *manifest.Tool, args map[string]any) (*upstream.Result, error) {
@@ -55,7 +60,7 @@ func heldRuntimeWith(t *testing.T, state string, mutate func(*runtime.Config)) (
 		if mutate != nil {
 			mutate(c)
 		}
-		hu = &held{Upstream: c.Upstreams["everything"], release: make(chan struct{}), started: make(chan struct{})}
+		hu = &held{Upstream: c.Upstreams["everything"], release: make(chan struct{}), started: make(chan struct{}, 1)}
 		c.Upstreams["everything"] = hu
 		c.StateDir = state
 		c.Limits.Output = 2000
