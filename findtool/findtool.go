@@ -175,6 +175,9 @@ type Index struct {
 	raw      [][]string       // each tool's raw dense words (denseWords)
 	sem      *semantic        // nil without vectors (WithVectors)
 	sen      *sentences       // nil without a sentence encoder (WithSentences)
+	// assoc is the learned word associations (associations), with the
+	// sentence encoder only.
+	assoc map[string][]association
 }
 
 // New indexes docs. Docs with a nil Tool are skipped.
@@ -340,6 +343,23 @@ func (x *Index) Search(query string, k int) []Hit {
 			if _, ok := weight[alt]; !ok {
 				weight[alt] = synonymWeight
 				order = append(order, alt)
+			}
+		}
+	}
+	// With the sentence encoder, a word also finds the name words that
+	// real APIs' names use where their summaries say it (learned, see
+	// assoc.go: "english" → translate), but not its abbreviations or
+	// longer forms, which abbreviation weighs.
+	if x.assoc != nil {
+		for _, w := range terms {
+			for _, a := range x.assoc[w] {
+				if strings.HasPrefix(a.term, w) || strings.HasPrefix(w, a.term) {
+					continue
+				}
+				if _, ok := weight[a.term]; !ok {
+					weight[a.term] = assocWeight
+					order = append(order, a.term)
+				}
 			}
 		}
 	}

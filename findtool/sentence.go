@@ -85,6 +85,7 @@ func (x *Index) WithSentences(s *ToolSentences) *Index {
 	}
 	y := *x
 	y.sen = s
+	y.assoc = associations()
 	return &y
 }
 

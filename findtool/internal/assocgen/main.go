@@ -30,7 +30,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-		"os"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
