@@ -1,15 +1,14 @@
 package findtool
 
 import (
-	"context"
 	"reflect"
 	"strings"
 	"testing"
 )
 
-func withAssociations(x *Index) *Index {
+func withoutAssociations(x *Index) *Index {
 	y := *x
-	y.assoc = associations()
+	y.assoc = nil
 	return &y
 }
 
@@ -22,10 +21,10 @@ func TestLearnedAssociationReachesParaphrase(t *testing.T) {
 		{"lang", tool("translate_text", "Translate a text between languages")},
 		{"lang", tool("get_dictionary_entry", "Look up a word in the dictionary")},
 	})
-	if hits := lex.Search("say it in english", 0); len(hits) != 0 {
+	if hits := withoutAssociations(lex).Search("say it in english", 0); len(hits) != 0 {
 		t.Errorf("without associations: %v, want nothing", names(hits))
 	}
-	if got, want := names(withAssociations(lex).Search("say it in english", 0)), []string{"lang.translate_text"}; !reflect.DeepEqual(got, want) {
+	if got, want := names(lex.Search("say it in english", 0)), []string{"lang.translate_text"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("with associations: %v, want %v", got, want)
 	}
 }
@@ -40,7 +39,7 @@ func TestLearnedAssociationReachesParaphrase(t *testing.T) {
 func TestWordWithoutAssociationUnchanged(t *testing.T) {
 	x := small()
 	for _, q := range []string{"create an issue", "post a message to slack", "list the users"} {
-		if got, want := withAssociations(x).Search(q, 0), x.Search(q, 0); !reflect.DeepEqual(got, want) {
+		if got, want := x.Search(q, 0), withoutAssociations(x).Search(q, 0); !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: %v, want %v", q, names(got), names(want))
 		}
 	}
@@ -51,25 +50,8 @@ func TestWordWithoutAssociationUnchanged(t *testing.T) {
 		{"git", tool("list_org_repos", "List the repositories of an org")},
 		{"git", tool("list_organization_members", "List the members of an organization")},
 	})
-	if got, want := withAssociations(y).Search("organization repositories", 0), y.Search("organization repositories", 0); !reflect.DeepEqual(got, want) {
+	if got, want := y.Search("organization repositories", 0), withoutAssociations(y).Search("organization repositories", 0); !reflect.DeepEqual(got, want) {
 		t.Errorf("an abbreviation through the table: %v, want %v", names(got), names(want))
-	}
-}
-
-// TestAssociationsWithSentencesOnly: the table is used with the sentence
-// encoder (where it was measured to help) and not by words or vectors
-// alone.
-func TestAssociationsWithSentencesOnly(t *testing.T) {
-	lex := New(sentenceSampleDocs())
-	ts, err := lex.EmbedTools(context.Background(), sampleSentences(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lex.assoc != nil || lex.WithVectors(loadSample(t)).assoc != nil {
-		t.Error("associations without the sentence encoder")
-	}
-	if lex.WithSentences(ts).assoc == nil {
-		t.Error("no associations with the sentence encoder")
 	}
 }
 

@@ -85,7 +85,6 @@ func (x *Index) WithSentences(s *ToolSentences) *Index {
 	}
 	y := *x
 	y.sen = s
-	y.assoc = associations()
 	return &y
 }
 

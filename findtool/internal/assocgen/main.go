@@ -97,7 +97,7 @@ func main() {
 	flag.IntVar(&p.minCount, "min-count", 5, "operations a pair is in, at least")
 	flag.IntVar(&p.minProviders, "min-providers", 3, "providers a pair is in, at least")
 	flag.IntVar(&p.top, "top", 4, "associations kept per summary term, at most")
-	flag.Float64Var(&p.minP, "min-p", 0.05, "P(name term | summary term), at least")
+	flag.Float64Var(&p.minP, "min-p", 0.1, "P(name term | summary term), at least")
 	flag.Float64Var(&p.maxDF, "max-df", 0.02, "share of operations whose name has the name term, at most (api, get, id say nothing)")
 	flag.Parse()
 	if *pkg == "" {
