@@ -4,16 +4,16 @@
 //
 // Each operation says what it does twice: in people's words (its summary,
 // or its description's first sentence when it has none) and in API words
-// (its operationId, its path's literal segments and its tags). Both are
-// analysed as findtool analyses text and names. For a summary term s and a
-// name term t that the summary does not say, the table keeps t when the
-// operations whose summary says s have t in their name (and not in their
-// summary) much more often than the others: at least -min-count such
-// operations, of at least -min-providers providers, a log-likelihood ratio
-// (G², one degree of freedom) of at least -min-g2, P(t | s) at least
-// -min-p; the -top best by P(t | s) for each s. Operations said the same
-// way twice (the same terms on both sides, as in a spec's many versions)
-// count once.
+// (its operationId, its path's literal segments and its tags; terms of
+// letters only). Both are analysed as findtool analyses text. The table is
+// IBM model 1's P(name term | summary term), learned by EM with a null
+// word on the summary side (so a name term that the summary says itself is
+// explained by it, not by its neighbours); for each summary term s it
+// keeps the -top name terms t other than s by P(t | s), those with P at
+// least -min-p, in at least -min-count operations of at least
+// -min-providers providers, t in at most -max-df of all operations'
+// names. Operations said the same way twice (the same terms on both
+// sides, as in a spec's many versions) count once.
 //
 // Every spec of a provider whose catalogue the find_tool evaluation scores
 // (the corpus pack and the held-apart catalogues) is left out: see
@@ -141,14 +141,15 @@ func run(pkg, out string, p params) error {
 
 type pairStat struct {
 	n, providers int32
-	last         int32 // the provider last counted
+	// last is the provider last counted: specs are read in path order,
+	// and a provider's specs sit side by side (one folder or file name).
+	last int32
 }
 
 type learner struct {
 	vocab    map[string]uint32
 	words    []string
-	said     []int32 // operations whose summary has the term
-	named    []int32 // operations whose name has the term and summary not
+	named    []int32 // operations whose name has the term
 	pairs    map[uint64]*pairStat
 	corpus   [][2][]uint32   // each operation's summary and name terms
 	seen     map[string]bool // operations counted (their terms)
@@ -169,7 +170,6 @@ func (l *learner) id(t string) uint32 {
 	i := uint32(len(l.words))
 	l.vocab[t] = i
 	l.words = append(l.words, t)
-	l.said = append(l.said, 0)
 	l.named = append(l.named, 0)
 	return i
 }
