@@ -42,6 +42,8 @@ test: tools postgres
 	go test -run '^$$' -fuzz '^FuzzToRE2$$' -fuzztime 50000x ./validate
 	go test -run '^$$' -fuzz '^FuzzPropose$$' -fuzztime 30000x ./enrich
 	go test -run '^$$' -fuzz '^FuzzYAMLSplit$$' -fuzztime 30000x ./parse
+	go test -run '^$$' -fuzz '^FuzzJSONSplit$$' -fuzztime 30000x ./parse
+	go test -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime 2000x ./findtool/sentence
 	go test -count=1 ./...
 
 conformance: tools

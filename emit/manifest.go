@@ -11,6 +11,10 @@ import (
 // the given spans. decisions holds each tool's enrichment log lines (JSON),
 // keyed by wire name; it may be nil.
 func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decisions map[ir.WireName][]json.RawMessage) manifest.Service {
+	// The pins are hashed beside the stub and the signatures (each only
+	// reads the service).
+	pinsOf := make(chan []string, 1)
+	go func() { pinsOf <- manifest.Pins(svc.Tools) }()
 	ms := manifest.Service{
 		Name: svc.Name, Title: svc.Title, File: file, Source: svc.Source,
 		Servers: svc.Servers, Security: svc.Security, Tools: []manifest.Tool{},
@@ -19,13 +23,13 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 	for _, d := range svc.Diagnostics {
 		ms.Diagnostics = append(ms.Diagnostics, d.String())
 	}
-	pins := manifest.Pins(svc.Tools)
-	sign := Signer(svc)
+	sigs := signatures(svc)
+	pins := <-pinsOf
 	for i, t := range svc.Tools {
 		sp := spans[t.Wire]
 		mt := manifest.Tool{
 			Wire: t.Wire, Py: t.Py, Call: "api." + string(svc.Name) + "." + string(t.Py),
-			Signature: sign(t),
+			Signature: sigs[i],
 			Title:     t.Title, Description: t.Description, Deprecated: t.Deprecated,
 			Lines: [2]int{sp.Start, sp.End}, Params: []manifest.Param{},
 			Input: t.Input, Output: t.Output, Annotations: t.Annotations, HTTP: t.HTTP,

@@ -38,21 +38,37 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 	w.ln(0, typingImport) // narrowed to the names used, below
 	spans := map[ir.WireName]Span{}
 	p.findAliases()
-	for _, t := range svc.Tools {
-		w.ln(0, "")
-		w.ln(0, "")
-		start := w.next()
+	// Each tool's aliases and shapes are printed in order, each tool's into
+	// a writer of its own, then the defs at once (see defs), then joined.
+	top, pre, aliasAt := p.w, make([]writer, len(svc.Tools)), map[string]int{}
+	for i, t := range svc.Tools {
+		p.w = writer{}
+		p.w.ln(0, "")
+		p.w.ln(0, "")
+		n := len(p.printed)
 		p.aliasesOf(t)
+		p.newAliases(aliasAt, n, i)
 		p.shapesOf(t)
-		p.function(t)
-		spans[t.Wire] = Span{start, w.line}
+		pre[i] = p.w
 	}
 	// Shapes no tool reached (defensive: Resolve only makes reachable ones).
+	p.w = writer{}
 	for _, sh := range svc.Objects {
 		if sh := p.canonOf(sh); !p.done[sh] {
 			p.shape(sh)
 		}
 	}
+	rest := p.w
+	defs := p.defs(aliasAt)
+	p.w = top
+	w.grow(pre, defs, &rest)
+	for i, t := range svc.Tools {
+		start := w.line + 3 // after the two blank lines
+		w.append(&pre[i])
+		w.add(defs[i])
+		spans[t.Wire] = Span{start, w.line}
+	}
+	w.append(&rest)
 	out := w.bytes()
 	head, body, _ := bytes.Cut(out, []byte(typingImport+"\n"))
 	imp := typingImportFor(body)

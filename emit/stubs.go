@@ -19,8 +19,10 @@ func ServiceStub(svc *ir.Service) string {
 	if len(svc.Tools) == 0 {
 		p.w.ln(1, "pass")
 	}
-	for _, t := range svc.Tools {
-		p.function(t)
+	defs := p.defs(nil)
+	p.w.grow(nil, defs, nil)
+	for _, d := range defs {
+		p.w.add(d)
 	}
 	return p.w.b.String()
 }

@@ -2,7 +2,6 @@ package ir
 
 import (
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -17,15 +16,19 @@ var approximated = map[string]bool{
 	"contains": true, "unevaluatedProperties": true, "unevaluatedItems": true,
 }
 
-// diagnoseApproximations adds one diagnostic per place where a schema uses
-// a keyword the Python types leave out, so nothing is dropped silently. A
-// shared definition is reported once, where the document defines it.
-func diagnoseApproximations(svc *Service) {
+// approximations returns one diagnostic per place where a schema uses a
+// keyword the Python types leave out, so nothing is dropped silently. A
+// shared definition is reported once, where the document defines it. It
+// only reads svc.
+func approximations(svc *Service) []Diagnostic {
 	seen := map[string]bool{} // places walked
 	var out []Diagnostic
-	var walkAt func(v any, ptr, at string, own bool, depth int)
-	walk := func(v any, ptr, at string, own bool) { walkAt(v, ptr, at, own, 0) }
-	walkAt = func(v any, ptr, at string, own bool, depth int) {
+	// A subschema's pointer and its place grow by the same tokens from the
+	// root walked: walkAt carries the root's pointer and the length of its
+	// place, and a pointer is built only for a diagnostic.
+	var walkAt func(v any, ptr, at string, base int, own bool, depth int)
+	walk := func(v any, ptr, at string, own bool) { walkAt(v, ptr, at, len(at), own, 0) }
+	walkAt = func(v any, ptr, at string, base int, own bool, depth int) {
 		if depth > 8*MaxSchemaDepth {
 			return // printed as Any long before (and a pointer costs its depth)
 		}
@@ -40,26 +43,31 @@ func diagnoseApproximations(svc *Service) {
 				}
 				seen[at] = true
 			}
-			keys := make([]string, 0, len(x))
+			var buf [16]string
+			keys := buf[:0]
 			for k := range x {
 				keys = append(keys, k)
 			}
-			sort.Strings(keys)
+			slices.Sort(keys)
 			for _, k := range keys {
 				if approximated[k] {
 					out = append(out, Diagnostic{
-						Code: DiagApproximatedKeyword, File: sourceName(svc.Source), Pointer: ptr + "/" + EscapeToken(k),
+						Code: DiagApproximatedKeyword, File: sourceName(svc.Source), Pointer: ptr + at[base:] + "/" + EscapeToken(k),
 						Message: "the Python type cannot express " + k + "; the schema in the manifest keeps it (and validates arguments with it)",
 					})
 				}
 				if k == "const" || k == "enum" || k == "default" || k == "examples" || k == "example" || strings.HasPrefix(k, "x-") {
 					continue
 				}
-				walkAt(x[k], ptr+"/"+EscapeToken(k), at+"/"+EscapeToken(k), false, depth+1)
+				if container(x[k]) {
+					walkAt(x[k], ptr, at+"/"+EscapeToken(k), base, false, depth+1)
+				}
 			}
 		case []any:
 			for i, e := range x {
-				walkAt(e, ptr+"/"+strconv.Itoa(i), at+"/"+strconv.Itoa(i), false, depth+1)
+				if container(e) {
+					walkAt(e, ptr, at+"/"+strconv.Itoa(i), base, false, depth+1)
+				}
 			}
 		}
 	}
@@ -73,7 +81,17 @@ func diagnoseApproximations(svc *Service) {
 	for i, t := range svc.Tools {
 		walkSchemas(svc, i, t, walk, walked)
 	}
-	svc.Diagnostics = append(svc.Diagnostics, out...)
+	return out
+}
+
+// container reports whether v is a map or a list, which alone the
+// approximation walk enters (no place is built for a scalar).
+func container(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any:
+		return true
+	}
+	return false
 }
 
 // walkSchemas visits a tool's input and output schemas with pointers into
@@ -101,7 +119,7 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 	for _, r := range []root{in, out} {
 		if defs, ok := r.s["$defs"].(map[string]any); ok {
 			type def struct{ name, at string }
-			todo := make([]def, 0, len(defs))
+			var todo []def // most are walked already: no room made for all
 			var key []byte
 			for n, v := range defs {
 				// place(r, "/$defs/<n>") without building the pointer

@@ -33,7 +33,10 @@ func Resolve(svc *Service) {
 		r.names.Take(t.Py)
 	}
 	svc.Objects = nil
-	diagnoseApproximations(svc)
+	// The approximation walk only reads the schemas, as the type walk
+	// does: it runs beside it, and its diagnostics come first as before.
+	approx := make(chan []Diagnostic, 1)
+	go func() { approx <- approximations(svc) }()
 	for i, t := range svc.Tools {
 		props, _ := t.Input["properties"].(map[string]any)
 		r.steps = 0
@@ -64,6 +67,7 @@ func Resolve(svc *Service) {
 			t.Result = r.typeOf(c, t.Output, c.source(""), Pascal(string(t.Py))+"Result")
 		}
 	}
+	svc.Diagnostics = append(svc.Diagnostics, <-approx...)
 	capDepth(svc, r.pending)
 }
 

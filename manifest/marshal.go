@@ -5,25 +5,22 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
 )
 
-// marshalFast writes what encoding/json writes for m (before indenting),
-// with the schemas, most of a large API's manifest, written by the
-// Pinner's encoder instead of by reflection: a schema map the tools share
-// (parse shares a document's parameters and components between them) is
-// written once and copied after. encoding/json writes the rest, with each
-// schema standing in as a one-key object whose key no input can hold (it
-// carries a random nonce); the schemas are spliced in where those stand.
-// ok is false when a schema cannot be written (NaN, a cycle): Marshal then
-// leaves everything to encoding/json, for its error.
-func marshalFast(m *Manifest) ([]byte, bool) {
+// outline is what encoding/json writes for m with each schema (most of a
+// large API's manifest) standing in as a one-key object whose key no input
+// can hold (it carries a random nonce): stand-in N is marker, N and '}'.
+// schemas are the schemas, in the order they stand.
+func outline(m *Manifest) (src, marker []byte, schemas []map[string]any, ok bool) {
 	var nonce [12]byte
 	if _, err := rand.Read(nonce[:]); err != nil {
-		return nil, false
+		return nil, nil, nil, false
 	}
 	key := "\x00codemode-schema-" + hex.EncodeToString(nonce[:])
-	var schemas []map[string]any
 	stand := func(s map[string]any) map[string]any {
 		if len(s) == 0 {
 			return s // null or {}, and omitempty, as they were
@@ -52,11 +49,39 @@ func marshalFast(m *Manifest) ([]byte, bool) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(&c); err != nil {
+		return nil, nil, nil, false
+	}
+	// How encoding/json writes a stand-in: {"\u0000codemode-schema-...":N}
+	marker = []byte(`{"\u0000codemode-schema-` + hex.EncodeToString(nonce[:]) + `":`)
+	return buf.Bytes(), marker, schemas, true
+}
+
+// standIn reads the number of the stand-in at the start of src (after its
+// marker) and returns it and the length of what is left of it.
+func standIn(src []byte, schemas int) (n, size int, ok bool) {
+	end := bytes.IndexByte(src, '}')
+	if end < 0 {
+		return 0, 0, false
+	}
+	n, err := strconv.Atoi(string(src[:end]))
+	if err != nil || n < 0 || n >= schemas {
+		return 0, 0, false
+	}
+	return n, end + 1, true
+}
+
+// marshalFast writes what encoding/json writes for m (before indenting),
+// with the schemas written by the Pinner's encoder instead of by
+// reflection: a schema map the tools share (parse shares a document's
+// parameters and components between them) is written once and copied
+// after; they are spliced into the outline where they stand. ok is false
+// when a schema cannot be written (NaN, a cycle): Marshal then leaves
+// everything to encoding/json, for its error.
+func marshalFast(m *Manifest) ([]byte, bool) {
+	src, marker, schemas, ok := outline(m)
+	if !ok {
 		return nil, false
 	}
-	src := buf.Bytes()
-	// How encoding/json writes a stand-in: {"\u0000codemode-schema-...":N}
-	marker := []byte(`{"\u0000codemode-schema-` + hex.EncodeToString(nonce[:]) + `":`)
 	p := newPinner(true)
 	p.plain = true
 	out := make([]byte, 0, len(src)*4)
@@ -67,18 +92,76 @@ func marshalFast(m *Manifest) ([]byte, bool) {
 		}
 		out = append(out, src[:i]...)
 		src = src[i+len(marker):]
-		end := bytes.IndexByte(src, '}')
-		if end < 0 {
+		n, size, ok := standIn(src, len(schemas))
+		if !ok {
 			return nil, false
 		}
-		n, err := strconv.Atoi(string(src[:end]))
-		if err != nil || n < 0 || n >= len(schemas) {
-			return nil, false
-		}
-		src = src[end+1:]
+		src = src[size:]
+		var err error
 		if out, err = p.object(out, schemas[n]); err != nil {
 			return nil, false
 		}
 	}
 	return append(out, src...), true
+}
+
+// marshalIndented is indentJSON(marshalFast(m), maxIndent), its schemas
+// written and indented on up to GOMAXPROCS goroutines (one Pinner each):
+// the outline is indented with a hole where each schema stands, each
+// schema indented as it stands there (indentation depends only on the
+// depth), and the pieces joined in order.
+func marshalIndented(m *Manifest) ([]byte, bool) {
+	src, marker, schemas, ok := outline(m)
+	if !ok {
+		return nil, false
+	}
+	frame, holes, ok := indentAt(make([]byte, 0, len(src)+len(src)/2), src, 0, maxIndent, marker, len(schemas))
+	if !ok {
+		return nil, false
+	}
+	pieces := make([][]byte, len(holes))
+	var failed atomic.Bool
+	var next atomic.Int64
+	work := func() {
+		p := newPinner(true)
+		p.plain = true
+		var raw []byte
+		for !failed.Load() {
+			i := int(next.Add(1) - 1)
+			if i >= len(holes) {
+				return
+			}
+			var err error
+			if raw, err = p.object(raw[:0], schemas[holes[i].n]); err != nil {
+				failed.Store(true)
+				return
+			}
+			pieces[i], _, _ = indentAt(make([]byte, 0, len(raw)+len(raw)/2), raw, holes[i].depth, maxIndent, nil, 0)
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(holes)/16)
+	if workers <= 1 {
+		work()
+	} else {
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Add(1)
+			go func() { defer wg.Done(); work() }()
+		}
+		wg.Wait()
+	}
+	if failed.Load() {
+		return nil, false
+	}
+	size := len(frame)
+	for _, p := range pieces {
+		size += len(p)
+	}
+	out := make([]byte, 0, size)
+	from := 0
+	for i, h := range holes {
+		out = append(append(out, frame[from:h.at]...), pieces[i]...)
+		from = h.at
+	}
+	return append(out, frame[from:]...), true
 }

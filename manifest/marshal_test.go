@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/codemode-dev/codemode/ir"
@@ -99,5 +100,44 @@ func TestIndentIsJSONIndent(t *testing.T) {
 		if got := indentJSON(src, maxIndent); !bytes.Equal(got, want.Bytes()) {
 			t.Errorf("doc %d: indentJSON differs from json.Indent", i)
 		}
+	}
+}
+
+// TestMarshalManyToolsAsEncodingJSON: a manifest with enough tools that
+// Marshal writes and indents their schemas on several goroutines gives
+// encoding/json's bytes, shared definitions, nesting past maxIndent and
+// empty schemas included.
+func TestMarshalManyToolsAsEncodingJSON(t *testing.T) {
+	shared := map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string", "enum": []any{"x", "<y>"}}}, "required": []any{"a"}}
+	deep := map[string]any{"type": "string"}
+	for range maxIndent + 5 {
+		deep = map[string]any{"items": deep, "type": "array"}
+	}
+	var tools []Tool
+	for i := range 200 {
+		in := ir.Schema{"type": "object", "properties": map[string]any{"s": shared, "n": map[string]any{"type": "integer", "minimum": json.Number(strconv.Itoa(i))}}}
+		if i%7 == 0 {
+			in["properties"].(map[string]any)["deep"] = deep
+		}
+		tl := Tool{Wire: ir.WireName("t" + strconv.Itoa(i)), Input: in, Pin: "p"}
+		if i%3 == 0 {
+			tl.Output = ir.Schema{"$ref": "#/$defs/S"}
+		}
+		if i%5 == 0 {
+			tl.Original = ir.Schema{}
+		}
+		tools = append(tools, tl)
+	}
+	m := &Manifest{Version: Version, Services: []Service{{Name: "s", File: "s.py", Defs: map[string]any{"S": shared}, Tools: tools}}}
+	got, err := Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := marshalStd(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("Marshal differs from encoding/json (%d bytes, want %d)", len(got), len(want))
 	}
 }

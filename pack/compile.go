@@ -148,8 +148,7 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		}
 		ir.Resolve(svc)
 		file := string(svc.Name) + ".py"
-		py, spans := emit.Python(svc)
-		ms := emit.ManifestFor(svc, file, spans, byTool(decisions))
+		py, ms := emit.Emit(svc, file, byTool(decisions))
 		if err := checkGenerated(src, file, py, ms.Stub); err != nil {
 			return nil, err
 		}

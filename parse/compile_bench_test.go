@@ -37,8 +37,7 @@ func compileSpec(tb testing.TB, name string, data []byte) {
 		tb.Fatal(err)
 	}
 	ir.Resolve(svc)
-	py, spans := emit.Python(svc)
-	ms := emit.ManifestFor(svc, string(svc.Name)+".py", spans, nil)
+	py, ms := emit.Emit(svc, string(svc.Name)+".py", nil)
 	if _, err := manifest.Marshal(&manifest.Manifest{Version: manifest.Version, Services: []manifest.Service{ms}}); err != nil {
 		tb.Fatal(err)
 	}

@@ -98,6 +98,9 @@ type oas struct {
 	// closures counts the closures taken (see defEntry.mark).
 	entries  map[string]*defEntry
 	closures int
+	// queue and found are closure's buffers, kept from one to the next.
+	queue []string
+	found []*defEntry
 }
 
 var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}

@@ -284,16 +284,20 @@ func (o *oas) entry(name string) *defEntry {
 
 // closure is the $defs object for a schema that references refs: every
 // entry reachable from them, nil when there are none; and the entries, for
-// placeDefs.
+// placeDefs (valid until the next closure, which reuses the slice).
 func (o *oas) closure(refs refSet) (map[string]any, []*defEntry) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
 	o.closures++
 	mark := o.closures
-	var found []*defEntry
+	found := o.found[:0]
 	taken := map[string]bool{} // synthesized entries, made afresh each time
-	queue := slices.Sorted(maps.Keys(refs))
+	queue := o.queue[:0]
+	for name := range refs {
+		queue = append(queue, name)
+	}
+	slices.Sort(queue)
 	for i := 0; i < len(queue); i++ {
 		e := o.entry(queue[i])
 		if e == nil || e.mark == mark || taken[e.name] {
@@ -304,8 +308,17 @@ func (o *oas) closure(refs refSet) (map[string]any, []*defEntry) {
 			taken[e.name] = true
 		}
 		found = append(found, e)
-		queue = append(queue, e.next...)
+		for _, n := range e.next {
+			// one already met is not queued again (most are, in a large API)
+			if k, ok := o.entries[n]; ok && k.mark == mark {
+				if _, synth := o.synth[n]; !synth {
+					continue
+				}
+			}
+			queue = append(queue, n)
+		}
 	}
+	o.queue, o.found = queue[:0], found
 	if len(found) == 0 {
 		return map[string]any{}, nil
 	}

@@ -61,6 +61,9 @@ func recordKeys(path []string) bool {
 // slices, recording the key order of the objects recordKeys selects as it
 // goes (a map throws the order away).
 func decodeJSON(file string, data []byte) (any, order, error) {
+	if v, ord, ok := decodeJSONSplit(data); ok {
+		return v, ord, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	t := &tokens{dec: dec, order: order{}}

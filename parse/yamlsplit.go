@@ -25,6 +25,7 @@ type yamlPiece struct {
 	text   []byte
 	root   yaml.Node
 	err    error
+	conv   *pieceConv // its entries as values (splitYAML with convert)
 }
 
 // decodeSplit decodes a large block-style YAML document in pieces, one
@@ -38,19 +39,27 @@ type yamlPiece struct {
 // (an alias to another piece's anchor, a syntax error): the caller then
 // decodes the whole document, for its value or its error.
 func decodeSplit(data []byte) (root *yaml.Node, ok bool) {
+	root, _, ok = splitYAML(data, false)
+	return root, ok
+}
+
+// splitYAML is decodeSplit, returning the pieces too; with convert, each
+// piece's entries are also converted to values on its goroutine (see
+// yamlPiece.conv and joinConverted).
+func splitYAML(data []byte, convert bool) (root *yaml.Node, pieces []*yamlPiece, ok bool) {
 	procs := runtime.GOMAXPROCS(0)
 	if len(data) < splitMin || procs < 2 {
-		return nil, false
+		return nil, nil, false
 	}
 	lines, ok := scanYAMLLines(data)
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	sp := &splitter{data: data, lines: lines, target: max(1, len(data)/(2*procs))}
 	if !sp.entries(0, len(lines), 0, nil, "", nil) || len(sp.pieces) < 2 {
-		return nil, false
+		return nil, nil, false
 	}
-	pieces := sp.pieces
+	pieces = sp.pieces
 	next := make(chan *yamlPiece, len(pieces))
 	for _, p := range pieces {
 		next <- p
@@ -62,7 +71,9 @@ func decodeSplit(data []byte) (root *yaml.Node, ok bool) {
 		go func() {
 			defer wg.Done()
 			for p := range next {
-				p.err = unmarshalPiece(p)
+				if p.err = unmarshalPiece(p); p.err == nil && convert {
+					p.conv = convertPiece(p)
+				}
 			}
 		}()
 	}
@@ -71,12 +82,12 @@ func decodeSplit(data []byte) (root *yaml.Node, ok bool) {
 	holders := map[string]*yaml.Node{"": top}
 	for _, p := range pieces {
 		if p.err != nil || p.root.Kind != yaml.DocumentNode || len(p.root.Content) != 1 {
-			return nil, false
+			return nil, nil, false
 		}
 		n, holder, ids := p.root.Content[0], top, strings.Split(p.holder, "/")
 		for i, key := range p.prefix {
 			if n.Kind != yaml.MappingNode || len(n.Content) != 2 || n.Content[0].Kind != yaml.ScalarNode || n.Content[0].Value != key || n.Content[0].Style != 0 {
-				return nil, false
+				return nil, nil, false
 			}
 			path := strings.Join(ids[:i+2], "/")
 			h, seen := holders[path]
@@ -88,11 +99,11 @@ func decodeSplit(data []byte) (root *yaml.Node, ok bool) {
 			holder, n = h, n.Content[1]
 		}
 		if n.Kind != yaml.MappingNode || n.Tag != "!!map" || n.Anchor != "" {
-			return nil, false
+			return nil, nil, false
 		}
 		holder.Content = append(holder.Content, n.Content...)
 	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}}, true
+	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{top}}, pieces, true
 }
 
 // unmarshalPiece decodes one piece; a panic in the decoder is the piece's
@@ -124,7 +135,10 @@ func scanYAMLLines(data []byte) ([]yamlLine, bool) {
 	if bytes.ContainsAny(data, "\r\t") || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return nil, false
 	}
-	var out []yamlLine
+	// One string for the whole document, its lines slices of it (a
+	// string per line was most of the split's allocation).
+	text := string(data)
+	out := make([]yamlLine, 0, bytes.Count(data, []byte{'\n'})+1)
 	block := -1 // indentation of the line that opened a block scalar
 	for start := 0; start < len(data); {
 		end := bytes.IndexByte(data[start:], '\n')
@@ -133,7 +147,7 @@ func scanYAMLLines(data []byte) ([]yamlLine, bool) {
 		} else {
 			end += start
 		}
-		s := string(data[start:end])
+		s := text[start:end]
 		rest := strings.TrimLeft(s, " ")
 		l := yamlLine{start: start, end: end, indent: len(s) - len(rest)}
 		start = end + 1

@@ -119,6 +119,15 @@ servers:
 			t.Errorf("%.30q: not split", doc)
 		}
 	}
+	// The split document and Stripe are joined from pieces converted on
+	// their goroutines (twice, a key split twice in one mapping, is
+	// converted whole).
+	for i, doc := range [][]byte{[]byte(split), stripe, []byte(twice)} {
+		_, pieces, ok := splitYAML(doc, true)
+		if _, _, joined := joinConverted(pieces); !ok || joined != (i < 2) {
+			t.Errorf("doc %d: split %v, joined from converted pieces %v", i, ok, joined)
+		}
+	}
 	for name, doc := range bad {
 		if _, ok := decodeSplit([]byte(doc)); ok {
 			t.Errorf("%s: split", name)

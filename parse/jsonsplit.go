@@ -1,0 +1,336 @@
+package parse
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// jsonSplitMin is the size from which decodeJSON decodes a document in
+// pieces on several goroutines, as decodeYAML does a YAML one.
+var jsonSplitMin = 1 << 20
+
+// A jsonPiece is a run of members of one object of the document, decoded
+// on its own as an object standing where the whole holds them.
+type jsonPiece struct {
+	path   []string // keys of the holding objects, outermost first
+	holder string   // which split members hold it (a key may repeat)
+	text   []byte   // "{" + the members + "}"
+	values map[string]any
+	keys   []string // in order, repeats kept (when the holder's order is recorded)
+	order  order    // recorded beneath the members
+	err    error
+}
+
+// decodeJSONSplit decodes a large JSON object in pieces, one goroutine
+// each, and joins them into what decodeJSON gives for the whole. ok is
+// false when it does not split (not an object, no large members) or when
+// anything is off (a piece that does not decode, a key both split and
+// not in one object): decodeJSON then decodes the whole, for its value or
+// its error.
+func decodeJSONSplit(data []byte) (any, order, bool) {
+	procs := runtime.GOMAXPROCS(0)
+	if len(data) < jsonSplitMin || procs < 2 {
+		return nil, nil, false
+	}
+	sp := &jsonSplitter{data: data, target: max(1, len(data)/(2*procs))}
+	start := skipJSONSpace(data, 0)
+	if start >= len(data) || data[start] != '{' {
+		return nil, nil, false
+	}
+	end, ok := sp.members(start, nil, "")
+	if !ok || skipJSONSpace(data, end) != len(data) || len(sp.pieces) < 2 {
+		return nil, nil, false
+	}
+	next := make(chan *jsonPiece, len(sp.pieces))
+	for _, p := range sp.pieces {
+		next <- p
+	}
+	close(next)
+	var wg sync.WaitGroup
+	for range min(procs, len(sp.pieces)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range next {
+				p.decode()
+			}
+		}()
+	}
+	wg.Wait()
+	top := &jsonJoin{}
+	holders := map[string]*jsonJoin{"": top}
+	for _, p := range sp.pieces {
+		if p.err != nil {
+			return nil, nil, false
+		}
+		h, ids := top, strings.Split(p.holder, "/")
+		for i := range p.path {
+			id := strings.Join(ids[:i+2], "/")
+			in, seen := holders[id]
+			if !seen {
+				in = &jsonJoin{path: p.path[:i+1]}
+				h.items = append(h.items, jsonItem{inner: in})
+				holders[id] = in
+			}
+			h = in
+		}
+		h.items = append(h.items, jsonItem{piece: p})
+	}
+	ord := order{}
+	v, ok := top.value(ord)
+	if !ok {
+		return nil, nil, false
+	}
+	return v, ord, true
+}
+
+// decode decodes the piece as decodeJSON decodes its members inside the
+// whole (the same path, so the same depth and recorded order).
+func (p *jsonPiece) decode() {
+	dec := json.NewDecoder(bytes.NewReader(p.text))
+	dec.UseNumber()
+	path := make([]string, len(p.path), len(p.path)+16)
+	copy(path, p.path)
+	t := &tokens{dec: dec, order: order{}, path: path}
+	v, err := t.value()
+	if err != nil {
+		p.err = err
+		return
+	}
+	m, ok := v.(map[string]any)
+	if !ok || len(bytes.TrimSpace(p.text[dec.InputOffset():])) > 0 {
+		p.err = errNotOnePiece
+		return
+	}
+	p.values = m
+	at := jsonPointer(p.path)
+	p.keys = t.order[at]
+	delete(t.order, at)
+	p.order = t.order
+}
+
+var errNotOnePiece = errors.New("not one object")
+
+func jsonPointer(path []string) string {
+	var b strings.Builder
+	for _, s := range path {
+		b.WriteByte('/')
+		b.WriteString(esc(s))
+	}
+	return b.String()
+}
+
+// A jsonJoin is an object of the whole that pieces fill: what it holds in
+// document order, pieces or an object further in.
+type jsonJoin struct {
+	path  []string
+	items []jsonItem
+}
+
+type jsonItem struct {
+	piece *jsonPiece
+	inner *jsonJoin
+}
+
+// value is the object j stands for, as tokens.value builds it.
+func (j *jsonJoin) value(ord order) (map[string]any, bool) {
+	split := map[string]bool{}
+	for _, it := range j.items {
+		if it.inner != nil {
+			k := it.inner.path[len(it.inner.path)-1]
+			if split[k] {
+				return nil, false
+			}
+			split[k] = true
+		}
+	}
+	t := &tokens{path: j.path}
+	record := t.records()
+	out := map[string]any{}
+	var keys []string
+	for _, it := range j.items {
+		if it.inner != nil {
+			v, ok := it.inner.value(ord)
+			if !ok {
+				return nil, false
+			}
+			k := it.inner.path[len(it.inner.path)-1]
+			out[k] = v
+			if record {
+				keys = append(keys, k)
+			}
+			continue
+		}
+		p := it.piece
+		for k, v := range p.values {
+			if split[k] {
+				return nil, false
+			}
+			out[k] = v
+		}
+		if record {
+			keys = append(keys, p.keys...)
+		}
+		for at, ks := range p.order {
+			ord[at] = ks
+		}
+	}
+	if record {
+		ord[jsonPointer(j.path)] = keys
+	}
+	return out, true
+}
+
+// A jsonSplitter cuts an object's members into pieces of about target
+// bytes, and a member bigger than target whose value is an object into
+// pieces of its own members.
+type jsonSplitter struct {
+	data   []byte
+	target int
+	pieces []*jsonPiece
+	split  int
+}
+
+// members splits the members of the object starting at data[at] ('{') and
+// returns the offset just past it; ok is false for anything it does not
+// read as an object of members.
+func (sp *jsonSplitter) members(at int, path []string, holder string) (end int, ok bool) {
+	data := sp.data
+	first, last, size, made := -1, -1, 0, false
+	flush := func() {
+		if first < 0 {
+			return
+		}
+		text := make([]byte, 0, last-first+2)
+		text = append(append(append(text, '{'), data[first:last]...), '}')
+		sp.pieces = append(sp.pieces, &jsonPiece{path: path, holder: holder, text: text})
+		first, size, made = -1, 0, true
+	}
+	i := skipJSONSpace(data, at+1)
+	if i < len(data) && data[i] == '}' {
+		return i + 1, false // an empty object: nothing to split
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return 0, false
+		}
+		ks := i
+		ke, ok := skipJSONString(data, i)
+		if !ok {
+			return 0, false
+		}
+		i = skipJSONSpace(data, ke)
+		if i >= len(data) || data[i] != ':' {
+			return 0, false
+		}
+		vs := skipJSONSpace(data, i+1)
+		ve, ok := skipJSONValue(data, vs)
+		if !ok {
+			return 0, false
+		}
+		if n := ve - ks; n > sp.target && data[vs] == '{' {
+			var key string
+			if json.Unmarshal(data[ks:ke], &key) != nil {
+				return 0, false
+			}
+			flush()
+			sp.split++
+			inner := append(append(make([]string, 0, len(path)+1), path...), key)
+			end, ok := sp.members(vs, inner, holder+"/"+strconv.Itoa(sp.split))
+			if !ok || end != ve {
+				return 0, false
+			}
+			made = true
+		} else {
+			if first < 0 {
+				first = ks
+			}
+			last = ve
+			if size += n; size >= sp.target {
+				flush()
+			}
+		}
+		i = skipJSONSpace(data, ve)
+		if i >= len(data) {
+			return 0, false
+		}
+		switch data[i] {
+		case ',': // inside a run, it stays in its text
+			i = skipJSONSpace(data, i+1)
+		case '}':
+			flush()
+			return i + 1, made
+		default:
+			return 0, false
+		}
+	}
+}
+
+func skipJSONSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipJSONString returns the offset just past the string starting at
+// data[i] ('"').
+func skipJSONString(data []byte, i int) (int, bool) {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, true
+		}
+	}
+	return 0, false
+}
+
+// skipJSONValue returns the offset just past the value starting at data[i]
+// (a string, or containers balanced, or a scalar up to a delimiter); it
+// does not check what it skips, which the piece's decoder does.
+func skipJSONValue(data []byte, i int) (int, bool) {
+	if i >= len(data) {
+		return 0, false
+	}
+	switch data[i] {
+	case '"':
+		return skipJSONString(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				e, ok := skipJSONString(data, j)
+				if !ok {
+					return 0, false
+				}
+				j = e - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1, true
+				}
+			}
+		}
+		return 0, false
+	}
+	j := i
+	for j < len(data) && !bytes.ContainsRune([]byte(",}] \t\n\r"), rune(data[j])) {
+		j++
+	}
+	return j, j > i
+}

@@ -1,0 +1,116 @@
+package parse
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+)
+
+// decodeJSONWhole is decodeJSON without splitting.
+func decodeJSONWhole(data []byte) (any, order, error) {
+	old := jsonSplitMin
+	jsonSplitMin = 1 << 62
+	defer func() { jsonSplitMin = old }()
+	return decodeJSON("x.json", data)
+}
+
+// TestJSONSplitDecodesAsWhole: decoding a large JSON object in pieces on
+// several goroutines gives the value and key order decoding it whole
+// gives, for the corpus's JSON specs and tool lists (the small ones split
+// as if large) and for documents built to split at every level, repeated
+// keys included; a document it cannot split, or whose pieces fail, is
+// decoded whole, with the whole's error.
+func TestJSONSplitDecodesAsWhole(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+		defer runtime.GOMAXPROCS(1)
+	}
+	old := jsonSplitMin
+	jsonSplitMin = 0
+	defer func() { jsonSplitMin = old }()
+	var docs []string
+	for _, glob := range []string{"../testdata/corpus/openapi/*.json", "../testdata/corpus/mcp/*.json"} {
+		files, _ := filepath.Glob(glob)
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			docs = append(docs, string(data))
+		}
+	}
+	if len(docs) < 20 {
+		t.Fatalf("%d JSON documents", len(docs))
+	}
+	built := []string{
+		`{"openapi":"3.0.0","paths":{"/a":{"get":{"parameters":[{"name":"x"}]}},"/b":{"post":{}}},"components":{"schemas":{"A":{"type":"object","properties":{"k":{"type":"string"},"j":{}}},"B":{"type":"string"}}}}`,
+		" \n{ \"a\" : { \"x\" : 1 , \"y\" : [ 2 , {\"z\":\"}\\\"{\"} ] } ,\r\n\t\"b\":0 , \"properties\":{\"q\":1,\"p\":2}}\n ",
+		`{"a":{"x":1,"y":[2]},"b":0,"a":{"z":3,"w":{"v":4}}}`,        // a key split twice
+		`{"a":{"x":1,"x":2,"y":3},"a":5,"properties":{"b":1,"b":2}}`, // repeats, split and not
+		`{"paths":{"/a":{},"/a":{"get":{}}},"n":-1.5e3,"t":true,"f":false,"z":null}`,
+	}
+	for i, doc := range append(docs, built...) {
+		got, gotOrd, err := decodeJSON("x.json", []byte(doc))
+		want, wantOrd, werr := decodeJSONWhole([]byte(doc))
+		if err != nil || werr != nil {
+			t.Fatalf("doc %d: %v / %v", i, err, werr)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
+			t.Errorf("doc %d: split decode differs from the whole", i)
+		}
+	}
+	for i, doc := range built[:2] {
+		if _, _, ok := decodeJSONSplit([]byte(doc)); !ok {
+			t.Errorf("built doc %d: not split", i)
+		}
+	}
+	for _, f := range []string{"github-rest.json", "kubernetes-swagger.json"} {
+		data, err := os.ReadFile("../testdata/corpus/openapi/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jsonSplitMin = old
+		if _, _, ok := decodeJSONSplit(data); !ok {
+			t.Errorf("%s: not split", f)
+		}
+		jsonSplitMin = 0
+	}
+	bad := []string{
+		`{"a":{"x":1,"y":[2},"b":0}`, `{"a":{"x":1},"b":tru}`, `{"a":{"x":1},"b":0}x`, `{"a":{"x":1} "b":0}`,
+		`{"a":{"x":1},"b":"\q"}`, `{"a":{"x":1},"b":0,}`, `[{"a":1},{"b":2}]`, `{"a":{"x":1},"b":{}`, "\xef\xbb\xbf{\"a\":{\"x\":1},\"b\":0}",
+	}
+	for _, doc := range bad {
+		got, gotOrd, err := decodeJSON("x.json", []byte(doc))
+		want, wantOrd, werr := decodeJSONWhole([]byte(doc))
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
+			t.Errorf("%q: %v %v, whole %v %v", doc, got, err, want, werr)
+		}
+	}
+}
+
+// FuzzJSONSplit: whatever the document, decoding it in pieces gives what
+// decoding it whole gives (value, key order, error).
+func FuzzJSONSplit(f *testing.F) {
+	f.Add(`{"a":{"x":1,"y":[2]},"b":0,"paths":{"/p":{"get":{}}}}`)
+	f.Add(`{"a":{"x":1,"x":2},"a":3,"properties":{"b":"\u00e9\"}"}}`)
+	f.Add(`{"a":{"b":{"c":{"d":1}}},"e":[{"f":{}}]}`)
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		old := jsonSplitMin
+		jsonSplitMin = 0
+		got, gotOrd, err := decodeJSON("x.json", []byte(doc))
+		jsonSplitMin = 1 << 62
+		want, wantOrd, werr := decodeJSON("x.json", []byte(doc))
+		jsonSplitMin = old
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Fatalf("error %v, whole %v", err, werr)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
+			t.Fatalf("split %#v %v\nwhole %#v %v", got, gotOrd, want, wantOrd)
+		}
+	})
+}
