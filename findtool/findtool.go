@@ -175,11 +175,13 @@ type Index struct {
 	raw      [][]string       // each tool's raw dense words (denseWords)
 	sem      *semantic        // nil without vectors (WithVectors)
 	sen      *sentences       // nil without a sentence encoder (WithSentences)
+	// assoc is the learned word associations (associations).
+	assoc map[string][]association
 }
 
 // New indexes docs. Docs with a nil Tool are skipped.
 func New(docs []Doc) *Index {
-	x := &Index{pairs: map[string][]int32{}, postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}, idf: map[string]float64{}}
+	x := &Index{pairs: map[string][]int32{}, postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}, idf: map[string]float64{}, assoc: associations()}
 	type fieldTerms [numFields]map[string]int
 	var tfs []fieldTerms
 	phrases := map[string]map[string]int{} // initials → phrase → count
@@ -340,6 +342,23 @@ func (x *Index) Search(query string, k int) []Hit {
 			if _, ok := weight[alt]; !ok {
 				weight[alt] = synonymWeight
 				order = append(order, alt)
+			}
+		}
+	}
+	// A word also finds the name words that real APIs' names use where
+	// their summaries say it (learned, see assoc.go: "english" →
+	// translate), but not its abbreviations or longer forms, which
+	// abbreviation weighs.
+	if x.assoc != nil {
+		for _, w := range terms {
+			for _, a := range x.assoc[w] {
+				if strings.HasPrefix(a.term, w) || strings.HasPrefix(w, a.term) {
+					continue
+				}
+				if _, ok := weight[a.term]; !ok {
+					weight[a.term] = assocWeight
+					order = append(order, a.term)
+				}
 			}
 		}
 	}
