@@ -158,7 +158,8 @@ func (c *sentenceCache) Embed(text string) []float32 {
 // openSentenceCache reads the cache file of model m (in dir) from the
 // first of dirs that has one, and names the file it will write in the
 // first that can be made (the pack's own, so that packs do not replace
-// each other's); a malformed file is no cache (and is replaced).
+// each other's); a malformed file, or one holding a value no vector has
+// (NaN, an infinity), is no cache (and is replaced).
 func openSentenceCache(m findtool.Encoder, dir string, dirs []string) *sentenceCache {
 	c := &sentenceCache{enc: m, known: map[textKey][]float32{}, used: map[textKey][]float32{}}
 	c.record.Store(true)
@@ -216,7 +217,12 @@ func readSentenceCache(data []byte) map[textKey][]float32 {
 		r := rest[i*rec:]
 		v := flat[i*dims : (i+1)*dims : (i+1)*dims]
 		for j := range v {
-			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(r[16+4*j:]))
+			x := math.Float32frombits(binary.LittleEndian.Uint32(r[16+4*j:]))
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				// Not a vector the model gives: the file is no cache.
+				return map[textKey][]float32{}
+			}
+			v[j] = x
 		}
 		out[textKey(r[:16])] = v
 	}

@@ -122,7 +122,7 @@ func TestFindSentencesOrder(t *testing.T) {
 // written beside the pack once; a gateway started again takes them from
 // there (a file whose vectors were replaced ranks by them: every tool's
 // is then one that matches no query, so scores are the lexical ones), and
-// a malformed file is embedded again and replaced.
+// a malformed file, or one with an infinity, is embedded again and replaced.
 func TestSentenceCacheKeepsToolVectors(t *testing.T) {
 	p, err := pack.Load(writePack(t))
 	if err != nil {
@@ -181,6 +181,20 @@ func TestSentenceCacheKeepsToolVectors(t *testing.T) {
 	}
 	if got := scores(open("")); got != lexical {
 		t.Errorf("with the cache's vectors replaced: %s, want the lexical %s", got, lexical)
+	}
+	// An infinity in one vector (no vector the model gives has one, and a
+	// cosine of +Inf would put its tool first for every query): the file
+	// is no cache, and is embedded again and replaced.
+	inf := slices.Clone(data)
+	binary.LittleEndian.PutUint32(inf[head+16:], math.Float32bits(float32(math.Inf(1))))
+	if err := os.WriteFile(files[0], inf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := scores(open("")); got != embedded {
+		t.Errorf("after a cache with an infinity: %s, want %s", got, embedded)
+	}
+	if again, err := os.ReadFile(files[0]); err != nil || !bytes.Equal(again, data) {
+		t.Errorf("the cache with an infinity was not replaced (%d bytes, %v)", len(again), err)
 	}
 	if err := os.WriteFile(files[0], data[:len(data)-3], 0o600); err != nil {
 		t.Fatal(err)
