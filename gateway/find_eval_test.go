@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/codemode-dev/codemode/bench"
 	"github.com/codemode-dev/codemode/gateway"
+	"github.com/codemode-dev/codemode/internal/evalpack"
 	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/pack"
 )
@@ -60,15 +60,6 @@ func loadEvalFile(tb testing.TB, name string, halves ...string) []evalQuery {
 	return out
 }
 
-// heldApartOpenAPI: the OpenAPI specs of testdata/heldapart and the
-// service name each gets in the evaluation pack.
-var heldApartOpenAPI = [][2]string{
-	{"twilio-api.json", "twilio"}, {"sendgrid.json", "sendgrid"}, {"asana.json", "asana"}, {"jira.json", "jira"},
-	{"adyen-checkout.json", "adyen_checkout"}, {"vimeo.json", "vimeo"}, {"digitalocean.json", "digitalocean"},
-	{"google-calendar.json", "google_calendar"}, {"zoom.json", "zoom"}, {"netlify.json", "netlify"},
-	{"launchdarkly.json", "launchdarkly"},
-}
-
 var evalPack struct {
 	once     sync.Once
 	finder   *gateway.Finder
@@ -98,23 +89,7 @@ var evalPack struct {
 func evalFinder(tb testing.TB) *gateway.Finder {
 	tb.Helper()
 	evalPack.once.Do(func() {
-		files, _ := filepath.Glob("../testdata/corpus/mcp/*.json")
-		held, _ := filepath.Glob("../testdata/heldapart/mcp/*.json")
-		files = append(files, held...)
-		p := &pack.Pack{Dir: ".", Out: "api"}
-		for _, f := range files {
-			p.Services = append(p.Services, pack.Service{MCP: f})
-		}
-		for _, s := range [][2]string{
-			{"github-rest.json", "github_rest"}, {"stripe.yaml", "stripe_rest"}, {"kubernetes-swagger.json", "kubernetes_rest"},
-			{"notion.json", "notion_rest"}, {"train-travel.json", "train_travel"}, {"petstore-v3.json", "petstore"},
-			{"alertmanager.yaml", "alertmanager"}, {"uspto.json", "uspto"}, {"burgershop.yaml", "burgershop"},
-		} {
-			p.Services = append(p.Services, pack.Service{OpenAPI: "../testdata/corpus/openapi/" + s[0], Name: s[1]})
-		}
-		for _, s := range heldApartOpenAPI {
-			p.Services = append(p.Services, pack.Service{OpenAPI: "../testdata/heldapart/openapi/" + s[0], Name: s[1]})
-		}
+		p := evalpack.Pack("..")
 		out, err := pack.Compile(context.Background(), p, pack.Options{})
 		if err != nil {
 			evalPack.err = err
