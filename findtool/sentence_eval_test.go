@@ -1,7 +1,6 @@
 package findtool
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -30,32 +29,20 @@ import (
 // it prints a table per method.
 
 // evalQ is one query of an evaluation file.
-type evalQ struct {
-	half, query string
-	want        []string
-}
+type evalQ = evalpack.Query
 
 func loadEvalQueries(tb testing.TB) []evalQ {
 	tb.Helper()
 	var out []evalQ
-	for _, name := range []string{"eval.tsv", "heldapart.tsv"} {
-		f, err := os.Open(filepath.Join("testdata", name))
+	for _, f := range []struct {
+		name   string
+		halves []string
+	}{{"eval.tsv", []string{"tune", "held", "fresh"}}, {"heldapart.tsv", []string{"heldapart"}}} {
+		qs, err := evalpack.Queries(filepath.Join("testdata", f.name), f.halves...)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := sc.Text()
-			if line == "" || strings.HasPrefix(line, "#") {
-				continue
-			}
-			p := strings.Split(line, "\t")
-			if len(p) != 3 {
-				tb.Fatalf("%s: %q", name, line)
-			}
-			out = append(out, evalQ{p[0], p[1], strings.Fields(p[2])})
-		}
-		f.Close()
+		out = append(out, qs...)
 	}
 	return out
 }
@@ -165,7 +152,7 @@ func TestSentenceExperiment(t *testing.T) {
 			}
 		}
 		for _, q := range qs {
-			add(oneLine(q.query))
+			add(oneLine(q.Text))
 		}
 		for _, v := range toolTextVariants {
 			for _, d := range docs {
@@ -238,14 +225,11 @@ func dotF(a, b []float32) float64 {
 }
 
 // expScore is one set's figures.
-type expScore struct {
-	n, top1, top3, top8 int
-	rr                  float64
-}
+type expScore struct{ evalpack.Score }
 
 func (s expScore) String() string {
-	n := float64(max(s.n, 1))
-	return fmt.Sprintf("%.3f/%.3f/%.3f/%.3f", float64(s.top1)/n, float64(s.top3)/n, float64(s.top8)/n, s.rr/n)
+	top1, top3, top8, mrr := s.Rates()
+	return fmt.Sprintf("%.3f/%.3f/%.3f/%.3f", top1, top3, top8, mrr)
 }
 
 // ranker ranks the tools for query q (index qi), best first: tool
@@ -258,35 +242,22 @@ func scoreRanker(qs []evalQ, r ranker) map[string]*expScore {
 	out := map[string]*expScore{}
 	for qi, q := range qs {
 		hs := r(qi)
-		sc := out[q.half]
+		sc := out[q.Half]
 		if sc == nil {
 			sc = &expScore{}
-			out[q.half] = sc
+			out[q.Half] = sc
 		}
-		sc.n++
 		rank := 0
 		for i, h := range hs {
 			if i == 8 || i > 0 && h.Score < 0.4*hs[0].Score {
 				break
 			}
-			if slices.Contains(q.want, string(h.Service)+"."+string(h.Tool.Py)) {
+			if slices.Contains(q.Want, string(h.Service)+"."+string(h.Tool.Py)) {
 				rank = i + 1
 				break
 			}
 		}
-		switch {
-		case rank == 1:
-			sc.top1++
-			fallthrough
-		case rank >= 1 && rank <= 3:
-			sc.top3++
-			fallthrough
-		case rank >= 1 && rank <= 8:
-			sc.top8++
-		}
-		if rank > 0 {
-			sc.rr += 1 / float64(rank)
-		}
+		sc.Add(rank)
 	}
 	return out
 }
@@ -326,8 +297,8 @@ func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
 	n := len(lx.docs)
 	qv := make([][]float32, len(qs))
 	for qi, q := range qs {
-		if qv[qi] = enc.Embed(q.query); qv[qi] == nil {
-			t.Fatalf("no vector for query %q", q.query)
+		if qv[qi] = enc.Embed(q.Text); qv[qi] == nil {
+			t.Fatalf("no vector for query %q", q.Text)
 		}
 	}
 	// cos[variant][qi][doc]
@@ -366,7 +337,7 @@ func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
 	for name, x := range map[string]*Index{"words": lx, "glove": gv} {
 		hs := make([][]Hit, len(qs))
 		for qi, q := range qs {
-			hs[qi] = x.Search(q.query, 0)
+			hs[qi] = x.Search(q.Text, 0)
 		}
 		base[name] = hs
 	}

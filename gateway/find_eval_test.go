@@ -1,14 +1,11 @@
 package gateway_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -20,13 +17,8 @@ import (
 	"github.com/codemode-dev/codemode/pack"
 )
 
-// evalQuery is one line of findtool/testdata/eval.tsv: a need in an
-// agent's words and the tools ("service.py") that answer it.
-type evalQuery struct {
-	half  string // "tune", "held" or "fresh"
-	query string
-	want  []string
-}
+// evalQuery is one line of findtool/testdata/eval.tsv or heldapart.tsv.
+type evalQuery = evalpack.Query
 
 func loadEval(tb testing.TB) []evalQuery {
 	return loadEvalFile(tb, "eval.tsv", "tune", "held", "fresh")
@@ -36,28 +28,11 @@ func loadEval(tb testing.TB) []evalQuery {
 // belong to the given halves.
 func loadEvalFile(tb testing.TB, name string, halves ...string) []evalQuery {
 	tb.Helper()
-	f, err := os.Open("../findtool/testdata/" + name)
+	qs, err := evalpack.Queries("../findtool/testdata/"+name, halves...)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer f.Close()
-	var out []evalQuery
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		parts := strings.Split(line, "\t")
-		if len(parts) != 3 || !slices.Contains(halves, parts[0]) || parts[1] == "" || len(strings.Fields(parts[2])) == 0 {
-			tb.Fatalf("%s:%d: want half (one of %s)<TAB>query<TAB>answers", name, n, strings.Join(halves, ", "))
-		}
-		out = append(out, evalQuery{parts[0], parts[1], strings.Fields(parts[2])})
-	}
-	if err := sc.Err(); err != nil {
-		tb.Fatalf("%s: %v", name, err)
-	}
-	return out
+	return qs
 }
 
 var evalPack struct {
@@ -175,20 +150,19 @@ type evalRanking struct {
 }
 
 type evalScore struct {
-	n, top1, top3, top8 int
-	rr                  float64
-	misses              []string
+	evalpack.Score
+	misses []string
 }
 
 func (s evalScore) String() string {
-	n := float64(max(s.n, 1))
-	return fmt.Sprintf("%d queries: top-1 %.2f, top-3 %.2f, top-8 %.2f, MRR %.2f", s.n, float64(s.top1)/n, float64(s.top3)/n, float64(s.top8)/n, s.rr/n)
+	top1, top3, top8, mrr := s.Rates()
+	return fmt.Sprintf("%d queries: top-1 %.2f, top-3 %.2f, top-8 %.2f, MRR %.2f", s.N, top1, top3, top8, mrr)
 }
 
 // below reports whether the score is under any of the floors.
 func (s evalScore) below(floor evalFloor) bool {
-	n := float64(max(s.n, 1))
-	return float64(s.top1)/n < floor.top1 || float64(s.top8)/n < floor.top8 || s.rr/n < floor.mrr
+	top1, _, top8, mrr := s.Rates()
+	return top1 < floor.top1 || top8 < floor.top8 || mrr < floor.mrr
 }
 
 type evalFloor struct{ top1, top8, mrr float64 }
@@ -199,39 +173,26 @@ func scoreEval(f *gateway.Finder, qs []evalQuery) (map[string]*evalScore, []int)
 	scores := map[string]*evalScore{}
 	var sizes []int
 	for _, q := range qs {
-		ms := f.Search(q.query)
-		sc := scores[q.half]
+		ms := f.Search(q.Text)
+		sc := scores[q.Half]
 		if sc == nil {
 			sc = &evalScore{}
-			scores[q.half] = sc
+			scores[q.Half] = sc
 		}
-		sc.n++
 		rank := 0
 		var got []string
 		for i, m := range ms {
 			id := string(m.Service) + "." + string(m.Tool.Py)
 			got = append(got, id)
-			if rank == 0 && slices.Contains(q.want, id) {
+			if rank == 0 && slices.Contains(q.Want, id) {
 				rank = i + 1
 			}
 		}
-		switch {
-		case rank == 1:
-			sc.top1++
-			fallthrough
-		case rank >= 1 && rank <= 3:
-			sc.top3++
-			fallthrough
-		case rank >= 1 && rank <= 8:
-			sc.top8++
-		}
-		if rank > 0 {
-			sc.rr += 1 / float64(rank)
-		}
+		sc.Add(rank)
 		if rank != 1 {
-			sc.misses = append(sc.misses, fmt.Sprintf("%s rank %d %q: want %v, got %v", q.half, rank, q.query, q.want, got[:min(len(got), 3)]))
+			sc.misses = append(sc.misses, fmt.Sprintf("%s rank %d %q: want %v, got %v", q.Half, rank, q.Text, q.Want, got[:min(len(got), 3)]))
 		}
-		sizes = append(sizes, bench.Tokens(f.Answer(q.query, ms)))
+		sizes = append(sizes, bench.Tokens(f.Answer(q.Text, ms)))
 	}
 	sort.Ints(sizes)
 	return scores, sizes
@@ -249,9 +210,9 @@ func checkAnswers(t *testing.T, name string, qs []evalQuery) {
 		}
 	}
 	for _, q := range qs {
-		for _, w := range q.want {
+		for _, w := range q.Want {
 			if !tools[w] {
-				t.Errorf("%s: %q: right answer %s is no tool of the pack", name, q.query, w)
+				t.Errorf("%s: %q: right answer %s is no tool of the pack", name, q.Text, w)
 			}
 		}
 	}
@@ -394,7 +355,7 @@ func BenchmarkFindEval(b *testing.B) {
 		b.Run(r.name, func(b *testing.B) {
 			var times []time.Duration
 			for i := 0; b.Loop(); i++ {
-				q := qs[i%len(qs)].query
+				q := qs[i%len(qs)].Text
 				start := time.Now()
 				r.f.Answer(q, r.f.Search(q))
 				times = append(times, time.Since(start))

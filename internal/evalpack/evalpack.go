@@ -7,7 +7,11 @@
 package evalpack
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/codemode-dev/codemode/pack"
 )
@@ -47,4 +51,66 @@ func Pack(root string) *pack.Pack {
 		p.Services = append(p.Services, pack.Service{OpenAPI: filepath.Join(root, "testdata/heldapart/openapi", s[0]), Name: s[1]})
 	}
 	return p
+}
+
+// Query is one line of an evaluation file (findtool/testdata/eval.tsv,
+// heldapart.tsv): the half it belongs to, a need in an agent's words, and
+// the tools ("service.python_name") that are right answers.
+type Query struct {
+	Half, Text string
+	Want       []string
+}
+
+// Queries reads the evaluation file at path, whose lines are
+// half<TAB>query<TAB>answers with half one of halves; blank lines and
+// lines starting with # are left out.
+func Queries(path string, halves ...string) ([]Query, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Query
+	for n, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.Split(line, "\t")
+		if len(parts) != 3 || !slices.Contains(halves, parts[0]) || parts[1] == "" || len(strings.Fields(parts[2])) == 0 {
+			return nil, fmt.Errorf("%s:%d: want half (one of %s)<TAB>query<TAB>answers", filepath.Base(path), n+1, strings.Join(halves, ", "))
+		}
+		out = append(out, Query{parts[0], parts[1], strings.Fields(parts[2])})
+	}
+	return out, nil
+}
+
+// Score is one set's figures: how many queries had a right answer first,
+// in the first 3, in the first 8, and the sum of 1/rank.
+type Score struct {
+	N, Top1, Top3, Top8 int
+	RR                  float64
+}
+
+// Add counts one query whose first right answer stood at rank (1 is
+// first; 0 when none was shown).
+func (s *Score) Add(rank int) {
+	s.N++
+	if rank < 1 {
+		return
+	}
+	if rank == 1 {
+		s.Top1++
+	}
+	if rank <= 3 {
+		s.Top3++
+	}
+	if rank <= 8 {
+		s.Top8++
+	}
+	s.RR += 1 / float64(rank)
+}
+
+// Rates are top-1, top-3, top-8 and MRR as shares of the queries.
+func (s Score) Rates() (top1, top3, top8, mrr float64) {
+	n := float64(max(s.N, 1))
+	return float64(s.Top1) / n, float64(s.Top3) / n, float64(s.Top8) / n, s.RR / n
 }
