@@ -65,14 +65,17 @@ var goalMetrics = []goalMetric{
 
 // Goals reads every goal from the Go benchmarks' results, and the stub
 // token ratios (NaN when not measured): over the corpus the stubs were
-// shaped on, and over the held-apart MCP tool lists they never were.
-func Goals(gb []GoBench, stubTokens, stubTokensHeldApart float64) []Goal {
+// shaped on, over the held-apart MCP tool lists (held apart at first,
+// looked at while the shared-docs mechanisms were written), and over
+// testdata/stubfresh's lists, never looked at before they were measured.
+func Goals(gb []GoBench, stubTokens, stubTokensHeldApart, stubTokensFresh float64) []Goal {
 	var out []Goal
 	for i, m := range goalMetrics {
 		if i == 12 { // after the time limit, before the pool's numbers
 			out = append(out,
 				Goal{What: "stub tokens / wire JSON tokens (MCP corpus, the stubs' format was shaped on it), every default, bound, pattern and enum kept", Value: stubTokens, Unit: "×", Target: 0.6, Source: "bench.StubTokens (testdata/corpus/mcp)"},
-				Goal{What: "stub tokens / wire JSON tokens (held-apart MCP tool lists, never looked at while shaping the stubs)", Value: stubTokensHeldApart, Unit: "×", Target: 0.6, Source: "bench.StubTokens (testdata/heldapart/mcp)"})
+				Goal{What: "stub tokens / wire JSON tokens (held-apart MCP tool lists, looked at while the shared docs were written)", Value: stubTokensHeldApart, Unit: "×", Target: 0.6, Source: "bench.StubTokens (testdata/heldapart/mcp)"},
+				Goal{What: "stub tokens / wire JSON tokens (fresh MCP tool lists, never looked at before measured)", Value: stubTokensFresh, Unit: "×", Target: 0.6, Source: "bench.StubTokens (testdata/stubfresh/mcp)"})
 		}
 		g := Goal{What: m.what, Value: math.NaN(), Unit: m.unit, Target: m.target, Source: fmt.Sprintf("%s %s (%s)", strings.TrimPrefix(m.pkg, "./"), m.bench, m.metric)}
 		for _, b := range gb {

@@ -161,8 +161,8 @@ func run(out, dir, work, peersDir string, seed uint64, runs int, skipTokens, ski
 			}
 			gb = append(gb, res...)
 		}
-		var ratios [2]float64
-		for i, dir := range []string{"testdata/corpus/mcp", "testdata/heldapart/mcp"} {
+		var ratios [3]float64
+		for i, dir := range []string{"testdata/corpus/mcp", "testdata/heldapart/mcp", "testdata/stubfresh/mcp"} {
 			ratios[i] = math.NaN()
 			if stub, wire, err := bench.StubTokens(dir); err != nil {
 				rep.Problems = append(rep.Problems, "stub tokens: "+err.Error())
@@ -170,7 +170,7 @@ func run(out, dir, work, peersDir string, seed uint64, runs int, skipTokens, ski
 				ratios[i] = float64(stub) / float64(wire)
 			}
 		}
-		rep.Goals = bench.Goals(gb, ratios[0], ratios[1])
+		rep.Goals = bench.Goals(gb, ratios[0], ratios[1], ratios[2])
 		fmt.Print(bench.GoalsTable(rep.Goals))
 	}
 	logf("writing %s", out)
