@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/codemode-dev/codemode/findtool/sentence"
 	"github.com/codemode-dev/codemode/internal/evalpack"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/manifest"
@@ -22,11 +23,12 @@ import (
 // The sentence-score experiment (issue 14): the evaluation pack of
 // gateway's TestFindEval built here, so that the tool texts and fusions
 // tried can use the index's internals. It runs only when
-// $CODEMODE_SENTENCE_EXPERIMENT names a directory: with no texts.txt there
-// it writes every text to embed (the queries and each tool's candidate
-// texts, one a line); with texts.txt and vectors.f32 (a 512-d float32
-// vector per line of texts.txt, little-endian, made by a sentence encoder)
-// it prints a table per method.
+// $CODEMODE_SENTENCE_EXPERIMENT names a directory, where the vectors of
+// every text to embed (each query's and each tool's candidate texts) are
+// kept (textVectorsFor), and prints a table per method:
+// $CODEMODE_SENTENCE_QUERY is the query's text (queryVariants),
+// $CODEMODE_SENTENCE_VARIANTS the tools' (toolTextVariants, or several
+// texts' largest or mean cosine: "max(name,lead)").
 
 // evalQ is one query of an evaluation file.
 type evalQ = evalpack.Query
@@ -96,7 +98,8 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func nameText(t *ir.Tool) string { return strings.Join(words(string(t.Wire), false), " ") }
 
 // toolTexts are the candidate texts of a tool, by variant.
-var toolTextVariants = []string{"name", "lead", "name+title", "name+lead", "svc+name+lead", "name+title+lead", "name+desc"}
+var toolTextVariants = []string{"name", "lead", "name+title", "name+lead", "svc+name+lead", "name+title+lead", "name+desc",
+	"act+name+desc", "act+name+lead"}
 
 func toolText(d Doc, variant string) string {
 	t := d.Tool
@@ -130,9 +133,99 @@ func toolText(d Doc, variant string) string {
 		return join(name, title, lead)
 	case "name+desc":
 		return join(name, truncWords(plainText(t.Description), 400))
+	case "act+name+desc":
+		return join(actName(t), truncWords(plainText(t.Description), 400))
+	case "act+name+lead":
+		return join(actName(t), lead)
 	}
 	panic(variant)
 }
+
+// actionWords are the words a tool's action is said with when its name does
+// not say it: a reading tool that gives many things lists them.
+var actionWords = map[action]string{actCreate: "create", actUpdate: "update", actDelete: "delete"}
+
+// actName is a tool's name as words, after the word of its action when the
+// name's first verb is not of that action ("list pets" for GET /pets named
+// "pets"; "create issue" stays).
+func actName(t *ir.Tool) string {
+	name := nameText(t)
+	a := toolAction(t)
+	w := actionWords[a]
+	if a == actRead {
+		w = "get"
+		if collection(t) {
+			w = "list"
+		}
+	}
+	if w == "" {
+		return name
+	}
+	for _, v := range words(string(t.Wire), false) {
+		if b := verbActions[v]; b != actNone {
+			if b == a {
+				return name
+			}
+			break
+		}
+	}
+	return w + " " + name
+}
+
+// queryVariants are the texts a query can be embedded as.
+var queryVariants = []string{"query", "query-nosvc", "query-act"}
+
+// queryText is a query's text as variant says: itself; without the words
+// that name a service ("on github"), and a preposition before them; or
+// after the word of its intent when its first word is another verb of it
+// ("create make a new project").
+func queryText(x *Index, q, variant string) string {
+	q = oneLine(q)
+	switch variant {
+	case "query":
+		return q
+	case "query-nosvc":
+		fs := strings.Fields(q)
+		var out []string
+		for _, f := range fs {
+			svc := false
+			for _, w := range tokenize(f) {
+				for _, s := range x.services {
+					if s.terms[w] {
+						svc = true
+					}
+				}
+			}
+			if svc {
+				if n := len(out); n > 0 && servicePrepositions[strings.ToLower(out[n-1])] {
+					out = out[:n-1]
+				}
+				continue
+			}
+			out = append(out, f)
+		}
+		if len(out) == 0 {
+			return q
+		}
+		return strings.Join(out, " ")
+	case "query-act":
+		a := queryAction(q)
+		w := actionWords[a]
+		if a == actRead {
+			w = "get"
+			if pluralObject(q) {
+				w = "list"
+			}
+		}
+		if ws := words(q, false); w == "" || len(ws) > 0 && ws[0] == w {
+			return q
+		}
+		return w + " " + q
+	}
+	panic(variant)
+}
+
+var servicePrepositions = map[string]bool{"in": true, "on": true, "via": true, "from": true, "to": true, "using": true, "with": true, "through": true}
 
 func TestSentenceExperiment(t *testing.T) {
 	dir := os.Getenv("CODEMODE_SENTENCE_EXPERIMENT")
@@ -141,31 +234,29 @@ func TestSentenceExperiment(t *testing.T) {
 	}
 	docs := evalPackDocs(t)
 	qs := loadEvalQueries(t)
-	textsFile := filepath.Join(dir, "texts.txt")
-	if _, err := os.Stat(textsFile); err != nil {
-		seen := map[string]bool{}
-		var all []string
-		add := func(s string) {
-			if s != "" && !seen[s] {
-				seen[s] = true
-				all = append(all, s)
-			}
+	lx := New(docs)
+	seen := map[string]bool{}
+	var all []string
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			all = append(all, s)
 		}
+	}
+	for _, v := range queryVariants {
 		for _, q := range qs {
-			add(oneLine(q.Text))
+			add(queryText(lx, q.Text, v))
 		}
-		for _, v := range toolTextVariants {
-			for _, d := range docs {
-				add(toolText(d, v))
-			}
+	}
+	for _, v := range toolTextVariants {
+		for _, d := range lx.docs {
+			add(toolText(d, v))
 		}
-		if err := os.WriteFile(textsFile, []byte(strings.Join(all, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%d tools, %d queries: %d texts written to %s", len(docs), len(qs), len(all), textsFile)
+	}
+	enc := textVectorsFor(t, dir, all)
+	if enc == nil {
 		return
 	}
-	enc := loadTextVectors(t, textsFile, filepath.Join(dir, "vectors.f32"))
 	runExperiment(t, docs, qs, enc)
 }
 
@@ -174,28 +265,69 @@ type textVectors map[string][]float32
 
 func (v textVectors) Embed(s string) []float32 { return v[oneLine(s)] }
 
-func loadTextVectors(tb testing.TB, textsFile, vecFile string) textVectors {
-	tb.Helper()
-	raw, err := os.ReadFile(textsFile)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	texts := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	data, err := os.ReadFile(vecFile)
-	if err != nil {
-		tb.Fatal(err)
-	}
+// textVectorsFor are the vectors of texts, kept in dir: texts.txt (one
+// a line) and vectors.f32 (a 512-d float32 vector per line of texts.txt,
+// little-endian). Texts not there yet are embedded with package sentence's
+// Universal Sentence Encoder lite (tools/npm's) and added to both files;
+// with no model they are written to texts.txt alone, to be embedded by
+// other means, and textVectorsFor gives nil.
+func textVectorsFor(t *testing.T, dir string, texts []string) textVectors {
+	t.Helper()
 	const dims = 512
-	if len(data) != len(texts)*dims*4 {
-		tb.Fatalf("%s: %d bytes for %d texts", vecFile, len(data), len(texts))
+	textsFile, vecFile := filepath.Join(dir, "texts.txt"), filepath.Join(dir, "vectors.f32")
+	var have []string
+	if raw, err := os.ReadFile(textsFile); err == nil {
+		have = strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	}
+	data, _ := os.ReadFile(vecFile)
+	if len(data) != len(have)*dims*4 {
+		t.Logf("%s: %d bytes for %d texts: embedding them all again", vecFile, len(data), len(have))
+		have, data = nil, nil
 	}
 	out := textVectors{}
-	for i, s := range texts {
+	for i, s := range have {
 		v := make([]float32, dims)
 		for j := range v {
 			v[j] = math.Float32frombits(binary.LittleEndian.Uint32(data[(i*dims+j)*4:]))
 		}
 		out[s] = unit(v)
+	}
+	var missing []string
+	for _, s := range texts {
+		if _, ok := out[s]; !ok {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) == 0 {
+		return out
+	}
+	m, err := sentence.Open(filepath.Join("..", "tools", "npm"))
+	if err != nil {
+		if err := os.WriteFile(textsFile, []byte(strings.Join(texts, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Remove(vecFile)
+		t.Logf("%v: %d texts written to %s", err, len(texts), textsFile)
+		return nil
+	}
+	t.Logf("embedding %d texts", len(missing))
+	vs := m.EmbedMany(missing)
+	buf := make([]byte, 0, len(missing)*dims*4)
+	for i, s := range missing {
+		if len(vs[i]) != dims {
+			t.Fatalf("no vector for %q", s)
+		}
+		for _, c := range vs[i] {
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(c))
+		}
+		out[s] = unit(append([]float32(nil), vs[i]...))
+	}
+	have = append(have, missing...)
+	if err := os.WriteFile(vecFile, append(data, buf...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(textsFile, []byte(strings.Join(have, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }
@@ -295,10 +427,14 @@ func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
 		pos[d.Tool] = i
 	}
 	n := len(lx.docs)
+	qvar := os.Getenv("CODEMODE_SENTENCE_QUERY")
+	if qvar == "" {
+		qvar = "query"
+	}
 	qv := make([][]float32, len(qs))
 	for qi, q := range qs {
-		if qv[qi] = enc.Embed(q.Text); qv[qi] == nil {
-			t.Fatalf("no vector for query %q", q.Text)
+		if qv[qi] = enc.Embed(queryText(lx, q.Text, qvar)); qv[qi] == nil {
+			t.Fatalf("no vector for query %q", queryText(lx, q.Text, qvar))
 		}
 	}
 	// cos[variant][qi][doc]
@@ -319,19 +455,24 @@ func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
 		}
 		cos[v] = cs
 	}
-	// Two texts' cosines together: the larger, and their mean.
-	for _, pair := range [][2]string{{"name+lead", "name+desc"}, {"name+title+lead", "name+desc"}} {
-		a, b := cos[pair[0]], cos[pair[1]]
+	// Several texts' cosines together: the largest, and their mean.
+	for _, set := range [][]string{{"name+lead", "name+desc"}, {"name+title+lead", "name+desc"}, {"name", "lead"},
+		{"name", "name+desc"}, {"lead", "name+desc"}, {"name", "lead", "name+desc"}, {"act+name+desc", "name+desc"}} {
 		mx, mean := make([][]float64, len(qs)), make([][]float64, len(qs))
 		for qi := range qs {
 			mx[qi], mean[qi] = make([]float64, n), make([]float64, n)
 			for i := range n {
-				mx[qi][i] = max(a[qi][i], b[qi][i])
-				mean[qi][i] = (a[qi][i] + b[qi][i]) / 2
+				mx[qi][i] = math.Inf(-1)
+				for _, v := range set {
+					c := cos[v][qi][i]
+					mx[qi][i] = max(mx[qi][i], c)
+					mean[qi][i] += c / float64(len(set))
+				}
 			}
 		}
-		cos["max("+pair[0]+","+pair[1]+")"] = mx
-		cos["mean("+pair[0]+","+pair[1]+")"] = mean
+		key := strings.Join(set, ",")
+		cos["max("+key+")"] = mx
+		cos["mean("+key+")"] = mean
 	}
 	base := map[string][][]Hit{"words": nil, "glove": nil}
 	for name, x := range map[string]*Index{"words": lx, "glove": gv} {
