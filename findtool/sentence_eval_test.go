@@ -99,7 +99,7 @@ func nameText(t *ir.Tool) string { return strings.Join(words(string(t.Wire), fal
 
 // toolTexts are the candidate texts of a tool, by variant.
 var toolTextVariants = []string{"name", "lead", "name+title", "name+lead", "svc+name+lead", "name+title+lead", "name+desc",
-	"act+name+desc", "act+name+lead"}
+	"act+name+desc", "act+name+lead", "lower(name+desc)"}
 
 func toolText(d Doc, variant string) string {
 	t := d.Tool
@@ -137,6 +137,8 @@ func toolText(d Doc, variant string) string {
 		return join(actName(t), truncWords(plainText(t.Description), 400))
 	case "act+name+lead":
 		return join(actName(t), lead)
+	case "lower(name+desc)":
+		return strings.ToLower(toolText(d, "name+desc"))
 	}
 	panic(variant)
 }
@@ -173,17 +175,20 @@ func actName(t *ir.Tool) string {
 }
 
 // queryVariants are the texts a query can be embedded as.
-var queryVariants = []string{"query", "query-nosvc", "query-act"}
+var queryVariants = []string{"query", "query-nosvc", "query-act", "query-lower"}
 
 // queryText is a query's text as variant says: itself; without the words
 // that name a service ("on github"), and a preposition before them; or
 // after the word of its intent when its first word is another verb of it
-// ("create make a new project").
+// ("create make a new project"); or in lower case (the encoder tells
+// "SMS" from "sms").
 func queryText(x *Index, q, variant string) string {
 	q = oneLine(q)
 	switch variant {
 	case "query":
 		return q
+	case "query-lower":
+		return strings.ToLower(q)
 	case "query-nosvc":
 		fs := strings.Fields(q)
 		var out []string
@@ -332,6 +337,15 @@ func textVectorsFor(t *testing.T, dir string, texts []string) textVectors {
 	return out
 }
 
+// centred is v less c, unit.
+func centred(v, c []float32) []float32 {
+	out := make([]float32, len(v))
+	for k := range v {
+		out[k] = v[k] - c[k]
+	}
+	return unit(out)
+}
+
 func unit(v []float32) []float32 {
 	n := 0.0
 	for _, x := range v {
@@ -437,6 +451,21 @@ func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
 			t.Fatalf("no vector for query %q", queryText(lx, q.Text, qvar))
 		}
 	}
+	// With $CODEMODE_SENTENCE_CENTER, every vector less the mean of the
+	// tools' vectors (of the name+desc texts), made unit again: what all
+	// tool texts share ("this tool ...") counts nothing.
+	var centre []float32
+	if os.Getenv("CODEMODE_SENTENCE_CENTER") != "" {
+		centre = make([]float32, len(qv[0]))
+		for _, d := range lx.docs {
+			for k, c := range enc.Embed(toolText(d, "name+desc")) {
+				centre[k] += c / float32(n)
+			}
+		}
+		for qi := range qv {
+			qv[qi] = centred(qv[qi], centre)
+		}
+	}
 	// cos[variant][qi][doc]
 	cos := map[string][][]float64{}
 	for _, v := range toolTextVariants {
@@ -444,6 +473,9 @@ func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
 		for i, d := range lx.docs {
 			if dv[i] = enc.Embed(toolText(d, v)); dv[i] == nil {
 				t.Fatalf("no vector for %s text %q", v, toolText(d, v))
+			}
+			if centre != nil {
+				dv[i] = centred(dv[i], centre)
 			}
 		}
 		cs := make([][]float64, len(qs))
@@ -519,20 +551,33 @@ func runExperiment(t *testing.T, docs []Doc, qs []evalQ, enc Encoder) {
 		for _, b := range []string{"words", "glove"} {
 			for _, floor := range floats("CODEMODE_SENTENCE_FLOORS", 0.2, 0.3, 0.4, 0.5, 0.6) {
 				for _, w := range floats("CODEMODE_SENTENCE_WEIGHTS", 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1) {
-					rows = append(rows, expRow{fmt.Sprintf("%s + %.2f×dense (floor %.1f)", b, w, floor), scoreRanker(qs, func(qi int) []Hit {
-						hs := copyHits(base[b][qi])
-						if len(hs) == 0 {
-							return hs
+					// other: the part of the sentence score a tool keeps
+					// whose action is another than the query's intent.
+					for _, other := range floats("CODEMODE_SENTENCE_OTHER", 1) {
+						label := fmt.Sprintf("%s + %.2f×dense (floor %.1f)", b, w, floor)
+						if other != 1 {
+							label += fmt.Sprintf(" other action ×%.2f", other)
 						}
-						top := 0.0
-						for _, h := range hs {
-							top = max(top, h.Score)
-						}
-						for j := range hs {
-							hs[j].Score += w * top * rescale(cv[qi][pos[hs[j].Tool]], floor)
-						}
-						return sortHits(hs)
-					})})
+						rows = append(rows, expRow{label, scoreRanker(qs, func(qi int) []Hit {
+							hs := copyHits(base[b][qi])
+							if len(hs) == 0 {
+								return hs
+							}
+							top := 0.0
+							for _, h := range hs {
+								top = max(top, h.Score)
+							}
+							qa := queryAction(qs[qi].Text)
+							for j := range hs {
+								f := 1.0
+								if ta := toolAction(hs[j].Tool); qa != actNone && ta != actNone && ta != qa {
+									f = other
+								}
+								hs[j].Score += f * w * top * rescale(cv[qi][pos[hs[j].Tool]], floor)
+							}
+							return sortHits(hs)
+						})})
+					}
 				}
 			}
 		}
