@@ -98,6 +98,9 @@ type oas struct {
 	// closures counts the closures taken (see defEntry.mark).
 	entries  map[string]*defEntry
 	closures int
+	// closed is every closure taken with entries, by its sorted
+	// references joined with NULs.
+	closed map[string]closed
 	// queue and found are closure's buffers, kept from one to the next.
 	queue []string
 	found []*defEntry

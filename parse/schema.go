@@ -289,15 +289,23 @@ func (o *oas) closure(refs refSet) (map[string]any, []*defEntry) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	o.closures++
-	mark := o.closures
-	found := o.found[:0]
-	taken := map[string]bool{} // synthesized entries, made afresh each time
 	queue := o.queue[:0]
 	for name := range refs {
 		queue = append(queue, name)
 	}
 	slices.Sort(queue)
+	// The same references reach the same entries: their $defs object is
+	// made once and shared by every schema that has them (read-only, as
+	// the component schemas it holds are).
+	key := strings.Join(queue, "\x00")
+	if c, ok := o.closed[key]; ok {
+		o.queue = queue[:0]
+		return c.defs, c.entries
+	}
+	o.closures++
+	mark := o.closures
+	found := o.found[:0]
+	taken := map[string]bool{} // synthesized entries, made afresh each time
 	for i := 0; i < len(queue); i++ {
 		e := o.entry(queue[i])
 		if e == nil || e.mark == mark || taken[e.name] {
@@ -326,7 +334,17 @@ func (o *oas) closure(refs refSet) (map[string]any, []*defEntry) {
 	for _, e := range found {
 		out[e.name] = e.v
 	}
+	if o.closed == nil {
+		o.closed = map[string]closed{}
+	}
+	o.closed[key] = closed{out, slices.Clone(found)}
 	return out, found
+}
+
+// closed is a closure taken: the $defs object and its entries.
+type closed struct {
+	defs    map[string]any
+	entries []*defEntry
 }
 
 // placeDefs records in origin where each of a schema's $defs entries is in
