@@ -63,8 +63,8 @@ type Pinner struct {
 	// sets is format 2's bytes of each "$defs" object written, by identity
 	// (parse shares one among the tools that reach the same definitions).
 	sets  map[*byte][]byte
-	depth int               // nesting of the value being written
-	old   *Pinner           // format 1, for PinAs
+	depth int     // nesting of the value being written
+	old   *Pinner // format 1, for PinAs
 }
 
 // NewPinner returns an empty Pinner.
