@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -110,8 +113,9 @@ func Run(svc *ir.Service, opts Options) ([]Decision, error) {
 	memo := proposalMemo{}
 	memo.prefetch(svc)
 	verdicts := verdictMemo{}
+	cow := cowMemo{}
 	for _, t := range svc.Tools {
-		ds, err := runTool(svc, t, opts, memo, verdicts)
+		ds, err := runTool(svc, t, opts, memo, verdicts, cow)
 		if err != nil {
 			return all, fmt.Errorf("enrich %s: %w", t.Wire, err)
 		}
@@ -131,7 +135,52 @@ type target struct {
 	required bool
 	// setRequired makes the parameter required.
 	setRequired func()
+	// replace, when set, puts a changed copy of holder in its place: the
+	// holder may be shared with other tools (an OpenAPI parameter's
+	// property schema), so it is copied before it is changed.
+	replace func(ir.Schema)
 }
+
+// cowMemo is the copy a proposal's change makes of a shared holder, by the
+// holder's identity and the change: the tools that share a parameter and
+// take the same change share the changed copy too.
+type cowMemo map[cowKey]ir.Schema
+
+type cowKey struct {
+	holder *byte
+	to     string
+}
+
+// change applies p to tg's holder, copying a shared one first (see
+// target.replace), and returns tg with its holder (and view, when that is
+// the holder) the changed map.
+func (m cowMemo) change(tg target, p Proposal) target {
+	if tg.replace == nil || p.Kind == KindRuntimeDefault {
+		apply(tg.holder, tg.view, p)
+		return tg
+	}
+	sameView := mapID(tg.view) == mapID(tg.holder)
+	to, ok := memoKey(p.To)
+	key := cowKey{mapID(tg.holder), to}
+	c, hit := m[key]
+	if !ok || !hit {
+		c = maps.Clone(tg.holder)
+		apply(c, nil, p)
+		if ok {
+			m[key] = c
+		}
+	}
+	tg.replace(c)
+	tg.holder = c
+	if sameView {
+		tg.view = c
+	} else {
+		apply(tg.view, nil, p)
+	}
+	return tg
+}
+
+func mapID(m ir.Schema) *byte { return (*byte)(reflect.ValueOf(m).UnsafePointer()) }
 
 // proposalMemo caches the rules' proposals by what they read: large specs
 // repeat the same parameter (description and schema) across hundreds of
@@ -223,15 +272,17 @@ func (m proposalMemo) propose(tool ir.WireName, pointer, description string, sch
 	return out, nil
 }
 
-func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdicts verdictMemo) ([]Decision, error) {
+func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdicts verdictMemo, cow cowMemo) ([]Decision, error) {
 	if t.Input == nil {
 		return nil, nil
 	}
 	mcp := svc.Source.Kind == ir.SourceMCP
 	// Original is kept only for a tool enrich changes, copied just before
-	// the first change. OpenAPI $defs are the document's shared components,
-	// which enrich never changes (it changes an operation's own parameters),
-	// so the copy shares them instead of copying every reachable definition.
+	// the first change. An OpenAPI tool's changes are copy-on-write: a
+	// parameter's property schema is replaced by a changed copy (see
+	// cowMemo.change) and its requiredness appended to the tool's own
+	// "required", so Original shares every schema with Input but for the
+	// top level, "properties" and "required".
 	keepOriginal := func() {
 		if t.Original != nil {
 			return
@@ -240,13 +291,15 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdi
 			t.Original, _ = deepCopy(t.Input).(map[string]any)
 			return
 		}
-		c := make(map[string]any, len(t.Input))
-		for k, v := range t.Input {
-			if k == "$defs" {
-				c[k] = v
-			} else {
-				c[k] = deepCopy(v)
-			}
+		c := maps.Clone(t.Input)
+		if props, ok := c["properties"].(map[string]any); ok {
+			c["properties"] = maps.Clone(props)
+		}
+		switch r := c["required"].(type) {
+		case []any:
+			c["required"] = slices.Clone(r)
+		case []string:
+			c["required"] = slices.Clone(r)
 		}
 		t.Original = c
 	}
@@ -289,7 +342,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdi
 			d := verdicts.decide(p, tg.description, tg.view, required, opts.Overrides)
 			if d.Accepted {
 				keepOriginal()
-				apply(tg.holder, tg.view, p)
+				tg = cow.change(tg, p)
 				if p.Kind == KindRuntimeDefault {
 					required = true
 					tg.setRequired()
@@ -326,13 +379,17 @@ func toolTargets(svc *ir.Service, t *ir.Tool, diagnose bool) []target {
 		if ptr == "" {
 			ptr = "/properties/" + ir.EscapeToken(p.Arg)
 		}
-		targets = append(targets, target{
+		tg := target{
 			pointer: ptr, description: desc, holder: ps, view: view, required: p.Required,
 			setRequired: func() {
 				p.Required = true
 				addRequired(t.Input, p.Arg)
 			},
-		})
+		}
+		if !mcp {
+			tg.replace = func(c ir.Schema) { props[p.Arg] = map[string]any(c) }
+		}
+		targets = append(targets, tg)
 		if mcp && (p.In == ir.InArg || p.In == "") {
 			cut := ""
 			walkNested(t.Input, view, ptr, p.Required, map[string]bool{}, 0, &targets, &cut)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,6 +102,11 @@ type oas struct {
 	// closed is every closure taken with entries, by its sorted
 	// references joined with NULs.
 	closed map[string]closed
+	// params2 is each Swagger 2.0 parameter made into a schema, by where
+	// it is defined; props each parameter's property schema, by what it
+	// is made of (see addParam).
+	params2 map[string]param2
+	props   map[propKey]map[string]any
 	// queue and found are closure's buffers, kept from one to the next.
 	queue []string
 	found []*defEntry
@@ -258,15 +264,7 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 		taken[arg] = true
 		p.Arg = arg
 		p.Py = pnames.Name(arg)
-		s := make(map[string]any, len(schema)+2)
-		maps.Copy(s, schema)
-		if p.Description != "" {
-			s["description"] = p.Description
-		}
-		if p.Deprecated {
-			s["deprecated"] = true
-		}
-		props[arg] = s
+		props[arg] = o.property(schema, p.Description, p.Deprecated)
 		if at != "" {
 			origin["/properties/"+esc(arg)] = at
 		}
@@ -375,6 +373,41 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 	tool.Output, tool.OutputOrigin = o.output(op, opPtr)
 	return tool
 }
+
+// propKey is what a parameter's property schema is made of: the schema
+// (by identity), the description and whether it is deprecated.
+type propKey struct {
+	schema     *byte
+	desc       string
+	deprecated bool
+}
+
+// property is a parameter's entry under the tool's "properties": schema
+// with the parameter's description and deprecation. The operations that
+// share a parameter share one map (read-only, as the schemas in it are).
+func (o *oas) property(schema map[string]any, desc string, deprecated bool) map[string]any {
+	key := propKey{mapID(schema), desc, deprecated}
+	if s, ok := o.props[key]; ok && schema != nil {
+		return s
+	}
+	s := make(map[string]any, len(schema)+2)
+	maps.Copy(s, schema)
+	if desc != "" {
+		s["description"] = desc
+	}
+	if deprecated {
+		s["deprecated"] = true
+	}
+	if schema != nil {
+		if o.props == nil {
+			o.props = map[propKey]map[string]any{}
+		}
+		o.props[key] = s
+	}
+	return s
+}
+
+func mapID(m map[string]any) *byte { return (*byte)(reflect.ValueOf(m).UnsafePointer()) }
 
 func joinDoc(summary, desc string) string {
 	summary, desc = strings.TrimSpace(summary), strings.TrimSpace(desc)
