@@ -111,11 +111,12 @@ func Run(svc *ir.Service, opts Options) ([]Decision, error) {
 	}
 	var all []Decision
 	memo := proposalMemo{}
-	memo.prefetch(svc)
+	keys := slotKeys{}
+	memo.prefetch(svc, keys)
 	verdicts := verdictMemo{}
 	cow := cowMemo{}
 	for _, t := range svc.Tools {
-		ds, err := runTool(svc, t, opts, memo, verdicts, cow)
+		ds, err := runTool(svc, t, opts, memo, keys, verdicts, cow)
 		if err != nil {
 			return all, fmt.Errorf("enrich %s: %w", t.Wire, err)
 		}
@@ -139,6 +140,37 @@ type target struct {
 	// holder may be shared with other tools (an OpenAPI parameter's
 	// property schema), so it is copied before it is changed.
 	replace func(ir.Schema)
+}
+
+// slotKeys is the proposal memo's key of a parameter slot whose schema
+// is a property schema parse shares and enrich only ever replaces (see
+// target.replace), by that map's identity, the description and the
+// requiredness: the tools that share a parameter key it once.
+type slotKeys map[slotKey]slotVal
+
+type slotKey struct {
+	schema      *byte
+	description string
+	required    bool
+}
+
+type slotVal struct {
+	key string
+	ok  bool
+}
+
+// of is memoKey(tg.description, withoutDescription(tg.view), tg.required).
+func (m slotKeys) of(tg target) (string, bool) {
+	if tg.replace == nil || mapID(tg.view) != mapID(tg.holder) {
+		return memoKey(tg.description, withoutDescription(tg.view), tg.required)
+	}
+	k := slotKey{mapID(tg.view), tg.description, tg.required}
+	v, hit := m[k]
+	if !hit {
+		v.key, v.ok = memoKey(tg.description, withoutDescription(tg.view), tg.required)
+		m[k] = v
+	}
+	return v.key, v.ok
 }
 
 // cowMemo is the copy a proposal's change makes of a shared holder, by the
@@ -191,7 +223,7 @@ type proposalMemo map[string][]Proposal
 // svc's tools as they stand, on up to GOMAXPROCS goroutines: the rules are
 // pure and most of enrich's time on a large spec. A slot enrich changes
 // before it reaches it is simply missed here and proposed for later.
-func (m proposalMemo) prefetch(svc *ir.Service) {
+func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys) {
 	type job struct {
 		key, description string
 		schema           ir.Schema
@@ -205,8 +237,7 @@ func (m proposalMemo) prefetch(svc *ir.Service) {
 			continue
 		}
 		for _, tg := range toolTargets(svc, t, false) {
-			schema := withoutDescription(tg.view)
-			key, ok := memoKey(tg.description, schema, tg.required)
+			key, ok := keys.of(tg)
 			if !ok {
 				continue
 			}
@@ -214,7 +245,7 @@ func (m proposalMemo) prefetch(svc *ir.Service) {
 				continue
 			}
 			m[key] = nil // claimed; filled below
-			jobs = append(jobs, &job{key: key, description: tg.description, schema: schema, required: tg.required})
+			jobs = append(jobs, &job{key: key, description: tg.description, schema: withoutDescription(tg.view), required: tg.required})
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs)/32)
@@ -250,15 +281,15 @@ func (m proposalMemo) prefetch(svc *ir.Service) {
 	}
 }
 
-func (m proposalMemo) propose(tool ir.WireName, pointer, description string, schema ir.Schema, required bool) ([]Proposal, error) {
-	key, ok := memoKey(description, schema, required)
+func (m proposalMemo) propose(tool ir.WireName, pointer string, tg target, keys slotKeys) ([]Proposal, error) {
+	key, ok := keys.of(tg)
 	if !ok {
-		return proposeSafe(tool, pointer, description, schema, required)
+		return proposeSafe(tool, pointer, tg.description, withoutDescription(tg.view), tg.required)
 	}
 	cached, ok := m[key]
 	if !ok {
 		var err error
-		if cached, err = proposeSafe("", "", description, schema, required); err != nil {
+		if cached, err = proposeSafe("", "", tg.description, withoutDescription(tg.view), tg.required); err != nil {
 			return nil, err
 		}
 		m[key] = cached
@@ -272,7 +303,7 @@ func (m proposalMemo) propose(tool ir.WireName, pointer, description string, sch
 	return out, nil
 }
 
-func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdicts verdictMemo, cow cowMemo) ([]Decision, error) {
+func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, keys slotKeys, verdicts verdictMemo, cow cowMemo) ([]Decision, error) {
 	if t.Input == nil {
 		return nil, nil
 	}
@@ -324,7 +355,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdi
 
 	var out []Decision
 	for _, tg := range targets {
-		ps, err := memo.propose(t.Wire, tg.pointer, tg.description, withoutDescription(tg.view), tg.required)
+		ps, err := memo.propose(t.Wire, tg.pointer, tg, keys)
 		if err != nil {
 			svc.Diagnostics = append(svc.Diagnostics, ir.Diagnostic{
 				Code: ir.DiagEnrichFailed, File: sourceFile(svc.Source), Pointer: t.Pointer + "/inputSchema" + tg.pointer,
