@@ -116,7 +116,7 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 		anon   string
 	}
 	place := func(r root, ptr string) string {
-		if src, ok := r.origin.DocPointer(ptr); ok {
+		if src, ok := docPointer(r.origin, svc.DefsOrigin, ptr); ok {
 			return src
 		}
 		return r.anon + ptr
@@ -140,6 +140,9 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 				// when the origin holds it (parse places every entry).
 				key = append(append(key[:0], "/$defs/"...), EscapeToken(n)...)
 				at, ok := r.origin[string(key)]
+				if !ok {
+					at, ok = svc.DefsOrigin[string(key)]
+				}
 				if !ok {
 					at = place(r, string(key))
 				}

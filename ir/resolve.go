@@ -46,7 +46,7 @@ func Resolve(svc *Service) {
 			if svc.Source.Kind != SourceOpenAPI {
 				ptr = t.Pointer + "/inputSchema" + string(p.Ref)
 			}
-			c := &ctx{root: t.Input, origin: t.InputOrigin, anon: unplaced(i, "input"), busy: map[string]bool{}, where: ptr}
+			c := &ctx{root: t.Input, origin: t.InputOrigin, defs: svc.DefsOrigin, anon: unplaced(i, "input"), busy: map[string]bool{}, where: ptr}
 			p.Type = r.typeOf(c, s, c.source("/properties/"+EscapeToken(p.Arg)), Pascal(string(t.Py))+Pascal(p.Arg))
 			if p.Description == "" {
 				p.Description = p.Type.Description
@@ -63,7 +63,7 @@ func Resolve(svc *Service) {
 			if svc.Source.Kind == SourceOpenAPI {
 				ptr = t.Pointer + "/responses/2xx"
 			}
-			c := &ctx{root: t.Output, origin: t.OutputOrigin, anon: unplaced(i, "output"), busy: map[string]bool{}, where: ptr}
+			c := &ctx{root: t.Output, origin: t.OutputOrigin, defs: svc.DefsOrigin, anon: unplaced(i, "output"), busy: map[string]bool{}, where: ptr}
 			t.Result = r.typeOf(c, t.Output, c.source(""), Pascal(string(t.Py))+"Result")
 		}
 	}
@@ -118,6 +118,7 @@ const (
 type ctx struct {
 	root   Schema
 	origin Origin          // places root in the source document
+	defs   Origin          // places root's $defs entries (Service.DefsOrigin)
 	anon   string          // root's place when origin does not place it
 	busy   map[string]bool // $refs being expanded (cycle guard)
 	depth  int             // schemas entered and not left
@@ -127,7 +128,7 @@ type ctx struct {
 
 // source is the place of the schema at ptr, a pointer into c.root.
 func (c *ctx) source(ptr string) string {
-	if src, ok := c.origin.DocPointer(ptr); ok {
+	if src, ok := docPointer(c.origin, c.defs, ptr); ok {
 		return src
 	}
 	return c.anon + ptr

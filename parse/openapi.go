@@ -99,14 +99,17 @@ type oas struct {
 	// closures counts the closures taken (see defEntry.mark).
 	entries  map[string]*defEntry
 	closures int
-	// closed is every closure taken with entries, by its sorted
-	// references joined with NULs.
-	closed map[string]closed
+	// closed is the $defs object of every closure taken with entries,
+	// by its sorted references joined with NULs.
+	closed map[string]map[string]any
 	// params2 is each Swagger 2.0 parameter made into a schema, by where
 	// it is defined; props each parameter's property schema, by what it
 	// is made of (see addParam).
 	params2 map[string]param2
-	props   map[propKey]map[string]any
+	// defsOrigin places every $defs entry the tools carry (the service's
+	// DefsOrigin).
+	defsOrigin ir.Origin
+	props      map[propKey]map[string]any
 	// queue and found are closure's buffers, kept from one to the next.
 	queue []string
 	found []*defEntry
@@ -168,6 +171,7 @@ func (o *oas) service(opts Options) *ir.Service {
 		}
 	}
 	svc.Diagnostics = o.d.list
+	svc.DefsOrigin = o.defsOrigin
 	return svc
 }
 
@@ -365,9 +369,8 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 	for _, s := range props {
 		collectRefs(s, used)
 	}
-	if defs, entries := o.closure(used); defs != nil {
+	if defs := o.closure(used); defs != nil {
 		input["$defs"] = defs
-		o.placeDefs(origin, entries)
 	}
 	tool.Input, tool.InputOrigin = input, origin
 	tool.Output, tool.OutputOrigin = o.output(op, opPtr)

@@ -283,11 +283,11 @@ func (o *oas) entry(name string) *defEntry {
 }
 
 // closure is the $defs object for a schema that references refs: every
-// entry reachable from them, nil when there are none; and the entries, for
-// placeDefs (valid until the next closure, which reuses the slice).
-func (o *oas) closure(refs refSet) (map[string]any, []*defEntry) {
+// entry reachable from them, nil when there are none. Each entry it takes
+// is placed in the service's DefsOrigin.
+func (o *oas) closure(refs refSet) map[string]any {
 	if len(refs) == 0 {
-		return nil, nil
+		return nil
 	}
 	queue := o.queue[:0]
 	for name := range refs {
@@ -295,12 +295,12 @@ func (o *oas) closure(refs refSet) (map[string]any, []*defEntry) {
 	}
 	slices.Sort(queue)
 	// The same references reach the same entries: their $defs object is
-	// made once and shared by every schema that has them (read-only, as
-	// the component schemas it holds are).
+	// made (and placed) once and shared by every schema that has them
+	// (read-only, as the component schemas it holds are).
 	key := strings.Join(queue, "\x00")
-	if c, ok := o.closed[key]; ok {
+	if defs, ok := o.closed[key]; ok {
 		o.queue = queue[:0]
-		return c.defs, c.entries
+		return defs
 	}
 	o.closures++
 	mark := o.closures
@@ -328,31 +328,21 @@ func (o *oas) closure(refs refSet) (map[string]any, []*defEntry) {
 	}
 	o.queue, o.found = queue[:0], found
 	if len(found) == 0 {
-		return map[string]any{}, nil
+		return map[string]any{}
 	}
 	out := make(map[string]any, len(found))
+	if o.defsOrigin == nil {
+		o.defsOrigin = ir.Origin{}
+	}
 	for _, e := range found {
 		out[e.name] = e.v
+		o.defsOrigin[e.key] = e.at
 	}
 	if o.closed == nil {
-		o.closed = map[string]closed{}
+		o.closed = map[string]map[string]any{}
 	}
-	o.closed[key] = closed{out, slices.Clone(found)}
-	return out, found
-}
-
-// closed is a closure taken: the $defs object and its entries.
-type closed struct {
-	defs    map[string]any
-	entries []*defEntry
-}
-
-// placeDefs records in origin where each of a schema's $defs entries is in
-// the document.
-func (o *oas) placeDefs(origin ir.Origin, defs []*defEntry) {
-	for _, e := range defs {
-		origin[e.key] = e.at
-	}
+	o.closed[key] = out
+	return out
 }
 
 // target follows a schema's own rewritten $ref (to a $defs entry) and
