@@ -24,6 +24,7 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 		ms.Diagnostics = append(ms.Diagnostics, d.String())
 	}
 	sigs := signatures(svc)
+	hoist := &manifest.Hoister{Defs: ms.Defs}
 	pins := <-pinsOf
 	for i, t := range svc.Tools {
 		sp := spans[t.Wire]
@@ -36,9 +37,9 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 			Enrichment: decisions[t.Wire], Pin: pins[i],
 		}
 		mt.Original = t.Original
-		mt.Input = manifest.Hoist(ms.Defs, mt.Input)
-		mt.Original = manifest.Hoist(ms.Defs, mt.Original)
-		mt.Output = manifest.Hoist(ms.Defs, mt.Output)
+		mt.Input = hoist.Hoist(mt.Input)
+		mt.Original = hoist.Hoist(mt.Original)
+		mt.Output = hoist.Hoist(mt.Output)
 		if t.ResultObserved {
 			mt.Observed = t.Observed
 		}
