@@ -2,9 +2,8 @@ package emit
 
 import (
 	"encoding/json"
-	"maps"
+	"reflect"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -160,7 +159,11 @@ type docKey struct {
 	min, max, exMin, exMax numKey
 	minLen, maxLen         intKey
 	minItems, maxItems     intKey
-	enriched, said         string
+	enriched               string
+	// now and orig are the parameter's property schema in Input and in
+	// Original, by identity, when proseSaid reads them (it is a function of
+	// their keys; emit changes no schema).
+	now, orig *byte
 }
 
 type numKey struct {
@@ -194,8 +197,18 @@ func docKeyOf(t *ir.Tool, prm *ir.Param) (docKey, bool) {
 		desc: prm.Description, wire: string(prm.Wire), py: string(prm.Py), in: string(prm.In),
 		deprecated: prm.Deprecated, enriched: strings.Join(prm.Enriched, "\x00"),
 	}
-	if said := proseSaid(t, prm); len(said) > 0 {
-		k.said = strings.Join(slices.Sorted(maps.Keys(said)), "\x00")
+	if t != nil && t.Original != nil && prm.Description != "" {
+		prop := func(s ir.Schema) *byte {
+			props, _ := s["properties"].(map[string]any)
+			m, _ := props[prm.Arg].(map[string]any)
+			if m == nil {
+				return nil
+			}
+			return (*byte)(reflect.ValueOf(m).UnsafePointer())
+		}
+		if k.now, k.orig = prop(t.Input), prop(t.Original); k.now == nil || k.orig == nil {
+			k.now, k.orig = nil, nil // proseSaid says nothing
+		}
 	}
 	ty := prm.Type
 	if ty == nil {
