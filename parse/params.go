@@ -54,13 +54,13 @@ func (o *oas) params(item pathItemObj, itemPtr string, op operationObj, opPtr st
 func (o *oas) paramSchema(rp rawParam, refs refSet) (map[string]any, string) {
 	if o.v2 {
 		// A parameter the operations share (a $ref to /parameters) is
-		// made into a schema once: every operation gets the same map, its
-		// references and the diagnostics its walk gave.
+		// made into a schema once: every operation gets the same map and
+		// its references. One whose walk reported something is made afresh
+		// for each, as each walk reports what it finds.
 		if m, ok := o.params2[rp.ptr]; ok {
 			for _, r := range m.refs {
 				refs[r] = true
 			}
-			o.d.list = append(o.d.list, m.diags...)
 			return m.schema, rp.ptr
 		}
 		s := map[string]any{}
@@ -77,10 +77,12 @@ func (o *oas) paramSchema(rp rawParam, refs refSet) (map[string]any, string) {
 		for r := range own {
 			refs[r] = true
 		}
-		if o.params2 == nil {
-			o.params2 = map[string]param2{}
+		if len(o.d.list) == before {
+			if o.params2 == nil {
+				o.params2 = map[string]param2{}
+			}
+			o.params2[rp.ptr] = param2{s, slices.Sorted(maps.Keys(own))}
 		}
-		o.params2[rp.ptr] = param2{s, slices.Sorted(maps.Keys(own)), slices.Clone(o.d.list[before:])}
 		return s, rp.ptr
 	}
 	if rp.HasSchema {
@@ -156,10 +158,9 @@ func (o *oas) style(rp rawParam, in string) (string, *bool) {
 	return style, &explode
 }
 
-// param2 is a Swagger 2.0 parameter made into a schema: the schema, the
-// $defs names it references and the diagnostics its walk gave.
+// param2 is a Swagger 2.0 parameter made into a schema: the schema and the
+// $defs names it references.
 type param2 struct {
 	schema map[string]any
 	refs   []string
-	diags  []ir.Diagnostic
 }

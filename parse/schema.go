@@ -306,9 +306,14 @@ func (o *oas) closure(refs refSet) map[string]any {
 	mark := o.closures
 	found := o.found[:0]
 	taken := map[string]bool{} // synthesized entries, made afresh each time
+	resolved := true // every name met names an entry
 	for i := 0; i < len(queue); i++ {
 		e := o.entry(queue[i])
-		if e == nil || e.mark == mark || taken[e.name] {
+		if e == nil {
+			resolved = false
+			continue
+		}
+		if e.mark == mark || taken[e.name] {
 			continue
 		}
 		e.mark = mark
@@ -338,10 +343,14 @@ func (o *oas) closure(refs refSet) map[string]any {
 		out[e.name] = e.v
 		o.defsOrigin[e.key] = e.at
 	}
-	if o.closed == nil {
-		o.closed = map[string]map[string]any{}
+	// A name that names nothing yet might once a later walk makes a $defs
+	// entry for it: such a closure is taken afresh each time.
+	if resolved {
+		if o.closed == nil {
+			o.closed = map[string]map[string]any{}
+		}
+		o.closed[key] = out
 	}
-	o.closed[key] = out
 	return out
 }
 
