@@ -418,7 +418,7 @@ func fieldDoc(f *ir.Field) string {
 	if f.ReadOnly {
 		parts = append(parts, "Read-only.")
 	}
-	parts = append(parts, facts(f.Type, defaultSaid(f.Description, f.Type, nil))...)
+	parts = append(parts, facts(f.Type, restated(f.Description, f.Type, nil))...)
 	return strings.Join(parts, " ")
 }
 
@@ -586,7 +586,7 @@ func paramDoc(t *ir.Tool, prm *ir.Param) string {
 	if prm.Deprecated || prm.Type.Deprecated {
 		extra = append(extra, "Deprecated.")
 	}
-	extra = append(extra, facts(prm.Type, defaultSaid(prm.Description, prm.Type, proseSaid(t, prm)))...)
+	extra = append(extra, facts(prm.Type, restated(prm.Description, prm.Type, proseSaid(t, prm)))...)
 	for _, d := range prm.Type.EnumDocs {
 		if d.Doc != "" {
 			extra = append(extra, pyLiteral(d.Value)+": "+oneLine(d.Doc))
@@ -662,8 +662,9 @@ func proseSaid(t *ir.Tool, prm *ir.Param) map[string]bool {
 	return said
 }
 
-// facts lists a type's constraints as short sentences, but for those whose
-// every keyword said holds (the description states them).
+// facts lists a type's constraints as short sentences, but for those the
+// description states (said holds their keywords; a bound is left out on
+// its own, a default, format or pattern when each of its keywords is).
 func facts(t *ir.Type, said map[string]bool) []string {
 	if t == nil {
 		return nil
@@ -688,26 +689,43 @@ func facts(t *ir.Type, said map[string]bool) []string {
 	if t.Format != "" && !saidAll("format") {
 		out = append(out, "Format: "+t.Format+".")
 	}
+	// A bound the description states is left out; the others are
+	// printed.
+	unsaid := func(kw string, n *json.Number) *json.Number {
+		if said[kw] {
+			return nil
+		}
+		return n
+	}
 	var bounds []string
 	add := func(op string, n *json.Number) {
 		if n != nil {
 			bounds = append(bounds, op+" "+n.String())
 		}
 	}
-	if t.Min != nil && t.Max != nil && t.ExclusiveMin == nil && t.ExclusiveMax == nil {
-		bounds = append(bounds, t.Min.String()+" to "+t.Max.String()) // as Length and Items say it
+	lo, hi := unsaid("minimum", t.Min), unsaid("maximum", t.Max)
+	exLo, exHi := unsaid("exclusiveMinimum", t.ExclusiveMin), unsaid("exclusiveMaximum", t.ExclusiveMax)
+	if lo != nil && hi != nil && t.ExclusiveMin == nil && t.ExclusiveMax == nil {
+		// As Length and Items say it; beside an exclusive bound (said
+		// or not) each is printed with its operator.
+		bounds = append(bounds, lo.String()+" to "+hi.String())
 	} else {
-		add(">=", t.Min)
-		add(">", t.ExclusiveMin)
-		add("<=", t.Max)
-		add("<", t.ExclusiveMax)
+		add(">=", lo)
+		add(">", exLo)
+		add("<=", hi)
+		add("<", exHi)
 	}
-	if len(bounds) > 0 && !saidAll("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") {
+	if len(bounds) > 0 {
 		out = append(out, "Value "+strings.Join(bounds, ", ")+".")
 	}
 	lengths := func(what string, lo, hi *int64) {
+		if said["min"+what] {
+			lo = nil
+		}
+		if said["max"+what] {
+			hi = nil
+		}
 		switch {
-		case saidAll("min"+what, "max"+what):
 		case lo != nil && hi != nil:
 			out = append(out, fmt.Sprintf("%s %d to %d.", what, *lo, *hi))
 		case lo != nil:

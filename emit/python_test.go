@@ -283,3 +283,34 @@ func TestLookalikeDefinitionsKeepTheirNames(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundTheDescriptionStatesNotRestated: a bound the schema has and the
+// description already states by its value ("(1-100)", "1–255 characters",
+// "max: 500", "up to 20 per call") was printed again after it ("Value 1 to
+// 100."); a stated bound is left out, the bounds the description does not
+// state (or states another value for) are still printed.
+func TestBoundTheDescriptionStatesNotRestated(t *testing.T) {
+	py := compileMCP(t, `{"tools": [{"name": "list", "inputSchema": {"type": "object", "properties": {
+		"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "How many to return (1-100)"},
+		"name": {"type": "string", "minLength": 1, "maxLength": 255, "description": "The name, 1–255 characters."},
+		"page": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Page size (max: 500)."},
+		"items": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 20, "description": "Up to 20 per call."},
+		"lat": {"type": "number", "minimum": -90, "maximum": 90, "description": "Latitude in degrees (-90 to 90)."},
+		"big": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "At most 1,000 of them."},
+		"other": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many (1-100)."},
+		"free": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many."}}}}]}`)
+	for _, want := range []string{
+		"    limit: int = None,  # How many to return (1-100)\n",
+		"    name: str = None,  # The name, 1–255 characters.\n",
+		"    page: int = None,  # Page size (max: 500). Value >= 1.\n",
+		"    items: list[str] = None,  # Up to 20 per call. Items >= 1.\n",
+		"    lat: float = None,  # Latitude in degrees (-90 to 90).\n",
+		"    big: int = None,  # At most 1,000 of them. Value >= 0.\n",
+		"    other: int = None,  # How many (1-100). Value 1 to 50.\n",
+		"    free: int = None,  # How many. Value 1 to 50.\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}

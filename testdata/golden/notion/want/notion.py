@@ -451,7 +451,7 @@ class APIUpdatePageMarkdownUpdateContentVariant1ContentUpdatesItem(TypedDict):
 class APIUpdatePageMarkdownUpdateContentVariant1(TypedDict):
     """Provide when type is `update_content`. Applies targeted find-and-replace edits."""
 
-    content_updates: list[APIUpdatePageMarkdownUpdateContentVariant1ContentUpdatesItem]  # Up to 100 find-and-replace edits applied in order. Items <= 100.
+    content_updates: list[APIUpdatePageMarkdownUpdateContentVariant1ContentUpdatesItem]  # Up to 100 find-and-replace edits applied in order.
     allow_deleting_content: NotRequired[bool]  # Permit deletion of existing child pages/databases removed by the edits.
 
 

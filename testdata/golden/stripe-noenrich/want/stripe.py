@@ -7,7 +7,7 @@ In run_code: api.stripe.<function>(...), or run_tool("<wire name>", {...});
 arguments are checked against the schema before a request leaves.
 
 Shared parameter docs: a parameter or key commented "see module doc" below is this:
-    limit: A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+    limit: A limit on the number of objects to be returned. Limit can range between 1 and 100.
 """
 
 from typing import Any, Literal, TypedDict
@@ -53,7 +53,7 @@ def create_product(
 
 def list_products(
     *,
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10.
 ) -> Any:
     """This tool will fetch a list of Products from Stripe.
 
@@ -79,7 +79,7 @@ def create_price(
 def list_prices(
     *,
     product: str = None,  # The ID of the product to list prices for.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10.
 ) -> Any:
     """This tool will fetch a list of Prices from Stripe.
 
@@ -120,7 +120,7 @@ def create_invoice(
 def list_invoices(
     *,
     customer: str = None,  # The ID of the customer to list invoices for.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10.
 ) -> Any:
     """This tool will fetch a list of Invoices from Stripe.
 
@@ -323,7 +323,7 @@ def list_disputes(
     *,
     charge: str = None,  # Only return disputes associated to the charge specified by this charge ID.
     payment_intent: str = None,  # Only return disputes associated to the PaymentIntent specified by this PaymentIntent ID.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10.
 ) -> Any:
     """This tool will fetch a list of disputes in Stripe.
 
