@@ -314,3 +314,26 @@ func TestBoundTheDescriptionStatesNotRestated(t *testing.T) {
 		}
 	}
 }
+
+// TestValueMarkedDefaultNotRestated: a default the description marks as
+// such after the value (`"content" (default) fetches...`, "When false
+// (default), ...") or names as "default being relaxed" was printed again
+// after it ("Default: False."); it is left out there, and a "(default)"
+// after another value leaves the schema's printed.
+func TestValueMarkedDefaultNotRestated(t *testing.T) {
+	py := compileMCP(t, `{"tools": [{"name": "get", "inputSchema": {"type": "object", "properties": {
+		"mode": {"type": "string", "enum": ["content", "history"], "default": "content", "description": "The mode. \"content\" (default) fetches text."},
+		"full": {"type": "boolean", "default": false, "description": "When false (default), a placeholder is shown."},
+		"format": {"type": "string", "default": "relaxed", "description": "The format, with default being relaxed."},
+		"other": {"type": "string", "enum": ["a", "b"], "default": "b", "description": "Pick: a (default) or b."}}}}]}`)
+	for _, want := range []string{
+		`    mode: Literal["content", "history"] = None,  # The mode. "content" (default) fetches text.` + "\n",
+		"    full: bool = None,  # When false (default), a placeholder is shown.\n",
+		"    format: str = None,  # The format, with default being relaxed.\n",
+		`    other: Literal["a", "b"] = None,  # Pick: a (default) or b. Default: "b".` + "\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}

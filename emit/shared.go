@@ -338,11 +338,19 @@ func defaultSaid(desc string, t *ir.Type, said map[string]bool) map[string]bool 
 
 // defaultPhrase is "default" or "defaults" ("is", "to", "value", a colon
 // or an equals sign may follow) and the word after it, quoted or not.
-var defaultPhrase = regexp.MustCompile(`(?i)\bdefaults?(?:\s+(?:value\s+)?(?:is|to|of))?\s*[:=]?\s*[("'` + "`" + `]?([^\s"'` + "`" + `),;]+)`)
+var defaultPhrase = regexp.MustCompile(`(?i)\bdefaults?(?:\s+(?:value\s+)?(?:is|to|of|being))?\s*[:=]?\s*[("'` + "`" + `]?([^\s"'` + "`" + `),;]+)`)
+
+// defaultAfter is a value "(default)" follows: `"skip" (default)`, "When
+// false (default)".
+var defaultAfter = regexp.MustCompile(`(?i)(?:^|[\s("'` + "`" + `])([^\s"'` + "`" + `(),;:]+)["'` + "`" + `]?\s*\((?:the\s+)?default\)`)
 
 // statesDefault says whether desc names text as the default.
 func statesDefault(desc, text string) bool {
-	for _, m := range defaultPhrase.FindAllStringSubmatch(desc, -1) {
+	ms := defaultPhrase.FindAllStringSubmatch(desc, -1)
+	if strings.Contains(desc, "(") {
+		ms = append(ms, defaultAfter.FindAllStringSubmatch(desc, -1)...)
+	}
+	for _, m := range ms {
 		if w := strings.TrimRight(m[1], ".:"); w == text || strings.EqualFold(w, text) && (text == "true" || text == "false") {
 			return true
 		}

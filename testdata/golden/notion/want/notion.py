@@ -423,7 +423,7 @@ def API_move_page(
 def API_retrieve_page_markdown(
     page_id: str,  # see module doc
     *,
-    include_transcript: bool = None,  # Whether to include meeting note transcripts. When false (default), a placeholder with the meeting note URL is shown instead of the full transcript. Default: False.
+    include_transcript: bool = None,  # Whether to include meeting note transcripts. When false (default), a placeholder with the meeting note URL is shown instead of the full transcript.
 ) -> Any:
     """Notion | Retrieve a page as Markdown
     Error Responses:
