@@ -31,13 +31,13 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 	w.ln(0, Header)
 	w.ln(0, "# Source: "+sourceLine(svc.Source))
 	w.ln(0, "")
+	p.findAliases() // before the docs: a Literal printed by its alias is not beside them
 	p.findShared()
 	p.findNotes()
 	p.moduleDoc()
 	w.ln(0, "")
 	w.ln(0, typingImport) // narrowed to the names used, below
 	spans := map[ir.WireName]Span{}
-	p.findAliases()
 	// Each tool's aliases and shapes are printed in order, each tool's into
 	// a writer of its own, then the defs at once (see defs), then joined.
 	top, pre, aliasAt := p.w, make([]writer, len(svc.Tools)), map[string]int{}
@@ -409,11 +409,13 @@ func (p *printer) fieldComment(f *ir.Field) string {
 }
 
 // fieldDoc is one TypedDict key's documentation on one line: its
-// description, then its constraints; "" when there is none of these.
-func fieldDoc(f *ir.Field) string {
+// description (without the sentences that only list values, the values
+// of the Literal its annotation prints), then its constraints; "" when
+// there is none of these.
+func fieldDoc(f *ir.Field, values []any) string {
 	var parts []string
-	if f.Description != "" {
-		parts = append(parts, oneLine(f.Description))
+	if d := dropEnumRestatement(oneLine(f.Description), values); d != "" {
+		parts = append(parts, d)
 	}
 	if f.ReadOnly {
 		parts = append(parts, "Read-only.")
@@ -569,15 +571,16 @@ func (p *printer) paramDocs(t *ir.Tool, params []string) []string {
 }
 
 // paramDoc is one parameter of t's documentation on one line: the
-// description, where it travels, then the constraints; "" when there is
-// none of these. A constraint enrich read from the description is not
+// description (without the sentences that only list values, the values
+// of the Literal its annotation prints), where it travels, then the
+// constraints; "" when there is none of these. A constraint enrich read from the description is not
 // printed again after it (the description says it in words; the type
 // checker and validation hold it; the manifest's enrichment log says
 // which were read).
-func paramDoc(t *ir.Tool, prm *ir.Param) string {
+func paramDoc(t *ir.Tool, prm *ir.Param, values []any) string {
 	var extra []string
-	if prm.Description != "" {
-		extra = append(extra, oneLine(prm.Description))
+	if d := dropEnumRestatement(oneLine(prm.Description), values); d != "" {
+		extra = append(extra, d)
 	}
 	described := len(extra)
 	if where := locationText(prm); where != "" {

@@ -337,3 +337,38 @@ func TestValueMarkedDefaultNotRestated(t *testing.T) {
 		}
 	}
 }
+
+// TestSentenceListingTheEnumNotRestated: a sentence or aside of a
+// parameter's description that only lists its enum's values ("Valid values
+// are 'a', 'b' and 'c'.", "(NOTE or TASK)", "One of: json|yaml") said again
+// what the Literal beside it shows; it is left out. A sentence that says
+// more (what a value means), one that leaves a value out, and one beside
+// a Literal printed by its alias (the values on another tool's lines)
+// stay.
+func TestSentenceListingTheEnumNotRestated(t *testing.T) {
+	long := `"enum": ["alpha_one", "beta_two", "gamma_three", "delta_four"]`
+	py := compileMCP(t, `{"tools": [{"name": "update", "inputSchema": {"type": "object", "properties": {
+		"status": {"type": "string", "enum": ["resolved", "resolvedInNextRelease", "ignored"], "description": "The new status. Valid values are 'resolved', 'resolvedInNextRelease', and 'ignored'."},
+		"kind": {"type": "string", "enum": ["NOTE", "TASK"], "description": "The type to create (NOTE or TASK)"},
+		"output": {"type": "string", "enum": ["json", "yaml"], "default": "yaml", "description": "Output format. One of: json|yaml."},
+		"only": {"type": "string", "enum": ["a", "b"], "description": "Options: a, b"},
+		"mode": {"type": "string", "enum": ["fast", "slow"], "description": "How to run. fast skips checks, slow runs them."},
+		"part": {"type": "string", "enum": ["x", "y", "z"], "description": "Which part. One of: x, y."},
+		"first": {"type": "string", `+long+`, "description": "Pick. One of: alpha_one, beta_two, gamma_three, delta_four."}}}},
+		{"name": "again", "inputSchema": {"type": "object", "properties": {
+		"second": {"type": "string", `+long+`, "description": "Pick. One of: alpha_one, beta_two, gamma_three, delta_four."}}}}]}`)
+	for _, want := range []string{
+		`    status: Literal["resolved", "resolvedInNextRelease", "ignored"] = None,  # The new status.` + "\n",
+		`    kind: Literal["NOTE", "TASK"] = None,  # The type to create` + "\n",
+		`    output: Literal["json", "yaml"] = None,  # Output format. Default: "yaml".` + "\n",
+		`    only: Literal["a", "b"] = None,` + "\n",
+		`    mode: Literal["fast", "slow"] = None,  # How to run. fast skips checks, slow runs them.` + "\n",
+		`    part: Literal["x", "y", "z"] = None,  # Which part. One of: x, y.` + "\n",
+		`    first: First = None,  # Pick. One of: alpha_one, beta_two, gamma_three, delta_four.` + "\n",
+		`    second: First = None,  # Pick. One of: alpha_one, beta_two, gamma_three, delta_four.` + "\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}

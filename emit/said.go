@@ -2,6 +2,7 @@ package emit
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -130,4 +131,138 @@ func boundsSaid(desc string, t *ir.Type, said map[string]bool) map[string]bool {
 // default, its bounds), for facts to leave out.
 func restated(desc string, t *ir.Type, said map[string]bool) map[string]bool {
 	return boundsSaid(desc, t, defaultSaid(desc, t, said))
+}
+
+// enumFiller is the words a sentence that only lists an enum's values has
+// around them: "Valid values are ...", "One of: ...", "Options: ...",
+// "Possible values include ...", "Must be either ... or ...".
+var enumFiller = map[string]bool{
+	"valid": true, "value": true, "values": true, "are": true, "is": true, "one": true, "of": true,
+	"option": true, "options": true, "possible": true, "allowed": true, "accepted": true, "supported": true,
+	"available": true, "must": true, "be": true, "can": true, "either": true, "or": true, "and": true,
+	"include": true, "includes": true, "the": true, "following": true, "choices": true, "choose": true,
+	"from": true, "only": true, "enum": true, "types": true,
+}
+
+// enumText is the values of a Literal as prose names them: strings as
+// they are, numbers and booleans as JSON writes them; nil when one cannot
+// be named (null, or an empty string).
+func enumText(values []any) []string {
+	out := make([]string, 0, len(values))
+	for _, v := range values {
+		switch v := v.(type) {
+		case string:
+			if strings.TrimSpace(v) == "" {
+				return nil
+			}
+			out = append(out, v)
+		case bool:
+			out = append(out, strconv.FormatBool(v))
+		case interface{ String() string }: // json.Number
+			out = append(out, v.String())
+		default:
+			return nil
+		}
+	}
+	// The longest first, so that "resolvedInNextRelease" is taken whole
+	// before "resolved".
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// onlyLists says whether text names every one of values (each as a whole
+// word) and, besides them, nothing but enumFiller words and punctuation.
+func onlyLists(text string, values []string) bool {
+	for _, v := range values {
+		found := false
+		for i := 0; ; {
+			j := strings.Index(text[i:], v)
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(v)
+			if (j == 0 || !identByte(text[j-1])) && (end == len(text) || !identByte(text[end])) {
+				text = text[:j] + " " + text[end:]
+				found = true
+				i = j + 1
+			} else {
+				i = j + 1
+			}
+			if i >= len(text) {
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	words := strings.FieldsFunc(text, func(r rune) bool {
+		return !(r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80)
+	})
+	for _, w := range words {
+		if !enumFiller[strings.ToLower(w)] {
+			return false
+		}
+	}
+	return true
+}
+
+// sentences cuts folded prose after each full stop ("!", "?") that a space
+// or the end follows, the spaces going with the sentence before: the
+// pieces join back to s.
+func sentences(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '.' && c != '!' && c != '?' || i+1 < len(s) && s[i+1] != ' ' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		out = append(out, s[start:j])
+		start, i = j, j-1
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// enumParens matches a parenthesized aside without nested parentheses.
+var enumParens = regexp.MustCompile(`\s*\([^()]*\)`)
+
+// dropEnumRestatement takes out of desc (folded onto one line) each
+// sentence and each parenthesized aside that only lists values, the
+// values of the Literal the annotation beside it prints: "Valid values are
+// 'a', 'b' and 'c'.", "(one of: a, b, c)". A sentence that says more (what
+// a value means, or any word but the listing's) stays.
+func dropEnumRestatement(desc string, values []any) string {
+	vs := enumText(values)
+	if len(vs) == 0 || desc == "" {
+		return desc
+	}
+	if !strings.Contains(desc, vs[len(vs)-1]) {
+		return desc // the shortest value is not even there
+	}
+	out := enumParens.ReplaceAllStringFunc(desc, func(m string) string {
+		inner := strings.TrimSpace(m)
+		if onlyLists(inner[1:len(inner)-1], vs) {
+			return ""
+		}
+		return m
+	})
+	var b strings.Builder
+	for _, s := range sentences(out) {
+		if !onlyLists(s, vs) {
+			b.WriteString(s)
+		}
+	}
+	return strings.TrimSpace(b.String())
 }

@@ -128,10 +128,27 @@ func (p *printer) paramDoc(t *ir.Tool, prm *ir.Param) string {
 		if p.docs.params == nil {
 			p.docs.params = map[*ir.Param]string{}
 		}
-		d = paramDoc(t, prm)
+		d = paramDoc(t, prm, p.literalShown(prm.Type))
 		p.docs.params[prm] = d
 	}
 	return d
+}
+
+// literalShown is the values of the one Literal in t (outside objects)
+// that its annotation prints in full, beside the comment: nil when t has
+// none or several, or prints it by an alias (whose values another tool's
+// lines may hold).
+func (p *printer) literalShown(t *ir.Type) []any {
+	var lit *ir.Type
+	n := 0
+	eachLiteral(t, func(lt *ir.Type) { lit = lt; n++ })
+	if n != 1 {
+		return nil
+	}
+	if _, ok := p.aliases[literalText(lit)]; ok {
+		return nil
+	}
+	return lit.Literals
 }
 
 // fieldDoc is fieldDoc(f), worked out once.
@@ -141,7 +158,7 @@ func (p *printer) fieldDoc(f *ir.Field) string {
 		if p.docs.fields == nil {
 			p.docs.fields = map[*ir.Field]string{}
 		}
-		d = fieldDoc(f)
+		d = fieldDoc(f, p.literalShown(f.Type))
 		p.docs.fields[f] = d
 	}
 	return d

@@ -56,7 +56,7 @@ class APIPostSearchSortVariant1(TypedDict, total=False):
 class APIPostSearchFilterVariant1(TypedDict, total=False):
     """A set of criteria, `value` and `property` keys, that limits the results to either only pages or only data sources. Possible `value` values are `"page"` or `"data_source"`. The only supported `property` value is `"object"`."""
 
-    value: Literal["page", "data_source"]  # The value of the property to filter the results by. Possible values for object type include `page` or `data_source`. **Limitation**: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)
+    value: Literal["page", "data_source"]  # The value of the property to filter the results by. Possible values for object type include `page` or `data_source`. **Limitation**: Currently the only filter allowed is `object` which will filter by type of object
     property: str  # The name of the property to filter by. Currently the only property you can filter by is the object type. Possible values include `object`. Limitation: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)
 
 
