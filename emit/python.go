@@ -34,6 +34,7 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 	p.findAliases() // before the docs: a Literal printed by its alias is not beside them
 	p.findShared()
 	p.findNotes()
+	p.findSentenceNotes()
 	p.moduleDoc()
 	w.ln(0, "")
 	w.ln(0, typingImport) // narrowed to the names used, below
@@ -118,6 +119,10 @@ type printer struct {
 	// docstring prints once (findNotes), in noteOrder.
 	notes     map[string]int
 	noteOrder []string
+	// repeated holds the sentences of the comments printed in full that
+	// two or more of them have (findSentenceNotes): those a shared note
+	// may stand for.
+	repeated map[string]bool
 	// docs keeps what findShared and findNotes worked out for printing:
 	// each parameter's and key's comment, each tool's prose lines.
 	docs docCache
@@ -514,7 +519,9 @@ func (p *printer) toolDoc(t *ir.Tool) []string {
 	if t.Deprecated {
 		lines = append(lines, "DEPRECATED.")
 	}
-	lines = append(lines, p.withNotes(p.toolProse(t))...)
+	for _, l := range p.withNotes(p.toolProse(t)) {
+		lines = append(lines, p.withSentenceNotes(l))
+	}
 	var notes []string
 	if string(t.Py) != string(t.Wire) {
 		notes = append(notes, "Wire: "+pyString(string(t.Wire))+".")

@@ -372,3 +372,49 @@ func TestSentenceListingTheEnumNotRestated(t *testing.T) {
 		}
 	}
 }
+
+// TestSentenceSeveralCommentsRepeatSaidOnce: a sentence many parameter
+// comments (or tool description lines) have word for word after a first
+// sentence of their own ("Valid values include: ..." in every objectType)
+// was printed in each, which the shared docs (whole comments only) did not
+// catch; it is said once as a shared note and each place marks it, a
+// tool's lines bring the note with them (manifest.SharedLines), and a
+// sentence too short or too seldom repeated to pay for its mark stays.
+func TestSentenceSeveralCommentsRepeatSaidOnce(t *testing.T) {
+	const long = "Valid values include: appointments, companies, contacts, courses, deals, leads, line_items, listings, meetings, orders."
+	const short = "Relative file names are resolved against the workspace root."
+	var tools []string
+	for i, verb := range []string{"list", "search", "create", "update"} {
+		tools = append(tools, `{"name": "`+verb+`", "description": "Do `+verb+`. `+long+`", "inputSchema": {"type": "object", "properties": {
+			"objectType": {"type": "string", "description": "The type of object to `+verb+`. `+long+` Ask if unsure."},
+			"file": {"type": "string", "description": "File `+strings.Repeat("x", i)+`. `+short+`"}}}}`)
+	}
+	svc, err := parse.MCP("test", []byte(`{"tools": [`+strings.Join(tools, ",")+`]}`), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir.Resolve(svc)
+	out, spans := emit.Python(svc)
+	py := string(out)
+	if n := strings.Count(py, long); n != 1 {
+		t.Errorf("the sentence is printed %d times, want once:\n%s", n, py)
+	}
+	for _, want := range []string{
+		manifest.SharedNoteHeader + "\nNote 1:\n    " + long + "\n",
+		"    objectType: str = None,  # The type of object to search. (note 1: see module doc) Ask if unsure.\n",
+		`    """Do search. (note 1: see module doc)"""` + "\n",
+		"    file: str = None,  # File x. " + short + "\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+	lines := strings.Split(py, "\n")
+	var shown []string
+	for _, n := range manifest.SharedLines(out, spans["update"].Start, spans["update"].End) {
+		shown = append(shown, lines[n-1])
+	}
+	if got, want := strings.Join(shown, "\n"), manifest.SharedNoteHeader+"\nNote 1:\n    "+long; got != want {
+		t.Errorf("update's lines bring:\n%s\nwant:\n%s", got, want)
+	}
+}

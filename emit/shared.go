@@ -91,7 +91,7 @@ func (p *printer) sharedDoc(name, doc string) string {
 	if doc != "" && p.shared[name] == doc {
 		return sharedMark
 	}
-	return doc
+	return p.withSentenceNotes(doc)
 }
 
 // sharedLines are the module docstring's lines for the shared docs.
