@@ -298,7 +298,8 @@ func TestBoundTheDescriptionStatesNotRestated(t *testing.T) {
 		"lat": {"type": "number", "minimum": -90, "maximum": 90, "description": "Latitude in degrees (-90 to 90)."},
 		"big": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "At most 1,000 of them."},
 		"other": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many (1-100)."},
-		"free": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many."}}}}]}`)
+		"free": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many."},
+		"long": {"type": "number", "minimum": -180, "maximum": 180, "description": "Greater than or equal to -180.0 and less than or equal to +180.0 degrees."}}}}]}`)
 	for _, want := range []string{
 		"    limit: int = None,  # How many to return (1-100)\n",
 		"    name: str = None,  # The name, 1–255 characters.\n",
@@ -308,6 +309,7 @@ func TestBoundTheDescriptionStatesNotRestated(t *testing.T) {
 		"    big: int = None,  # At most 1,000 of them. Value >= 0.\n",
 		"    other: int = None,  # How many (1-100). Value 1 to 50.\n",
 		"    free: int = None,  # How many. Value 1 to 50.\n",
+		"    long: float = None,  # Greater than or equal to -180.0 and less than or equal to +180.0 degrees.\n",
 	} {
 		if !strings.Contains(py, want) {
 			t.Errorf("no %q in:\n%s", want, py)

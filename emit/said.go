@@ -16,7 +16,7 @@ import (
 
 // num is a number as prose writes it (thousands may be grouped with
 // commas).
-const num = `(-?\d{1,3}(?:,\d{3})+|-?\d+(?:\.\d+)?)`
+const num = `([-+]?\d{1,3}(?:,\d{3})+|[-+]?\d+(?:\.\d+)?)`
 
 var (
 	// boundRange is "1-100", "1–255", "1 to 50", "1..25", "between 1 and
@@ -26,21 +26,22 @@ var (
 	// "up to 20", "at most 10", "no more than 5", "limited to 400", "<= 9",
 	// "(100 max)".
 	boundMax = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than|not\s+more\s+than|limit(?:ed)?\s+(?:to|of))\s*(?:(?:is|of)\s+)?[:=]?\s*\(?` + num + `\b`),
+		regexp.MustCompile(`(?i)\b(?:max(?:imum)?|at\s+most|up\s+to|no\s+more\s+than|not\s+more\s+than|limit(?:ed)?\s+(?:to|of)|(?:less|smaller|lower)\s+(?:than\s+)?or\s+equal\s+to)\s*(?:(?:is|of)\s+)?[:=]?\s*\(?` + num + `\b`),
 		regexp.MustCompile(`(?:<=|≤)\s*` + num + `\b`),
 		regexp.MustCompile(`(?i)(?:^|[^\w.,-])` + num + `\)?\s+max(?:imum)?\b`),
 	}
 	// boundMin is "min 1", "minimum: 0", "at least 1", "no less than 2",
 	// ">= 1", "(1 min)".
 	boundMin = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\b(?:min(?:imum)?|at\s+least|no\s+less\s+than|not\s+less\s+than)\s*(?:(?:is|of)\s+)?[:=]?\s*\(?` + num + `\b`),
+		regexp.MustCompile(`(?i)\b(?:min(?:imum)?|at\s+least|no\s+less\s+than|not\s+less\s+than|(?:greater|larger|higher)\s+(?:than\s+)?or\s+equal\s+to)\s*(?:(?:is|of)\s+)?[:=]?\s*\(?` + num + `\b`),
 		regexp.MustCompile(`(?:>=|≥)\s*` + num + `\b`),
 		regexp.MustCompile(`(?i)(?:^|[^\w.,-])` + num + `\)?\s+min(?:imum)?\b`),
 	}
 )
 
-// proseNum is a number as the schema writes it (no grouping commas).
-func proseNum(s string) string { return strings.ReplaceAll(s, ",", "") }
+// proseNum is a number as the schema writes it (no grouping commas, no
+// plus sign).
+func proseNum(s string) string { return strings.TrimPrefix(strings.ReplaceAll(s, ",", ""), "+") }
 
 // sameNum says whether prose number s is the value v.
 func sameNum(s, v string) bool {

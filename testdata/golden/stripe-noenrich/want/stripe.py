@@ -274,7 +274,7 @@ def create_coupon(
     name: str,  # Name of the coupon displayed to customers on invoices or receipts
     amount_off: float,  # A positive integer representing the amount to subtract from an invoice total (required if percent_off is not passed)
     *,
-    percent_off: float = None,  # A positive float larger than 0, and smaller or equal to 100, that represents the discount the coupon will apply (required if amount_off is not passed) Value 0 to 100.
+    percent_off: float = None,  # A positive float larger than 0, and smaller or equal to 100, that represents the discount the coupon will apply (required if amount_off is not passed) Value >= 0.
     currency: str = None,  # Three-letter ISO code for the currency of the amount_off parameter (required if amount_off is passed). Infer based on the amount_off. For example, if a coupon is $2 off, set currency to be USD. Default: "USD".
     duration: Literal["once", "repeating", "forever"] = None,  # How long the discount will last. Defaults to "once"
     duration_in_months: float = None,  # The number of months the discount will last if duration is repeating
