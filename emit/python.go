@@ -48,8 +48,8 @@ func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
 		p.w.ln(0, "")
 		n := len(p.printed)
 		p.aliasesOf(t)
+		p.shapesOf(t) // with the aliases its keys use first
 		p.newAliases(aliasAt, n, i)
-		p.shapesOf(t)
 		pre[i] = p.w
 	}
 	// Shapes no tool reached (defensive: Resolve only makes reachable ones).
@@ -136,25 +136,37 @@ type printer struct {
 // two parameters share it.
 const minAliasLen = 40
 
-// findAliases names every long Literal type two or more parameters of the
-// service share, after the first parameter that uses it.
+// findAliases names every long Literal type two or more parameters or
+// TypedDict keys of the service share, after the first parameter (or,
+// for none, key) that uses it.
 func (p *printer) findAliases() {
 	uses := map[string]int{}
 	first := map[string]string{}
 	var order []string
+	use := func(name string, t *ir.Type) {
+		eachLiteral(t, func(lt *ir.Type) {
+			s := literalText(lt)
+			if len(s) < minAliasLen {
+				return
+			}
+			if uses[s] == 0 {
+				first[s] = name
+				order = append(order, s)
+			}
+			uses[s]++
+		})
+	}
 	for _, t := range p.svc.Tools {
 		for _, prm := range SignatureOrder(t) {
-			eachLiteral(prm.Type, func(lt *ir.Type) {
-				s := literalText(lt)
-				if len(s) < minAliasLen {
-					return
-				}
-				if uses[s] == 0 {
-					first[s] = string(prm.Py)
-					order = append(order, s)
-				}
-				uses[s]++
-			})
+			use(string(prm.Py), prm.Type)
+		}
+	}
+	for _, sh := range p.svc.Objects {
+		if p.canonOf(sh) != sh {
+			continue // printed as another
+		}
+		for _, f := range sh.Fields {
+			use(f.Wire, f.Type)
 		}
 	}
 	taken := map[string]bool{"Any": true, "Literal": true, "NotRequired": true, "Required": true, "TypedDict": true}
@@ -186,20 +198,26 @@ func (p *printer) findAliases() {
 
 // aliasesOf prints the aliases t's parameters use that are not printed yet.
 func (p *printer) aliasesOf(t *ir.Tool) {
+	for _, prm := range SignatureOrder(t) {
+		p.aliasesIn(prm.Type)
+	}
+}
+
+// aliasesIn prints the aliases t uses (outside objects) that are not
+// printed yet.
+func (p *printer) aliasesIn(t *ir.Type) {
 	if p.aliases == nil {
 		return
 	}
-	for _, prm := range SignatureOrder(t) {
-		eachLiteral(prm.Type, func(lt *ir.Type) {
-			s := literalText(lt)
-			if name, ok := p.aliases[s]; ok && !p.printed[s] {
-				p.printed[s] = true
-				p.w.ln(0, name+" = "+s)
-				p.w.ln(0, "")
-				p.w.ln(0, "")
-			}
-		})
-	}
+	eachLiteral(t, func(lt *ir.Type) {
+		s := literalText(lt)
+		if name, ok := p.aliases[s]; ok && !p.printed[s] {
+			p.printed[s] = true
+			p.w.ln(0, name+" = "+s)
+			p.w.ln(0, "")
+			p.w.ln(0, "")
+		}
+	})
 }
 
 // eachLiteral calls fn on every Literal type in t, outside objects.
@@ -323,6 +341,9 @@ func (p *printer) shapesIn(t *ir.Type) {
 // identifier, the functional form otherwise.
 func (p *printer) shape(sh *ir.ObjectType) {
 	p.done[sh] = true
+	for _, f := range sh.Fields {
+		p.aliasesIn(f.Type)
+	}
 	w := &p.w
 	classForm := true
 	for _, f := range sh.Fields {

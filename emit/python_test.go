@@ -420,3 +420,37 @@ func TestSentenceSeveralCommentsRepeatSaidOnce(t *testing.T) {
 		t.Errorf("update's lines bring:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestLiteralSeveralKeysShareAliased: a long Literal that TypedDict keys
+// (and parameters) share was printed in full at every key, the aliases
+// covering parameters only; it is printed once as an alias, before the
+// first TypedDict or def that uses it, and every use names it. The check
+// stubs still print it in full.
+func TestLiteralSeveralKeysShareAliased(t *testing.T) {
+	lit := `{"type": "string", "enum": ["markdown", "html", "rawHtml", "screenshot", "links"]}`
+	doc := `{"tools": [
+		{"name": "scrape", "inputSchema": {"type": "object", "properties": {"opts": {"type": "object", "properties": {"format": ` + lit + `}}}}},
+		{"name": "crawl", "inputSchema": {"type": "object", "properties": {"page": {"type": "object", "properties": {"kind": ` + lit + `, "depth": {"type": "integer"}}}, "format": ` + lit + `}}}]}`
+	py := compileMCP(t, doc)
+	const alias = `Format = Literal["markdown", "html", "rawHtml", "screenshot", "links"]`
+	if n := strings.Count(py, `"rawHtml"`); n != 1 {
+		t.Errorf("the Literal is printed %d times, want once:\n%s", n, py)
+	}
+	for _, want := range []string{
+		alias + "\n\n\nclass ScrapeOpts(TypedDict, total=False):\n    format: Format\n",
+		"    kind: Format\n",
+		"def crawl(*, page: CrawlPage = None, format: Format = None) -> Any:\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+	svc, err := parse.MCP("test", []byte(doc), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir.Resolve(svc)
+	if stub := emit.ServiceStub(svc); strings.Count(stub, `"rawHtml"`) != 3 {
+		t.Errorf("check stubs:\n%s", stub)
+	}
+}
