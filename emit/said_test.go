@@ -7,6 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/codemode-dev/codemode/emit"
+	"github.com/codemode-dev/codemode/enrich"
+	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/parse"
 )
 
 // TestSharedSentenceWithQuotesAndBackslashesParses: a sentence said once
@@ -38,5 +43,56 @@ func TestSharedSentenceWithQuotesAndBackslashesParses(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "\n    "+hostile+"\n") {
 		t.Errorf("the module docstring reads:\n%s\nwant the line %q", out, hostile)
+	}
+}
+
+// TestRequiredHereRepeatedSaidOnce: enrich's mark on a parameter whose
+// omission the upstream resolves from hidden state ("Required here: when
+// omitted, ...", over a hundred characters) was printed in full on every
+// such parameter; with five in a module (or fewer beside other shared
+// notes) it is said once as a shared note and each parameter marks it;
+// with two it stays where it is (the note would cost more than it saves).
+func TestRequiredHereRepeatedSaidOnce(t *testing.T) {
+	tool := func(name string) string {
+		return `{"name": "` + name + `", "description": "List.", "inputSchema": {"type": "object", "properties": {
+			"assignee": {"type": "string", "description": "Whose ` + name + ` ones. Defaults to the current user."}}}}`
+	}
+	const mark = "Required here: when omitted, the upstream resolves it from state you cannot see (see the description), so pass it."
+	// compile as a pack does: enrich, then the mark of the keyword it added
+	// on each parameter (pack's markEnriched).
+	module := func(names ...string) string {
+		var ts []string
+		for _, n := range names {
+			ts = append(ts, tool(n))
+		}
+		svc, err := parse.MCP("test", []byte(`{"tools": [`+strings.Join(ts, ",")+`]}`), parse.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := enrich.Run(svc, enrich.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		ir.Resolve(svc)
+		for _, tl := range svc.Tools {
+			for _, prm := range tl.Params {
+				if !prm.Required {
+					t.Fatalf("enrich did not make %s.%s required", tl.Wire, prm.Wire)
+				}
+				prm.Enriched = []string{"required"}
+			}
+		}
+		py, _ := emit.Python(svc)
+		return string(py)
+	}
+	five := module("a", "b", "c", "d", "e")
+	if n := strings.Count(five, mark); n != 1 {
+		t.Errorf("five marks: printed %d times, want once:\n%s", n, five)
+	}
+	if want := "    assignee: str,  # Whose b ones. Defaults to the current user. (note 1: see module doc)\n"; !strings.Contains(five, want) {
+		t.Errorf("no %q in:\n%s", want, five)
+	}
+	two := module("a", "b")
+	if n := strings.Count(two, mark); n != 2 || strings.Contains(two, "(note") {
+		t.Errorf("two marks: printed %d times, want 2 and no note:\n%s", n, two)
 	}
 }
