@@ -11,6 +11,7 @@ import (
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/enrich"
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/parse"
 )
 
@@ -94,5 +95,35 @@ func TestRequiredHereRepeatedSaidOnce(t *testing.T) {
 	two := module("a", "b")
 	if n := strings.Count(two, mark); n != 2 || strings.Contains(two, "(note") {
 		t.Errorf("two marks: printed %d times, want 2 and no note:\n%s", n, two)
+	}
+}
+
+// TestToolLinesCarryTheAliasesTheyName: a Literal several tools share is
+// printed once, as an alias, with the first tool that uses it; the later
+// tools' lines (what find_tool and help() show) named the alias without
+// its values. manifest.SharedLines brings, for a tool's span, the alias
+// lines its annotations name that lie outside it, and not an alias only
+// its prose mentions.
+func TestToolLinesCarryTheAliasesTheyName(t *testing.T) {
+	lit := `{"type": "string", "enum": ["markdown", "html", "rawHtml", "screenshot", "links"]}`
+	svc, err := parse.MCP("test", []byte(`{"tools": [
+		{"name": "scrape", "inputSchema": {"type": "object", "properties": {"format": `+lit+`}}},
+		{"name": "crawl", "description": "Crawl. Format is as scrape's.", "inputSchema": {"type": "object", "properties": {"page": {"type": "object", "properties": {"kind": `+lit+`}}}}},
+		{"name": "map", "description": "Map, in any Format.", "inputSchema": {"type": "object", "properties": {"depth": {"type": "integer", "description": "Format of nothing."}}}}]}`), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir.Resolve(svc)
+	py, spans := emit.Python(svc)
+	lines := strings.Split(string(py), "\n")
+	const alias = `Format = Literal["markdown", "html", "rawHtml", "screenshot", "links"]`
+	for wire, want := range map[string]string{"scrape": "", "crawl": alias, "map": ""} {
+		var got []string
+		for _, n := range manifest.SharedLines(py, spans[ir.WireName(wire)].Start, spans[ir.WireName(wire)].End) {
+			got = append(got, lines[n-1])
+		}
+		if strings.Join(got, "\n") != want {
+			t.Errorf("%s brings %q, want %q:\n%s", wire, got, want, py)
+		}
 	}
 }
