@@ -11,6 +11,10 @@ import (
 // the given spans. decisions holds each tool's enrichment log lines (JSON),
 // keyed by wire name; it may be nil.
 func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decisions map[ir.WireName][]json.RawMessage) manifest.Service {
+	return manifestFor(svc, file, spans, decisions, canonicalShapes(svc))
+}
+
+func manifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decisions map[ir.WireName][]json.RawMessage, canon map[*ir.ObjectType]*ir.ObjectType) manifest.Service {
 	// The pins are hashed beside the stub and the signatures (each only
 	// reads the service).
 	pinsOf := make(chan []string, 1)
@@ -18,12 +22,13 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 	ms := manifest.Service{
 		Name: svc.Name, Title: svc.Title, File: file, Source: svc.Source,
 		Servers: svc.Servers, Security: svc.Security, Tools: []manifest.Tool{},
-		Stub: ServiceStub(svc), Defs: map[string]any{},
+		Stub: serviceStub(svc, canon), Defs: map[string]any{},
 	}
 	for _, d := range svc.Diagnostics {
 		ms.Diagnostics = append(ms.Diagnostics, d.String())
 	}
-	sigs := signatures(svc)
+	sigs := signatures(svc, canon)
+	hoist := &manifest.Hoister{Defs: ms.Defs}
 	pins := <-pinsOf
 	for i, t := range svc.Tools {
 		sp := spans[t.Wire]
@@ -36,9 +41,9 @@ func ManifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 			Enrichment: decisions[t.Wire], Pin: pins[i],
 		}
 		mt.Original = t.Original
-		mt.Input = manifest.Hoist(ms.Defs, mt.Input)
-		mt.Original = manifest.Hoist(ms.Defs, mt.Original)
-		mt.Output = manifest.Hoist(ms.Defs, mt.Output)
+		mt.Input = hoist.Hoist(mt.Input)
+		mt.Original = hoist.Hoist(mt.Original)
+		mt.Output = hoist.Hoist(mt.Output)
 		if t.ResultObserved {
 			mt.Observed = t.Observed
 		}

@@ -26,7 +26,14 @@ type Span struct{ Start, End int }
 // Python prints api/<service>.py for a resolved service and returns the line
 // span of every tool, keyed by wire name.
 func Python(svc *ir.Service) ([]byte, map[ir.WireName]Span) {
-	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}, canon: canonicalShapes(svc)}
+	return python(svc, canonicalShapes(svc))
+}
+
+// python is Python with svc's canonicalShapes worked out (Emit works them
+// out once for the module, the stub and the signatures; printers only read
+// them).
+func python(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) ([]byte, map[ir.WireName]Span) {
+	p := &printer{svc: svc, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}, canon: canon}
 	w := &p.w
 	w.ln(0, Header)
 	w.ln(0, "# Source: "+sourceLine(svc.Source))
@@ -524,8 +531,10 @@ func Signature(svc *ir.Service, t *ir.Tool) string { return Signer(svc)(t) }
 
 // Signer returns Signature for svc's tools, its setup done once (a large
 // API has thousands of object types).
-func Signer(svc *ir.Service) func(t *ir.Tool) string {
-	p := &printer{svc: svc, done: make(map[*ir.ObjectType]bool, len(svc.Objects)), canon: canonicalShapes(svc)}
+func Signer(svc *ir.Service) func(t *ir.Tool) string { return signer(svc, canonicalShapes(svc)) }
+
+func signer(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) func(t *ir.Tool) string {
+	p := &printer{svc: svc, done: make(map[*ir.ObjectType]bool, len(svc.Objects)), canon: canon}
 	for _, sh := range svc.Objects {
 		p.done[sh] = true
 	}

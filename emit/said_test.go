@@ -127,3 +127,21 @@ func TestToolLinesCarryTheAliasesTheyName(t *testing.T) {
 		}
 	}
 }
+
+// TestSameDescriptionOtherEnumKeepsItsSentence: parameter docs are worked
+// out once per everything they read; two parameters with the same
+// description and different enums read different Literals, so the one
+// whose enum the sentence does not list keeps it.
+func TestSameDescriptionOtherEnumKeepsItsSentence(t *testing.T) {
+	py := compileMCP(t, `{"tools": [
+		{"name": "a", "inputSchema": {"type": "object", "properties": {"mode": {"type": "string", "enum": ["x", "y"], "description": "The mode. One of: x, y."}}}},
+		{"name": "b", "inputSchema": {"type": "object", "properties": {"mode": {"type": "string", "enum": ["x", "y", "z"], "description": "The mode. One of: x, y."}}}}]}`)
+	for _, want := range []string{
+		`    mode: Literal["x", "y"] = None,  # The mode.` + "\n",
+		`    mode: Literal["x", "y", "z"] = None,  # The mode. One of: x, y.` + "\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}

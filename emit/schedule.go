@@ -135,8 +135,8 @@ func (w *writer) add(t text) {
 
 // signatures returns Signature of every tool of svc, in order (one
 // Signer, which only reads, shared by the goroutines).
-func signatures(svc *ir.Service) []string {
-	sign := Signer(svc)
+func signatures(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) []string {
+	sign := signer(svc, canon)
 	out := make([]string, len(svc.Tools))
 	eachRun(len(svc.Tools), func(_, first, end int) {
 		for i := first; i < end; i++ {
@@ -169,11 +169,12 @@ func Emit(svc *ir.Service, file string, decisions map[ir.WireName][]json.RawMess
 	var py []byte
 	var spans map[ir.WireName]Span
 	done := make(chan struct{})
+	canon := canonicalShapes(svc)
 	go func() {
 		defer close(done)
-		py, spans = Python(svc)
+		py, spans = python(svc, canon)
 	}()
-	ms := ManifestFor(svc, file, nil, decisions)
+	ms := manifestFor(svc, file, nil, decisions, canon)
 	<-done
 	for i := range ms.Tools {
 		sp := spans[ms.Tools[i].Wire]

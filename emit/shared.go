@@ -2,6 +2,7 @@ package emit
 
 import (
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -119,6 +120,9 @@ type docCache struct {
 	params map[*ir.Param]string
 	fields map[*ir.Field]string
 	prose  map[*ir.Tool][]string
+	// byKey is paramDoc by everything it reads (see docKeyOf): a
+	// parameter the tools share is documented once, not once per tool.
+	byKey map[docKey]string
 }
 
 // paramDoc is paramDoc(t, prm), worked out once.
@@ -128,7 +132,18 @@ func (p *printer) paramDoc(t *ir.Tool, prm *ir.Param) string {
 		if p.docs.params == nil {
 			p.docs.params = map[*ir.Param]string{}
 		}
-		d = paramDoc(t, prm, p.literalShown(prm.Type))
+		shown := p.literalShown(prm.Type)
+		if k, keyed := docKeyOf(t, prm, shown); keyed {
+			if d, ok = p.docs.byKey[k]; !ok {
+				if p.docs.byKey == nil {
+					p.docs.byKey = map[docKey]string{}
+				}
+				d = paramDoc(t, prm, shown)
+				p.docs.byKey[k] = d
+			}
+		} else {
+			d = paramDoc(t, prm, shown)
+		}
 		p.docs.params[prm] = d
 	}
 	return d
@@ -149,6 +164,90 @@ func (p *printer) literalShown(t *ir.Type) []any {
 		return nil
 	}
 	return lit.Literals
+}
+
+// docKey is everything paramDoc reads of a parameter and its type.
+type docKey struct {
+	desc, wire, py, in     string
+	deprecated, typeDeprec bool
+	typed                  bool
+	format, pattern, disc  string
+	def                    string
+	hasDef                 bool
+	min, max, exMin, exMax numKey
+	minLen, maxLen         intKey
+	minItems, maxItems     intKey
+	enriched               string
+	// shown is the Literal printed beside the comment whose values a
+	// sentence of the description may only list (literalShown).
+	shown string
+	// now and orig are the parameter's property schema in Input and in
+	// Original, by identity, when proseSaid reads them (it is a function of
+	// their keys; emit changes no schema).
+	now, orig *byte
+}
+
+type numKey struct {
+	set bool
+	n   string
+}
+
+type intKey struct {
+	set bool
+	n   int64
+}
+
+func numOf(n *json.Number) numKey {
+	if n == nil {
+		return numKey{}
+	}
+	return numKey{true, n.String()}
+}
+
+func intOf(n *int64) intKey {
+	if n == nil {
+		return intKey{}
+	}
+	return intKey{true, *n}
+}
+
+// docKeyOf is prm's docKey; false for a parameter whose type documents
+// its values one by one (EnumDocs), which is documented on its own.
+func docKeyOf(t *ir.Tool, prm *ir.Param, shown []any) (docKey, bool) {
+	k := docKey{
+		desc: prm.Description, wire: string(prm.Wire), py: string(prm.Py), in: string(prm.In),
+		deprecated: prm.Deprecated, enriched: strings.Join(prm.Enriched, "\x00"),
+	}
+	if shown != nil {
+		k.shown = literalText(&ir.Type{Literals: shown})
+	}
+	if t != nil && t.Original != nil && prm.Description != "" {
+		prop := func(s ir.Schema) *byte {
+			props, _ := s["properties"].(map[string]any)
+			m, _ := props[prm.Arg].(map[string]any)
+			if m == nil {
+				return nil
+			}
+			return (*byte)(reflect.ValueOf(m).UnsafePointer())
+		}
+		if k.now, k.orig = prop(t.Input), prop(t.Original); k.now == nil || k.orig == nil {
+			k.now, k.orig = nil, nil // proseSaid says nothing
+		}
+	}
+	ty := prm.Type
+	if ty == nil {
+		return k, true
+	}
+	if len(ty.EnumDocs) > 0 {
+		return docKey{}, false
+	}
+	k.typed, k.typeDeprec = true, ty.Deprecated
+	k.format, k.pattern, k.disc = ty.Format, ty.Pattern, ty.Discriminator
+	k.def, k.hasDef = string(ty.Default), ty.Default != nil
+	k.min, k.max, k.exMin, k.exMax = numOf(ty.Min), numOf(ty.Max), numOf(ty.ExclusiveMin), numOf(ty.ExclusiveMax)
+	k.minLen, k.maxLen = intOf(ty.MinLength), intOf(ty.MaxLength)
+	k.minItems, k.maxItems = intOf(ty.MinItems), intOf(ty.MaxItems)
+	return k, true
 }
 
 // fieldDoc is fieldDoc(f), worked out once.

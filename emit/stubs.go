@@ -7,8 +7,10 @@ import "github.com/codemode-dev/codemode/ir"
 // then the class "_svc_<service>" with one method per tool. No
 // documentation: checking cost grows with the stub's size. The manifest
 // stores it; manifest.AssembleStubs joins the ones a program needs.
-func ServiceStub(svc *ir.Service) string {
-	p := &printer{svc: svc, stub: true, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}, canon: canonicalShapes(svc)}
+func ServiceStub(svc *ir.Service) string { return serviceStub(svc, canonicalShapes(svc)) }
+
+func serviceStub(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) string {
+	p := &printer{svc: svc, stub: true, done: map[*ir.ObjectType]bool{}, busy: map[*ir.ObjectType]bool{}, canon: canon}
 	p.w.ln(0, "")
 	p.w.ln(0, "")
 	for _, t := range svc.Tools {

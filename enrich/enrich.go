@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -108,10 +111,12 @@ func Run(svc *ir.Service, opts Options) ([]Decision, error) {
 	}
 	var all []Decision
 	memo := proposalMemo{}
-	memo.prefetch(svc)
+	keys := slotKeys{}
+	memo.prefetch(svc, keys)
 	verdicts := verdictMemo{}
+	cow := cowMemo{}
 	for _, t := range svc.Tools {
-		ds, err := runTool(svc, t, opts, memo, verdicts)
+		ds, err := runTool(svc, t, opts, memo, keys, verdicts, cow)
 		if err != nil {
 			return all, fmt.Errorf("enrich %s: %w", t.Wire, err)
 		}
@@ -131,7 +136,83 @@ type target struct {
 	required bool
 	// setRequired makes the parameter required.
 	setRequired func()
+	// replace, when set, puts a changed copy of holder in its place: the
+	// holder may be shared with other tools (an OpenAPI parameter's
+	// property schema), so it is copied before it is changed.
+	replace func(ir.Schema)
 }
+
+// slotKeys is the proposal memo's key of a parameter slot whose schema
+// is a property schema parse shares and enrich only ever replaces (see
+// target.replace), by that map's identity, the description and the
+// requiredness: the tools that share a parameter key it once.
+type slotKeys map[slotKey]slotVal
+
+type slotKey struct {
+	schema      *byte
+	description string
+	required    bool
+}
+
+type slotVal struct {
+	key string
+	ok  bool
+}
+
+// of is memoKey(tg.description, withoutDescription(tg.view), tg.required).
+func (m slotKeys) of(tg target) (string, bool) {
+	if tg.replace == nil || mapID(tg.view) != mapID(tg.holder) {
+		return memoKey(tg.description, withoutDescription(tg.view), tg.required)
+	}
+	k := slotKey{mapID(tg.view), tg.description, tg.required}
+	v, hit := m[k]
+	if !hit {
+		v.key, v.ok = memoKey(tg.description, withoutDescription(tg.view), tg.required)
+		m[k] = v
+	}
+	return v.key, v.ok
+}
+
+// cowMemo is the copy a proposal's change makes of a shared holder, by the
+// holder's identity and the change: the tools that share a parameter and
+// take the same change share the changed copy too.
+type cowMemo map[cowKey]ir.Schema
+
+type cowKey struct {
+	holder *byte
+	to     string
+}
+
+// change applies p to tg's holder, copying a shared one first (see
+// target.replace), and returns tg with its holder (and view, when that is
+// the holder) the changed map.
+func (m cowMemo) change(tg target, p Proposal) target {
+	if tg.replace == nil || p.Kind == KindRuntimeDefault {
+		apply(tg.holder, tg.view, p)
+		return tg
+	}
+	sameView := mapID(tg.view) == mapID(tg.holder)
+	to, ok := memoKey(p.To)
+	key := cowKey{mapID(tg.holder), to}
+	c, hit := m[key]
+	if !ok || !hit {
+		c = maps.Clone(tg.holder)
+		apply(c, nil, p)
+		if ok {
+			m[key] = c
+		}
+	}
+	tg.replace(c)
+	tg.holder = c
+	if sameView {
+		tg.view = c
+	} else {
+		apply(tg.view, nil, p)
+	}
+	return tg
+}
+
+func mapID(m ir.Schema) *byte { return (*byte)(reflect.ValueOf(m).UnsafePointer()) }
 
 // proposalMemo caches the rules' proposals by what they read: large specs
 // repeat the same parameter (description and schema) across hundreds of
@@ -142,7 +223,7 @@ type proposalMemo map[string][]Proposal
 // svc's tools as they stand, on up to GOMAXPROCS goroutines: the rules are
 // pure and most of enrich's time on a large spec. A slot enrich changes
 // before it reaches it is simply missed here and proposed for later.
-func (m proposalMemo) prefetch(svc *ir.Service) {
+func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys) {
 	type job struct {
 		key, description string
 		schema           ir.Schema
@@ -156,8 +237,7 @@ func (m proposalMemo) prefetch(svc *ir.Service) {
 			continue
 		}
 		for _, tg := range toolTargets(svc, t, false) {
-			schema := withoutDescription(tg.view)
-			key, ok := memoKey(tg.description, schema, tg.required)
+			key, ok := keys.of(tg)
 			if !ok {
 				continue
 			}
@@ -165,7 +245,7 @@ func (m proposalMemo) prefetch(svc *ir.Service) {
 				continue
 			}
 			m[key] = nil // claimed; filled below
-			jobs = append(jobs, &job{key: key, description: tg.description, schema: schema, required: tg.required})
+			jobs = append(jobs, &job{key: key, description: tg.description, schema: withoutDescription(tg.view), required: tg.required})
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs)/32)
@@ -201,15 +281,15 @@ func (m proposalMemo) prefetch(svc *ir.Service) {
 	}
 }
 
-func (m proposalMemo) propose(tool ir.WireName, pointer, description string, schema ir.Schema, required bool) ([]Proposal, error) {
-	key, ok := memoKey(description, schema, required)
+func (m proposalMemo) propose(tool ir.WireName, pointer string, tg target, keys slotKeys) ([]Proposal, error) {
+	key, ok := keys.of(tg)
 	if !ok {
-		return proposeSafe(tool, pointer, description, schema, required)
+		return proposeSafe(tool, pointer, tg.description, withoutDescription(tg.view), tg.required)
 	}
 	cached, ok := m[key]
 	if !ok {
 		var err error
-		if cached, err = proposeSafe("", "", description, schema, required); err != nil {
+		if cached, err = proposeSafe("", "", tg.description, withoutDescription(tg.view), tg.required); err != nil {
 			return nil, err
 		}
 		m[key] = cached
@@ -223,15 +303,17 @@ func (m proposalMemo) propose(tool ir.WireName, pointer, description string, sch
 	return out, nil
 }
 
-func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdicts verdictMemo) ([]Decision, error) {
+func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, keys slotKeys, verdicts verdictMemo, cow cowMemo) ([]Decision, error) {
 	if t.Input == nil {
 		return nil, nil
 	}
 	mcp := svc.Source.Kind == ir.SourceMCP
 	// Original is kept only for a tool enrich changes, copied just before
-	// the first change. OpenAPI $defs are the document's shared components,
-	// which enrich never changes (it changes an operation's own parameters),
-	// so the copy shares them instead of copying every reachable definition.
+	// the first change. An OpenAPI tool's changes are copy-on-write: a
+	// parameter's property schema is replaced by a changed copy (see
+	// cowMemo.change) and its requiredness appended to the tool's own
+	// "required", so Original shares every schema with Input but for the
+	// top level, "properties" and "required".
 	keepOriginal := func() {
 		if t.Original != nil {
 			return
@@ -240,13 +322,15 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdi
 			t.Original, _ = deepCopy(t.Input).(map[string]any)
 			return
 		}
-		c := make(map[string]any, len(t.Input))
-		for k, v := range t.Input {
-			if k == "$defs" {
-				c[k] = v
-			} else {
-				c[k] = deepCopy(v)
-			}
+		c := maps.Clone(t.Input)
+		if props, ok := c["properties"].(map[string]any); ok {
+			c["properties"] = maps.Clone(props)
+		}
+		switch r := c["required"].(type) {
+		case []any:
+			c["required"] = slices.Clone(r)
+		case []string:
+			c["required"] = slices.Clone(r)
 		}
 		t.Original = c
 	}
@@ -271,7 +355,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdi
 
 	var out []Decision
 	for _, tg := range targets {
-		ps, err := memo.propose(t.Wire, tg.pointer, tg.description, withoutDescription(tg.view), tg.required)
+		ps, err := memo.propose(t.Wire, tg.pointer, tg, keys)
 		if err != nil {
 			svc.Diagnostics = append(svc.Diagnostics, ir.Diagnostic{
 				Code: ir.DiagEnrichFailed, File: sourceFile(svc.Source), Pointer: t.Pointer + "/inputSchema" + tg.pointer,
@@ -289,7 +373,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, verdi
 			d := verdicts.decide(p, tg.description, tg.view, required, opts.Overrides)
 			if d.Accepted {
 				keepOriginal()
-				apply(tg.holder, tg.view, p)
+				tg = cow.change(tg, p)
 				if p.Kind == KindRuntimeDefault {
 					required = true
 					tg.setRequired()
@@ -326,13 +410,17 @@ func toolTargets(svc *ir.Service, t *ir.Tool, diagnose bool) []target {
 		if ptr == "" {
 			ptr = "/properties/" + ir.EscapeToken(p.Arg)
 		}
-		targets = append(targets, target{
+		tg := target{
 			pointer: ptr, description: desc, holder: ps, view: view, required: p.Required,
 			setRequired: func() {
 				p.Required = true
 				addRequired(t.Input, p.Arg)
 			},
-		})
+		}
+		if !mcp {
+			tg.replace = func(c ir.Schema) { props[p.Arg] = map[string]any(c) }
+		}
+		targets = append(targets, tg)
 		if mcp && (p.In == ir.InArg || p.In == "") {
 			cut := ""
 			walkNested(t.Input, view, ptr, p.Required, map[string]bool{}, 0, &targets, &cut)

@@ -156,7 +156,7 @@ type evalScore struct {
 
 func (s evalScore) String() string {
 	top1, top3, top8, mrr := s.Rates()
-	return fmt.Sprintf("%d queries: top-1 %.2f, top-3 %.2f, top-8 %.2f, MRR %.2f", s.N, top1, top3, top8, mrr)
+	return fmt.Sprintf("%d queries: top-1 %.3f, top-3 %.3f, top-8 %.3f, MRR %.3f", s.N, top1, top3, top8, mrr)
 }
 
 // below reports whether the score is under any of the floors.
@@ -292,7 +292,7 @@ func TestFindEval(t *testing.T) {
 		t.Logf("%s: answer size: p50 %d tokens, p95 %d tokens, max %d", r.name, p50, p95, sizes[len(sizes)-1])
 		for h, floor := range floors[r.name] {
 			if sc := scores[h]; sc.below(floor) {
-				t.Errorf("%s, %s: %s, below the floors top-1 %.2f, top-8 %.2f, MRR %.2f", r.name, h, sc, floor.top1, floor.top8, floor.mrr)
+				t.Errorf("%s, %s: %s, below the floors top-1 %.3f, top-8 %.3f, MRR %.3f", r.name, h, sc, floor.top1, floor.top8, floor.mrr)
 			}
 		}
 		if p95 > 1500 {
@@ -340,7 +340,7 @@ func TestFindHeldApart(t *testing.T) {
 		t.Logf("%s, heldapart: %s", r.name, sc)
 		t.Logf("%s: answer size: p50 %d tokens, p95 %d tokens, max %d", r.name, sizes[len(sizes)/2], sizes[len(sizes)*95/100], sizes[len(sizes)-1])
 		if sc.below(floor) {
-			t.Errorf("%s, heldapart: %s, below the floors top-1 %.2f, top-8 %.2f, MRR %.2f", r.name, sc, floor.top1, floor.top8, floor.mrr)
+			t.Errorf("%s, heldapart: %s, below the floors top-1 %.3f, top-8 %.3f, MRR %.3f", r.name, sc, floor.top1, floor.top8, floor.mrr)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,8 +79,9 @@ func approximations(svc *Service) []Diagnostic {
 		m, ok := v.(map[string]any)
 		return ok && len(m) > 0 && seen[at]
 	}
+	done := map[*byte]bool{}
 	for i, t := range svc.Tools {
-		walkSchemas(svc, i, t, walk, walked)
+		walkSchemas(svc, i, t, walk, walked, done)
 	}
 	return out
 }
@@ -101,7 +103,12 @@ func container(v any) bool {
 // share is walked once; a schema parse made for the tool (its arguments
 // object, a parameter's own copy) goes with none, and only what is under
 // it is shared.
-func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, own bool), walked func(v any, at string) bool) {
+//
+// done holds the OpenAPI "$defs" objects walked, by identity: parse shares
+// one between the tools that reach the same definitions and places each
+// entry at its definition, the same place in every tool, so a $defs object
+// met again has nothing left to walk.
+func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, own bool), walked func(v any, at string) bool, done map[*byte]bool) {
 	openapi := svc.Source.Kind == SourceOpenAPI
 	type root struct {
 		s      Schema
@@ -109,7 +116,7 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 		anon   string
 	}
 	place := func(r root, ptr string) string {
-		if src, ok := r.origin.DocPointer(ptr); ok {
+		if src, ok := docPointer(r.origin, svc.DefsOrigin, ptr); ok {
 			return src
 		}
 		return r.anon + ptr
@@ -118,6 +125,13 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 	out := root{t.Output, t.OutputOrigin, unplaced(i, "output")}
 	for _, r := range []root{in, out} {
 		if defs, ok := r.s["$defs"].(map[string]any); ok {
+			if openapi && defs != nil {
+				id := mapPtr(defs)
+				if done[id] {
+					continue
+				}
+				done[id] = true
+			}
 			type def struct{ name, at string }
 			var todo []def // most are walked already: no room made for all
 			var key []byte
@@ -126,6 +140,9 @@ func walkSchemas(svc *Service, i int, t *Tool, walk func(v any, ptr, at string, 
 				// when the origin holds it (parse places every entry).
 				key = append(append(key[:0], "/$defs/"...), EscapeToken(n)...)
 				at, ok := r.origin[string(key)]
+				if !ok {
+					at, ok = svc.DefsOrigin[string(key)]
+				}
 				if !ok {
 					at = place(r, string(key))
 				}
@@ -179,3 +196,6 @@ func sourceName(s Source) string {
 	}
 	return s.URL
 }
+
+// mapPtr is a map's identity.
+func mapPtr(m map[string]any) *byte { return (*byte)(reflect.ValueOf(m).UnsafePointer()) }

@@ -55,7 +55,13 @@ type Service struct {
 	// Order is the source order of the keys of the document's
 	// "properties" objects, so object types print fields as the source wrote them.
 	Order Order
-	Extra map[string]string // free-form facts for the module docstring, sorted on output
+	// DefsOrigin places each "$defs" entry the tools' schemas carry
+	// ("/$defs/<name>") in the source document. A name is the same
+	// definition in every tool of a document, so it is placed here once,
+	// not in each tool's Origins; nil when the tools' $defs are not read
+	// from one document (MCP).
+	DefsOrigin Origin
+	Extra      map[string]string // free-form facts for the module docstring, sorted on output
 }
 
 // Order maps a "properties" object, by its JSON pointer in the service's
@@ -106,9 +112,16 @@ type ParamRef string
 
 // DocPointer is the pointer into the source document of the schema at ptr
 // (a pointer into the tool's schema), when o places it.
-func (o Origin) DocPointer(ptr string) (string, bool) {
+func (o Origin) DocPointer(ptr string) (string, bool) { return docPointer(o, nil, ptr) }
+
+// docPointer is DocPointer over o and defs (a service's DefsOrigin) as
+// one Origin: they place different parts of a schema.
+func docPointer(o, defs Origin, ptr string) (string, bool) {
 	for p := ptr; ; {
 		if src, ok := o[p]; ok {
+			return src + ptr[len(p):], true
+		}
+		if src, ok := defs[p]; ok {
 			return src + ptr[len(p):], true
 		}
 		i := strings.LastIndexByte(p, '/')
@@ -147,7 +160,8 @@ type Tool struct {
 	// OpenAPI 2xx JSON response), or nil.
 	Output Schema
 	// InputOrigin and OutputOrigin place Input and Output in the source
-	// document; nil when they were not read from one.
+	// document (their $defs entries are placed by Service.DefsOrigin); nil
+	// when they were not read from one.
 	InputOrigin, OutputOrigin Origin
 
 	// Observed is the schema of the results the runtime has seen, for a

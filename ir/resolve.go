@@ -37,17 +37,24 @@ func Resolve(svc *Service) {
 	// does: it runs beside it, and its diagnostics come first as before.
 	approx := make(chan []Diagnostic, 1)
 	go func() { approx <- approximations(svc) }()
+	args := map[string]string{} // Pascal of each parameter name met
 	for i, t := range svc.Tools {
 		props, _ := t.Input["properties"].(map[string]any)
 		r.steps = 0
+		toolName := Pascal(string(t.Py))
 		for _, p := range t.Params {
 			s, _ := props[p.Arg].(map[string]any)
 			ptr := t.Pointer + string(p.Ref)
 			if svc.Source.Kind != SourceOpenAPI {
 				ptr = t.Pointer + "/inputSchema" + string(p.Ref)
 			}
-			c := &ctx{root: t.Input, origin: t.InputOrigin, anon: unplaced(i, "input"), busy: map[string]bool{}, where: ptr}
-			p.Type = r.typeOf(c, s, c.source("/properties/"+EscapeToken(p.Arg)), Pascal(string(t.Py))+Pascal(p.Arg))
+			c := &ctx{root: t.Input, origin: t.InputOrigin, defs: svc.DefsOrigin, anon: unplaced(i, "input"), busy: map[string]bool{}, where: ptr}
+			arg, ok := args[p.Arg]
+			if !ok {
+				arg = Pascal(p.Arg)
+				args[p.Arg] = arg
+			}
+			p.Type = r.typeOf(c, s, c.source("/properties/"+EscapeToken(p.Arg)), toolName+arg)
 			if p.Description == "" {
 				p.Description = p.Type.Description
 			}
@@ -55,7 +62,7 @@ func Resolve(svc *Service) {
 		t.Result, t.ResultObserved = nil, false
 		if t.Output == nil && t.Observed != nil {
 			c := &ctx{root: t.Observed, anon: unplaced(i, "observed"), busy: map[string]bool{}, where: t.Pointer + "/observed"}
-			t.Result = r.typeOf(c, t.Observed, c.source(""), Pascal(string(t.Py))+"Result")
+			t.Result = r.typeOf(c, t.Observed, c.source(""), toolName+"Result")
 			t.ResultObserved = true
 		}
 		if t.Output != nil {
@@ -63,8 +70,8 @@ func Resolve(svc *Service) {
 			if svc.Source.Kind == SourceOpenAPI {
 				ptr = t.Pointer + "/responses/2xx"
 			}
-			c := &ctx{root: t.Output, origin: t.OutputOrigin, anon: unplaced(i, "output"), busy: map[string]bool{}, where: ptr}
-			t.Result = r.typeOf(c, t.Output, c.source(""), Pascal(string(t.Py))+"Result")
+			c := &ctx{root: t.Output, origin: t.OutputOrigin, defs: svc.DefsOrigin, anon: unplaced(i, "output"), busy: map[string]bool{}, where: ptr}
+			t.Result = r.typeOf(c, t.Output, c.source(""), toolName+"Result")
 		}
 	}
 	svc.Diagnostics = append(svc.Diagnostics, <-approx...)
@@ -118,6 +125,7 @@ const (
 type ctx struct {
 	root   Schema
 	origin Origin          // places root in the source document
+	defs   Origin          // places root's $defs entries (Service.DefsOrigin)
 	anon   string          // root's place when origin does not place it
 	busy   map[string]bool // $refs being expanded (cycle guard)
 	depth  int             // schemas entered and not left
@@ -127,7 +135,7 @@ type ctx struct {
 
 // source is the place of the schema at ptr, a pointer into c.root.
 func (c *ctx) source(ptr string) string {
-	if src, ok := c.origin.DocPointer(ptr); ok {
+	if src, ok := docPointer(c.origin, c.defs, ptr); ok {
 		return src
 	}
 	return c.anon + ptr

@@ -89,6 +89,20 @@ type Param struct {
 // manifest holds each once; a definition of the same name that differs
 // stays in the schema. It returns a shallow copy; schema is not changed.
 func Hoist(defs map[string]any, schema ir.Schema) ir.Schema {
+	return (&Hoister{Defs: defs}).Hoist(schema)
+}
+
+// A Hoister is Hoist into Defs for the schemas of one service, which
+// remembers what stays of each "$defs" object it has met (by identity:
+// parse shares one between the tools that reach the same definitions) once
+// all its names are in Defs, so a shared one is gone through once.
+type Hoister struct {
+	Defs map[string]any
+	rest map[*byte]map[string]any
+}
+
+// Hoist is Hoist(h.Defs, schema).
+func (h *Hoister) Hoist(schema ir.Schema) ir.Schema {
 	own, ok := schema["$defs"].(map[string]any)
 	if !ok {
 		return schema
@@ -97,18 +111,38 @@ func Hoist(defs map[string]any, schema ir.Schema) ir.Schema {
 	for k, v := range schema {
 		out[k] = v
 	}
+	delete(out, "$defs")
+	var id *byte
+	if own != nil {
+		id = mapID(own)
+		if rest, ok := h.rest[id]; ok {
+			if len(rest) > 0 {
+				out["$defs"] = rest
+			}
+			return out
+		}
+	}
 	rest := map[string]any{}
+	added := false
 	for name, d := range own {
-		prev, seen := defs[name]
+		prev, seen := h.Defs[name]
 		switch {
 		case !seen:
-			defs[name] = d
+			h.Defs[name] = d
+			added = true
 		case sameMap(prev, d):
 		default:
 			rest[name] = d
 		}
 	}
-	delete(out, "$defs")
+	// Once every name was there before, the same object gives the same
+	// rest however often it is met (Defs only grows).
+	if id != nil && !added {
+		if h.rest == nil {
+			h.rest = map[*byte]map[string]any{}
+		}
+		h.rest[id] = rest
+	}
 	if len(rest) > 0 {
 		out["$defs"] = rest
 	}

@@ -60,8 +60,11 @@ type Pinner struct {
 	cache map[*byte][]byte  // maps met twice: their bytes
 	open  map[*byte]bool    // maps being written (a cycle fails)
 	defs  map[*byte]defHash // format 2: the hash of each definition map
-	depth int               // nesting of the value being written
-	old   *Pinner           // format 1, for PinAs
+	// sets is format 2's bytes of each "$defs" object written, by identity
+	// (parse shares one among the tools that reach the same definitions).
+	sets  map[*byte][]byte
+	depth int     // nesting of the value being written
+	old   *Pinner // format 1, for PinAs
 }
 
 // NewPinner returns an empty Pinner.
@@ -71,7 +74,7 @@ func NewPinner() *Pinner { return newPinner(false) }
 func NewPinnerV1() *Pinner { return newPinner(true) }
 
 func newPinner(v1 bool) *Pinner {
-	return &Pinner{v1: v1, seen: map[*byte]bool{}, cache: map[*byte][]byte{}, open: map[*byte]bool{}, defs: map[*byte]defHash{}}
+	return &Pinner{v1: v1, seen: map[*byte]bool{}, cache: map[*byte][]byte{}, open: map[*byte]bool{}, defs: map[*byte]defHash{}, sets: map[*byte][]byte{}}
 }
 
 // PinAs returns the tool's pin in the format of pin (a pin read from a
@@ -313,6 +316,11 @@ func (p *Pinner) definitions(b []byte, defs map[string]any) ([]byte, error) {
 	if defs == nil {
 		return append(b, "null"...), nil
 	}
+	id := mapID(defs)
+	if c, ok := p.sets[id]; ok {
+		return append(b, c...), nil
+	}
+	start := len(b)
 	names := make([]string, 0, len(defs))
 	for k := range defs {
 		names = append(names, k)
@@ -328,7 +336,9 @@ func (p *Pinner) definitions(b []byte, defs map[string]any) ([]byte, error) {
 			return b, err
 		}
 	}
-	return append(b, '}'), nil
+	b = append(b, '}')
+	p.sets[id] = slices.Clone(b[start:])
+	return b, nil
 }
 
 // A defHash is a definition's hash in hex, and its entry in a $defs object

@@ -301,12 +301,9 @@ func (o *oas) output(op operationObj, opPtr string) (ir.Schema, ir.Origin) {
 		refs := refSet{}
 		o.walk(schema, sPtr, refs)
 		out := maps.Clone(schema)
-		defs, entries := o.closure(refs)
-		origin := make(ir.Origin, len(entries)+1)
-		origin[""] = sPtr
-		if defs != nil {
+		origin := ir.Origin{"": sPtr}
+		if defs := o.closure(refs); defs != nil {
 			out["$defs"] = defs
-			o.placeDefs(origin, entries)
 		}
 		return out, origin
 	}

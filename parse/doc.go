@@ -37,10 +37,13 @@
 // # Shared schemas
 //
 // OpenAPI component schemas are decoded once per document and placed, by
-// reference, in the "$defs" of every tool that reaches them; nested schemas
-// of parameters may be shared the same way. Treat every schema under
-// Tool.Input and Tool.Output as read-only: copy before changing. The top-level
-// Input object and its "properties" entries are each tool's own.
+// reference, in the "$defs" of every tool that reaches them; the tools that
+// reach the same definitions share one "$defs" object, and the operations
+// that share a parameter (a $ref to it, or a Swagger 2.0 parameter) share
+// its "properties" entry. Treat every schema under Tool.Input and
+// Tool.Output as read-only: copy before changing (enrich replaces a
+// parameter's entry with a changed copy). The top-level Input object and
+// its "properties" object are each tool's own.
 //
 // # Swagger 2.0
 //

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/url"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,6 +99,17 @@ type oas struct {
 	// closures counts the closures taken (see defEntry.mark).
 	entries  map[string]*defEntry
 	closures int
+	// closed is the $defs object of every closure taken with entries,
+	// by its sorted references joined with NULs.
+	closed map[string]map[string]any
+	// params2 is each Swagger 2.0 parameter made into a schema, by where
+	// it is defined; props each parameter's property schema, by what it
+	// is made of (see addParam).
+	params2 map[string]param2
+	// defsOrigin places every $defs entry the tools carry (the service's
+	// DefsOrigin).
+	defsOrigin ir.Origin
+	props      map[propKey]map[string]any
 	// queue and found are closure's buffers, kept from one to the next.
 	queue []string
 	found []*defEntry
@@ -159,6 +171,7 @@ func (o *oas) service(opts Options) *ir.Service {
 		}
 	}
 	svc.Diagnostics = o.d.list
+	svc.DefsOrigin = o.defsOrigin
 	return svc
 }
 
@@ -255,15 +268,7 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 		taken[arg] = true
 		p.Arg = arg
 		p.Py = pnames.Name(arg)
-		s := make(map[string]any, len(schema)+2)
-		maps.Copy(s, schema)
-		if p.Description != "" {
-			s["description"] = p.Description
-		}
-		if p.Deprecated {
-			s["deprecated"] = true
-		}
-		props[arg] = s
+		props[arg] = o.property(schema, p.Description, p.Deprecated)
 		if at != "" {
 			origin["/properties/"+esc(arg)] = at
 		}
@@ -364,14 +369,48 @@ func (o *oas) operation(path, method string, item pathItemObj, itemPtr string, o
 	for _, s := range props {
 		collectRefs(s, used)
 	}
-	if defs, entries := o.closure(used); defs != nil {
+	if defs := o.closure(used); defs != nil {
 		input["$defs"] = defs
-		o.placeDefs(origin, entries)
 	}
 	tool.Input, tool.InputOrigin = input, origin
 	tool.Output, tool.OutputOrigin = o.output(op, opPtr)
 	return tool
 }
+
+// propKey is what a parameter's property schema is made of: the schema
+// (by identity), the description and whether it is deprecated.
+type propKey struct {
+	schema     *byte
+	desc       string
+	deprecated bool
+}
+
+// property is a parameter's entry under the tool's "properties": schema
+// with the parameter's description and deprecation. The operations that
+// share a parameter share one map (read-only, as the schemas in it are).
+func (o *oas) property(schema map[string]any, desc string, deprecated bool) map[string]any {
+	key := propKey{mapID(schema), desc, deprecated}
+	if s, ok := o.props[key]; ok && schema != nil {
+		return s
+	}
+	s := make(map[string]any, len(schema)+2)
+	maps.Copy(s, schema)
+	if desc != "" {
+		s["description"] = desc
+	}
+	if deprecated {
+		s["deprecated"] = true
+	}
+	if schema != nil {
+		if o.props == nil {
+			o.props = map[propKey]map[string]any{}
+		}
+		o.props[key] = s
+	}
+	return s
+}
+
+func mapID(m map[string]any) *byte { return (*byte)(reflect.ValueOf(m).UnsafePointer()) }
 
 func joinDoc(summary, desc string) string {
 	summary, desc = strings.TrimSpace(summary), strings.TrimSpace(desc)

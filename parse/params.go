@@ -2,6 +2,7 @@ package parse
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/codemode-dev/codemode/ir"
@@ -52,6 +53,16 @@ func (o *oas) params(item pathItemObj, itemPtr string, op operationObj, opPtr st
 // and where it is in the document ("" when it is made here).
 func (o *oas) paramSchema(rp rawParam, refs refSet) (map[string]any, string) {
 	if o.v2 {
+		// A parameter the operations share (a $ref to /parameters) is
+		// made into a schema once: every operation gets the same map and
+		// its references. One whose walk reported something is made afresh
+		// for each, as each walk reports what it finds.
+		if m, ok := o.params2[rp.ptr]; ok {
+			for _, r := range m.refs {
+				refs[r] = true
+			}
+			return m.schema, rp.ptr
+		}
 		s := map[string]any{}
 		for k, v := range rp.m {
 			switch k {
@@ -61,7 +72,17 @@ func (o *oas) paramSchema(rp rawParam, refs refSet) (map[string]any, string) {
 			}
 		}
 		stripCollectionFormat(s)
-		o.walkAt(s, rp.ptr, refs)
+		own, before := refSet{}, len(o.d.list)
+		o.walkAt(s, rp.ptr, own)
+		for r := range own {
+			refs[r] = true
+		}
+		if len(o.d.list) == before {
+			if o.params2 == nil {
+				o.params2 = map[string]param2{}
+			}
+			o.params2[rp.ptr] = param2{s, slices.Sorted(maps.Keys(own))}
+		}
 		return s, rp.ptr
 	}
 	if rp.HasSchema {
@@ -135,4 +156,11 @@ func (o *oas) style(rp rawParam, in string) (string, *bool) {
 		explode = *rp.Explode
 	}
 	return style, &explode
+}
+
+// param2 is a Swagger 2.0 parameter made into a schema: the schema and the
+// $defs names it references.
+type param2 struct {
+	schema map[string]any
+	refs   []string
 }

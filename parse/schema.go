@@ -283,24 +283,37 @@ func (o *oas) entry(name string) *defEntry {
 }
 
 // closure is the $defs object for a schema that references refs: every
-// entry reachable from them, nil when there are none; and the entries, for
-// placeDefs (valid until the next closure, which reuses the slice).
-func (o *oas) closure(refs refSet) (map[string]any, []*defEntry) {
+// entry reachable from them, nil when there are none. Each entry it takes
+// is placed in the service's DefsOrigin.
+func (o *oas) closure(refs refSet) map[string]any {
 	if len(refs) == 0 {
-		return nil, nil
+		return nil
 	}
-	o.closures++
-	mark := o.closures
-	found := o.found[:0]
-	taken := map[string]bool{} // synthesized entries, made afresh each time
 	queue := o.queue[:0]
 	for name := range refs {
 		queue = append(queue, name)
 	}
 	slices.Sort(queue)
+	// The same references reach the same entries: their $defs object is
+	// made (and placed) once and shared by every schema that has them
+	// (read-only, as the component schemas it holds are).
+	key := strings.Join(queue, "\x00")
+	if defs, ok := o.closed[key]; ok {
+		o.queue = queue[:0]
+		return defs
+	}
+	o.closures++
+	mark := o.closures
+	found := o.found[:0]
+	taken := map[string]bool{} // synthesized entries, made afresh each time
+	resolved := true // every name met names an entry
 	for i := 0; i < len(queue); i++ {
 		e := o.entry(queue[i])
-		if e == nil || e.mark == mark || taken[e.name] {
+		if e == nil {
+			resolved = false
+			continue
+		}
+		if e.mark == mark || taken[e.name] {
 			continue
 		}
 		e.mark = mark
@@ -320,21 +333,25 @@ func (o *oas) closure(refs refSet) (map[string]any, []*defEntry) {
 	}
 	o.queue, o.found = queue[:0], found
 	if len(found) == 0 {
-		return map[string]any{}, nil
+		return map[string]any{}
 	}
 	out := make(map[string]any, len(found))
+	if o.defsOrigin == nil {
+		o.defsOrigin = ir.Origin{}
+	}
 	for _, e := range found {
 		out[e.name] = e.v
+		o.defsOrigin[e.key] = e.at
 	}
-	return out, found
-}
-
-// placeDefs records in origin where each of a schema's $defs entries is in
-// the document.
-func (o *oas) placeDefs(origin ir.Origin, defs []*defEntry) {
-	for _, e := range defs {
-		origin[e.key] = e.at
+	// A name that names nothing yet might once a later walk makes a $defs
+	// entry for it: such a closure is taken afresh each time.
+	if resolved {
+		if o.closed == nil {
+			o.closed = map[string]map[string]any{}
+		}
+		o.closed[key] = out
 	}
+	return out
 }
 
 // target follows a schema's own rewritten $ref (to a $defs entry) and
