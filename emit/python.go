@@ -118,6 +118,9 @@ type printer struct {
 	// which are printed.
 	aliases map[string]string
 	printed map[string]bool
+	// litText is the text of the service's Literal types as findAliases
+	// worked it out (read only after it).
+	litText map[*ir.Type]string
 	// shared maps a parameter or key name to the documentation the module
 	// docstring prints once for it (findShared), in sharedOrder.
 	shared      map[string]string
@@ -153,6 +156,10 @@ func (p *printer) findAliases() {
 	use := func(name string, t *ir.Type) {
 		eachLiteral(t, func(lt *ir.Type) {
 			s := literalText(lt)
+			if p.litText == nil {
+				p.litText = map[*ir.Type]string{}
+			}
+			p.litText[lt] = s
 			if len(s) < minAliasLen {
 				return
 			}
@@ -217,7 +224,7 @@ func (p *printer) aliasesIn(t *ir.Type) {
 		return
 	}
 	eachLiteral(t, func(lt *ir.Type) {
-		s := literalText(lt)
+		s := p.literal(lt)
 		if name, ok := p.aliases[s]; ok && !p.printed[s] {
 			p.printed[s] = true
 			p.w.ln(0, name+" = "+s)
@@ -248,6 +255,15 @@ func eachLiteral(t *ir.Type, fn func(*ir.Type)) {
 			eachLiteral(v, fn)
 		}
 	}
+}
+
+// literal is literalText(t), from what findAliases worked out where it
+// has it.
+func (p *printer) literal(t *ir.Type) string {
+	if s, ok := p.litText[t]; ok {
+		return s
+	}
+	return literalText(t)
 }
 
 func literalText(t *ir.Type) string {
@@ -823,7 +839,7 @@ func (p *printer) typ(t *ir.Type) string {
 			s = strconv.Quote(s) // a reference back into a cycle
 		}
 	case ir.KindLiteral:
-		s = literalText(t)
+		s = p.literal(t)
 		if p.printed[s] {
 			s = p.aliases[s]
 		}

@@ -218,21 +218,7 @@ func onlyLists(text string, values []string) bool {
 // pieces join back to s.
 func sentences(s string) []string {
 	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c != '.' && c != '!' && c != '?' || i+1 < len(s) && s[i+1] != ' ' {
-			continue
-		}
-		j := i + 1
-		for j < len(s) && s[j] == ' ' {
-			j++
-		}
-		out = append(out, s[start:j])
-		start, i = j, j-1
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
+	eachSentence(s, func(x string) { out = append(out, x) })
 	return out
 }
 
@@ -245,8 +231,11 @@ var enumParens = regexp.MustCompile(`\s*\([^()]*\)`)
 // 'a', 'b' and 'c'.", "(one of: a, b, c)". A sentence that says more (what
 // a value means, or any word but the listing's) stays.
 func dropEnumRestatement(desc string, values []any) string {
+	if desc == "" || len(values) == 0 {
+		return desc
+	}
 	vs := enumText(values)
-	if len(vs) == 0 || desc == "" {
+	if len(vs) == 0 {
 		return desc
 	}
 	if !strings.Contains(desc, vs[len(vs)-1]) {

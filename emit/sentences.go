@@ -2,6 +2,7 @@ package emit
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -21,35 +22,54 @@ const markCost = 60
 // sentences (key is its text trimmed) or the text between runs.
 type segment struct {
 	text, key string
-	run       []string // a run's sentences, trimmed
+	run       bool
+}
+
+// eachSentence calls fn with each sentence of s as sentences cuts it.
+func eachSentence(s string, fn func(string)) {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '.' && c != '!' && c != '?' || i+1 < len(s) && s[i+1] != ' ' {
+			continue
+		}
+		j := i + 1
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		fn(s[start:j])
+		start, i = j, j-1
+	}
+	if start < len(s) {
+		fn(s[start:])
+	}
 }
 
 // segments cuts doc into runs of consecutive sentences p.repeated holds
-// and the text between them; the texts join back to doc.
+// and the text between them (the texts join back to doc), nil when doc
+// has none of them.
 func (p *printer) segments(doc string) []segment {
 	var out []segment
-	var cur segment
-	flush := func() {
-		if cur.text != "" {
-			if cur.run != nil {
-				cur.key = strings.TrimSpace(cur.text)
-			}
-			out = append(out, cur)
+	from, at, run, any := 0, 0, false, false
+	eachSentence(doc, func(s string) {
+		rep := p.repeated[strings.TrimSpace(s)]
+		if rep != run && at > from {
+			out = append(out, segment{text: doc[from:at], run: run})
+			from = at
 		}
-		cur = segment{}
+		run, any = rep, any || rep
+		at += len(s)
+	})
+	if !any {
+		return nil
 	}
-	for _, s := range sentences(doc) {
-		k := strings.TrimSpace(s)
-		rep := p.repeated[k]
-		if rep != (cur.run != nil) {
-			flush()
-		}
-		cur.text += s
-		if rep {
-			cur.run = append(cur.run, k)
+	if at > from {
+		out = append(out, segment{text: doc[from:at], run: run})
+	}
+	for i := range out {
+		if out[i].run {
+			out[i].key = strings.TrimSpace(out[i].text)
 		}
 	}
-	flush()
 	return out
 }
 
@@ -91,14 +111,18 @@ func (p *printer) findSentenceNotes() {
 		}
 	}
 	count := map[string]int{}
+	var seen []string // the doc's sentences counted
 	for _, d := range docs {
-		seen := map[string]bool{}
-		for _, s := range sentences(d) {
-			if k := strings.TrimSpace(s); len(k) >= minSentenceLen && !seen[k] {
-				seen[k] = true
+		if len(d) < minSentenceLen {
+			continue
+		}
+		seen = seen[:0]
+		eachSentence(d, func(s string) {
+			if k := strings.TrimSpace(s); len(k) >= minSentenceLen && !slices.Contains(seen, k) {
+				seen = append(seen, k)
 				count[k]++
 			}
-		}
+		})
 	}
 	for k, n := range count {
 		if n >= 2 {
@@ -117,15 +141,16 @@ func (p *printer) findSentenceNotes() {
 	saved := func(k string, n int) int { return (n-1)*len(k) - n*markCost - 40 }
 	// Runs first, then the sentences of the runs not picked.
 	runs, order := map[string]int{}, []string(nil)
-	parts := map[string][]string{}
 	for _, d := range docs {
+		if len(d) < minSentenceLen {
+			continue
+		}
 		for _, sg := range p.segments(d) {
-			if sg.run == nil {
+			if !sg.run {
 				continue
 			}
 			if runs[sg.key] == 0 {
 				order = append(order, sg.key)
-				parts[sg.key] = sg.run
 			}
 			runs[sg.key]++
 		}
@@ -146,12 +171,13 @@ func (p *printer) findSentenceNotes() {
 			pick(k, runs[k])
 			continue
 		}
-		for _, s := range parts[k] {
+		eachSentence(k, func(s string) {
+			s = strings.TrimSpace(s)
 			if single[s] == 0 {
 				singleOrder = append(singleOrder, s)
 			}
 			single[s] += runs[k]
-		}
+		})
 	}
 	for _, s := range singleOrder {
 		if single[s] >= 2 {
@@ -178,9 +204,13 @@ func (p *printer) withSentenceNotes(doc string) string {
 	if len(p.repeated) == 0 || len(p.notes) == 0 || len(doc) < minSentenceLen {
 		return doc
 	}
+	segs := p.segments(doc)
+	if segs == nil {
+		return doc
+	}
 	var b strings.Builder
-	for _, sg := range p.segments(doc) {
-		if sg.run == nil {
+	for _, sg := range segs {
+		if !sg.run {
 			b.WriteString(sg.text)
 			continue
 		}
@@ -188,13 +218,13 @@ func (p *printer) withSentenceNotes(doc string) string {
 			b.WriteString(marked(sg.text, n))
 			continue
 		}
-		for _, s := range sentences(sg.text) {
+		eachSentence(sg.text, func(s string) {
 			if n, ok := p.notes[strings.TrimSpace(s)]; ok {
 				b.WriteString(marked(s, n))
 			} else {
 				b.WriteString(s)
 			}
-		}
+		})
 	}
 	return b.String()
 }

@@ -132,8 +132,8 @@ func (p *printer) paramDoc(t *ir.Tool, prm *ir.Param) string {
 		if p.docs.params == nil {
 			p.docs.params = map[*ir.Param]string{}
 		}
-		shown := p.literalShown(prm.Type)
-		if k, keyed := docKeyOf(t, prm, shown); keyed {
+		shown, text := p.literalShown(prm.Type)
+		if k, keyed := docKeyOf(t, prm, text); keyed {
 			if d, ok = p.docs.byKey[k]; !ok {
 				if p.docs.byKey == nil {
 					p.docs.byKey = map[docKey]string{}
@@ -153,17 +153,18 @@ func (p *printer) paramDoc(t *ir.Tool, prm *ir.Param) string {
 // that its annotation prints in full, beside the comment: nil when t has
 // none or several, or prints it by an alias (whose values another tool's
 // lines may hold).
-func (p *printer) literalShown(t *ir.Type) []any {
+func (p *printer) literalShown(t *ir.Type) (values []any, text string) {
 	var lit *ir.Type
 	n := 0
 	eachLiteral(t, func(lt *ir.Type) { lit = lt; n++ })
 	if n != 1 {
-		return nil
+		return nil, ""
 	}
-	if _, ok := p.aliases[literalText(lit)]; ok {
-		return nil
+	text = p.literal(lit)
+	if _, ok := p.aliases[text]; ok {
+		return nil, ""
 	}
-	return lit.Literals
+	return lit.Literals, text
 }
 
 // docKey is everything paramDoc reads of a parameter and its type.
@@ -213,13 +214,10 @@ func intOf(n *int64) intKey {
 
 // docKeyOf is prm's docKey; false for a parameter whose type documents
 // its values one by one (EnumDocs), which is documented on its own.
-func docKeyOf(t *ir.Tool, prm *ir.Param, shown []any) (docKey, bool) {
+func docKeyOf(t *ir.Tool, prm *ir.Param, shown string) (docKey, bool) {
 	k := docKey{
 		desc: prm.Description, wire: string(prm.Wire), py: string(prm.Py), in: string(prm.In),
-		deprecated: prm.Deprecated, enriched: strings.Join(prm.Enriched, "\x00"),
-	}
-	if shown != nil {
-		k.shown = literalText(&ir.Type{Literals: shown})
+		deprecated: prm.Deprecated, enriched: strings.Join(prm.Enriched, "\x00"), shown: shown,
 	}
 	if t != nil && t.Original != nil && prm.Description != "" {
 		prop := func(s ir.Schema) *byte {
@@ -257,7 +255,8 @@ func (p *printer) fieldDoc(f *ir.Field) string {
 		if p.docs.fields == nil {
 			p.docs.fields = map[*ir.Field]string{}
 		}
-		d = fieldDoc(f, p.literalShown(f.Type))
+		shown, _ := p.literalShown(f.Type)
+		d = fieldDoc(f, shown)
 		p.docs.fields[f] = d
 	}
 	return d
