@@ -38,13 +38,14 @@ func python(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) ([]byte, m
 	w.ln(0, Header)
 	w.ln(0, "# Source: "+sourceLine(svc.Source))
 	w.ln(0, "")
+	p.findAliases() // before the docs: a Literal printed by its alias is not beside them
 	p.findShared()
 	p.findNotes()
+	p.findSentenceNotes()
 	p.moduleDoc()
 	w.ln(0, "")
 	w.ln(0, typingImport) // narrowed to the names used, below
 	spans := map[ir.WireName]Span{}
-	p.findAliases()
 	// Each tool's aliases and shapes are printed in order, each tool's into
 	// a writer of its own, then the defs at once (see defs), then joined.
 	top, pre, aliasAt := p.w, make([]writer, len(svc.Tools)), map[string]int{}
@@ -54,8 +55,8 @@ func python(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) ([]byte, m
 		p.w.ln(0, "")
 		n := len(p.printed)
 		p.aliasesOf(t)
+		p.shapesOf(t) // with the aliases its keys use first
 		p.newAliases(aliasAt, n, i)
-		p.shapesOf(t)
 		pre[i] = p.w
 	}
 	// Shapes no tool reached (defensive: Resolve only makes reachable ones).
@@ -117,6 +118,9 @@ type printer struct {
 	// which are printed.
 	aliases map[string]string
 	printed map[string]bool
+	// litText is the text of the service's Literal types as findAliases
+	// worked it out (read only after it).
+	litText map[*ir.Type]string
 	// shared maps a parameter or key name to the documentation the module
 	// docstring prints once for it (findShared), in sharedOrder.
 	shared      map[string]string
@@ -125,6 +129,10 @@ type printer struct {
 	// docstring prints once (findNotes), in noteOrder.
 	notes     map[string]int
 	noteOrder []string
+	// repeated holds the sentences of the comments printed in full that
+	// two or more of them have (findSentenceNotes): those a shared note
+	// may stand for.
+	repeated map[string]bool
 	// docs keeps what findShared and findNotes worked out for printing:
 	// each parameter's and key's comment, each tool's prose lines.
 	docs docCache
@@ -138,25 +146,41 @@ type printer struct {
 // two parameters share it.
 const minAliasLen = 40
 
-// findAliases names every long Literal type two or more parameters of the
-// service share, after the first parameter that uses it.
+// findAliases names every long Literal type two or more parameters or
+// TypedDict keys of the service share, after the first parameter (or,
+// for none, key) that uses it.
 func (p *printer) findAliases() {
 	uses := map[string]int{}
 	first := map[string]string{}
 	var order []string
+	use := func(name string, t *ir.Type) {
+		eachLiteral(t, func(lt *ir.Type) {
+			s := literalText(lt)
+			if p.litText == nil {
+				p.litText = map[*ir.Type]string{}
+			}
+			p.litText[lt] = s
+			if len(s) < minAliasLen {
+				return
+			}
+			if uses[s] == 0 {
+				first[s] = name
+				order = append(order, s)
+			}
+			uses[s]++
+		})
+	}
 	for _, t := range p.svc.Tools {
 		for _, prm := range SignatureOrder(t) {
-			eachLiteral(prm.Type, func(lt *ir.Type) {
-				s := literalText(lt)
-				if len(s) < minAliasLen {
-					return
-				}
-				if uses[s] == 0 {
-					first[s] = string(prm.Py)
-					order = append(order, s)
-				}
-				uses[s]++
-			})
+			use(string(prm.Py), prm.Type)
+		}
+	}
+	for _, sh := range p.svc.Objects {
+		if p.canonOf(sh) != sh {
+			continue // printed as another
+		}
+		for _, f := range sh.Fields {
+			use(f.Wire, f.Type)
 		}
 	}
 	taken := map[string]bool{"Any": true, "Literal": true, "NotRequired": true, "Required": true, "TypedDict": true}
@@ -188,20 +212,26 @@ func (p *printer) findAliases() {
 
 // aliasesOf prints the aliases t's parameters use that are not printed yet.
 func (p *printer) aliasesOf(t *ir.Tool) {
+	for _, prm := range SignatureOrder(t) {
+		p.aliasesIn(prm.Type)
+	}
+}
+
+// aliasesIn prints the aliases t uses (outside objects) that are not
+// printed yet.
+func (p *printer) aliasesIn(t *ir.Type) {
 	if p.aliases == nil {
 		return
 	}
-	for _, prm := range SignatureOrder(t) {
-		eachLiteral(prm.Type, func(lt *ir.Type) {
-			s := literalText(lt)
-			if name, ok := p.aliases[s]; ok && !p.printed[s] {
-				p.printed[s] = true
-				p.w.ln(0, name+" = "+s)
-				p.w.ln(0, "")
-				p.w.ln(0, "")
-			}
-		})
-	}
+	eachLiteral(t, func(lt *ir.Type) {
+		s := p.literal(lt)
+		if name, ok := p.aliases[s]; ok && !p.printed[s] {
+			p.printed[s] = true
+			p.w.ln(0, name+" = "+s)
+			p.w.ln(0, "")
+			p.w.ln(0, "")
+		}
+	})
 }
 
 // eachLiteral calls fn on every Literal type in t, outside objects.
@@ -225,6 +255,15 @@ func eachLiteral(t *ir.Type, fn func(*ir.Type)) {
 			eachLiteral(v, fn)
 		}
 	}
+}
+
+// literal is literalText(t), from what findAliases worked out where it
+// has it.
+func (p *printer) literal(t *ir.Type) string {
+	if s, ok := p.litText[t]; ok {
+		return s
+	}
+	return literalText(t)
 }
 
 func literalText(t *ir.Type) string {
@@ -325,6 +364,9 @@ func (p *printer) shapesIn(t *ir.Type) {
 // identifier, the functional form otherwise.
 func (p *printer) shape(sh *ir.ObjectType) {
 	p.done[sh] = true
+	for _, f := range sh.Fields {
+		p.aliasesIn(f.Type)
+	}
 	w := &p.w
 	classForm := true
 	for _, f := range sh.Fields {
@@ -416,16 +458,18 @@ func (p *printer) fieldComment(f *ir.Field) string {
 }
 
 // fieldDoc is one TypedDict key's documentation on one line: its
-// description, then its constraints; "" when there is none of these.
-func fieldDoc(f *ir.Field) string {
+// description (without the sentences that only list values, the values
+// of the Literal its annotation prints), then its constraints; "" when
+// there is none of these.
+func fieldDoc(f *ir.Field, values []any) string {
 	var parts []string
-	if f.Description != "" {
-		parts = append(parts, oneLine(f.Description))
+	if d := dropEnumRestatement(oneLine(f.Description), values); d != "" {
+		parts = append(parts, d)
 	}
 	if f.ReadOnly {
 		parts = append(parts, "Read-only.")
 	}
-	parts = append(parts, facts(f.Type, defaultSaid(f.Description, f.Type, nil))...)
+	parts = append(parts, facts(f.Type, restated(f.Description, f.Type, nil))...)
 	return strings.Join(parts, " ")
 }
 
@@ -521,7 +565,9 @@ func (p *printer) toolDoc(t *ir.Tool) []string {
 	if t.Deprecated {
 		lines = append(lines, "DEPRECATED.")
 	}
-	lines = append(lines, p.withNotes(p.toolProse(t))...)
+	for _, l := range p.withNotes(p.toolProse(t)) {
+		lines = append(lines, p.withSentenceNotes(l))
+	}
 	var notes []string
 	if string(t.Py) != string(t.Wire) {
 		notes = append(notes, "Wire: "+pyString(string(t.Wire))+".")
@@ -578,15 +624,16 @@ func (p *printer) paramDocs(t *ir.Tool, params []string) []string {
 }
 
 // paramDoc is one parameter of t's documentation on one line: the
-// description, where it travels, then the constraints; "" when there is
-// none of these. A constraint enrich read from the description is not
+// description (without the sentences that only list values, the values
+// of the Literal its annotation prints), where it travels, then the
+// constraints; "" when there is none of these. A constraint enrich read from the description is not
 // printed again after it (the description says it in words; the type
 // checker and validation hold it; the manifest's enrichment log says
 // which were read).
-func paramDoc(t *ir.Tool, prm *ir.Param) string {
+func paramDoc(t *ir.Tool, prm *ir.Param, values []any) string {
 	var extra []string
-	if prm.Description != "" {
-		extra = append(extra, oneLine(prm.Description))
+	if d := dropEnumRestatement(oneLine(prm.Description), values); d != "" {
+		extra = append(extra, d)
 	}
 	described := len(extra)
 	if where := locationText(prm); where != "" {
@@ -595,7 +642,7 @@ func paramDoc(t *ir.Tool, prm *ir.Param) string {
 	if prm.Deprecated || prm.Type.Deprecated {
 		extra = append(extra, "Deprecated.")
 	}
-	extra = append(extra, facts(prm.Type, defaultSaid(prm.Description, prm.Type, proseSaid(t, prm)))...)
+	extra = append(extra, facts(prm.Type, restated(prm.Description, prm.Type, proseSaid(t, prm)))...)
 	for _, d := range prm.Type.EnumDocs {
 		if d.Doc != "" {
 			extra = append(extra, pyLiteral(d.Value)+": "+oneLine(d.Doc))
@@ -671,8 +718,9 @@ func proseSaid(t *ir.Tool, prm *ir.Param) map[string]bool {
 	return said
 }
 
-// facts lists a type's constraints as short sentences, but for those whose
-// every keyword said holds (the description states them).
+// facts lists a type's constraints as short sentences, but for those the
+// description states (said holds their keywords; a bound is left out on
+// its own, a default, format or pattern when each of its keywords is).
 func facts(t *ir.Type, said map[string]bool) []string {
 	if t == nil {
 		return nil
@@ -697,26 +745,43 @@ func facts(t *ir.Type, said map[string]bool) []string {
 	if t.Format != "" && !saidAll("format") {
 		out = append(out, "Format: "+t.Format+".")
 	}
+	// A bound the description states is left out; the others are
+	// printed.
+	unsaid := func(kw string, n *json.Number) *json.Number {
+		if said[kw] {
+			return nil
+		}
+		return n
+	}
 	var bounds []string
 	add := func(op string, n *json.Number) {
 		if n != nil {
 			bounds = append(bounds, op+" "+n.String())
 		}
 	}
-	if t.Min != nil && t.Max != nil && t.ExclusiveMin == nil && t.ExclusiveMax == nil {
-		bounds = append(bounds, t.Min.String()+" to "+t.Max.String()) // as Length and Items say it
+	lo, hi := unsaid("minimum", t.Min), unsaid("maximum", t.Max)
+	exLo, exHi := unsaid("exclusiveMinimum", t.ExclusiveMin), unsaid("exclusiveMaximum", t.ExclusiveMax)
+	if lo != nil && hi != nil && t.ExclusiveMin == nil && t.ExclusiveMax == nil {
+		// As Length and Items say it; beside an exclusive bound (said
+		// or not) each is printed with its operator.
+		bounds = append(bounds, lo.String()+" to "+hi.String())
 	} else {
-		add(">=", t.Min)
-		add(">", t.ExclusiveMin)
-		add("<=", t.Max)
-		add("<", t.ExclusiveMax)
+		add(">=", lo)
+		add(">", exLo)
+		add("<=", hi)
+		add("<", exHi)
 	}
-	if len(bounds) > 0 && !saidAll("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum") {
+	if len(bounds) > 0 {
 		out = append(out, "Value "+strings.Join(bounds, ", ")+".")
 	}
 	lengths := func(what string, lo, hi *int64) {
+		if said["min"+what] {
+			lo = nil
+		}
+		if said["max"+what] {
+			hi = nil
+		}
 		switch {
-		case saidAll("min"+what, "max"+what):
 		case lo != nil && hi != nil:
 			out = append(out, fmt.Sprintf("%s %d to %d.", what, *lo, *hi))
 		case lo != nil:
@@ -774,7 +839,7 @@ func (p *printer) typ(t *ir.Type) string {
 			s = strconv.Quote(s) // a reference back into a cycle
 		}
 	case ir.KindLiteral:
-		s = literalText(t)
+		s = p.literal(t)
 		if p.printed[s] {
 			s = p.aliases[s]
 		}

@@ -283,3 +283,174 @@ func TestLookalikeDefinitionsKeepTheirNames(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundTheDescriptionStatesNotRestated: a bound the schema has and the
+// description already states by its value ("(1-100)", "1–255 characters",
+// "max: 500", "up to 20 per call") was printed again after it ("Value 1 to
+// 100."); a stated bound is left out, the bounds the description does not
+// state (or states another value for) are still printed.
+func TestBoundTheDescriptionStatesNotRestated(t *testing.T) {
+	py := compileMCP(t, `{"tools": [{"name": "list", "inputSchema": {"type": "object", "properties": {
+		"limit": {"type": "integer", "minimum": 1, "maximum": 100, "description": "How many to return (1-100)"},
+		"name": {"type": "string", "minLength": 1, "maxLength": 255, "description": "The name, 1–255 characters."},
+		"page": {"type": "integer", "minimum": 1, "maximum": 500, "description": "Page size (max: 500)."},
+		"items": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 20, "description": "Up to 20 per call."},
+		"lat": {"type": "number", "minimum": -90, "maximum": 90, "description": "Latitude in degrees (-90 to 90)."},
+		"big": {"type": "integer", "minimum": 0, "maximum": 1000, "description": "At most 1,000 of them."},
+		"other": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many (1-100)."},
+		"free": {"type": "integer", "minimum": 1, "maximum": 50, "description": "How many."},
+		"long": {"type": "number", "minimum": -180, "maximum": 180, "description": "Greater than or equal to -180.0 and less than or equal to +180.0 degrees."}}}}]}`)
+	for _, want := range []string{
+		"    limit: int = None,  # How many to return (1-100)\n",
+		"    name: str = None,  # The name, 1–255 characters.\n",
+		"    page: int = None,  # Page size (max: 500). Value >= 1.\n",
+		"    items: list[str] = None,  # Up to 20 per call. Items >= 1.\n",
+		"    lat: float = None,  # Latitude in degrees (-90 to 90).\n",
+		"    big: int = None,  # At most 1,000 of them. Value >= 0.\n",
+		"    other: int = None,  # How many (1-100). Value 1 to 50.\n",
+		"    free: int = None,  # How many. Value 1 to 50.\n",
+		"    long: float = None,  # Greater than or equal to -180.0 and less than or equal to +180.0 degrees.\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}
+
+// TestValueMarkedDefaultNotRestated: a default the description marks as
+// such after the value (`"content" (default) fetches...`, "When false
+// (default), ...") or names as "default being relaxed" was printed again
+// after it ("Default: False."); it is left out there, and a "(default)"
+// after another value leaves the schema's printed.
+func TestValueMarkedDefaultNotRestated(t *testing.T) {
+	py := compileMCP(t, `{"tools": [{"name": "get", "inputSchema": {"type": "object", "properties": {
+		"mode": {"type": "string", "enum": ["content", "history"], "default": "content", "description": "The mode. \"content\" (default) fetches text."},
+		"full": {"type": "boolean", "default": false, "description": "When false (default), a placeholder is shown."},
+		"format": {"type": "string", "default": "relaxed", "description": "The format, with default being relaxed."},
+		"other": {"type": "string", "enum": ["a", "b"], "default": "b", "description": "Pick: a (default) or b."}}}}]}`)
+	for _, want := range []string{
+		`    mode: Literal["content", "history"] = None,  # The mode. "content" (default) fetches text.` + "\n",
+		"    full: bool = None,  # When false (default), a placeholder is shown.\n",
+		"    format: str = None,  # The format, with default being relaxed.\n",
+		`    other: Literal["a", "b"] = None,  # Pick: a (default) or b. Default: "b".` + "\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}
+
+// TestSentenceListingTheEnumNotRestated: a sentence or aside of a
+// parameter's description that only lists its enum's values ("Valid values
+// are 'a', 'b' and 'c'.", "(NOTE or TASK)", "One of: json|yaml") said again
+// what the Literal beside it shows; it is left out. A sentence that says
+// more (what a value means), one that leaves a value out, and one beside
+// a Literal printed by its alias (the values on another tool's lines)
+// stay.
+func TestSentenceListingTheEnumNotRestated(t *testing.T) {
+	long := `"enum": ["alpha_one", "beta_two", "gamma_three", "delta_four"]`
+	py := compileMCP(t, `{"tools": [{"name": "update", "inputSchema": {"type": "object", "properties": {
+		"status": {"type": "string", "enum": ["resolved", "resolvedInNextRelease", "ignored"], "description": "The new status. Valid values are 'resolved', 'resolvedInNextRelease', and 'ignored'."},
+		"kind": {"type": "string", "enum": ["NOTE", "TASK"], "description": "The type to create (NOTE or TASK)"},
+		"output": {"type": "string", "enum": ["json", "yaml"], "default": "yaml", "description": "Output format. One of: json|yaml."},
+		"only": {"type": "string", "enum": ["a", "b"], "description": "Options: a, b"},
+		"mode": {"type": "string", "enum": ["fast", "slow"], "description": "How to run. fast skips checks, slow runs them."},
+		"part": {"type": "string", "enum": ["x", "y", "z"], "description": "Which part. One of: x, y."},
+		"first": {"type": "string", `+long+`, "description": "Pick. One of: alpha_one, beta_two, gamma_three, delta_four."}}}},
+		{"name": "again", "inputSchema": {"type": "object", "properties": {
+		"second": {"type": "string", `+long+`, "description": "Pick. One of: alpha_one, beta_two, gamma_three, delta_four."}}}}]}`)
+	for _, want := range []string{
+		`    status: Literal["resolved", "resolvedInNextRelease", "ignored"] = None,  # The new status.` + "\n",
+		`    kind: Literal["NOTE", "TASK"] = None,  # The type to create` + "\n",
+		`    output: Literal["json", "yaml"] = None,  # Output format. Default: "yaml".` + "\n",
+		`    only: Literal["a", "b"] = None,` + "\n",
+		`    mode: Literal["fast", "slow"] = None,  # How to run. fast skips checks, slow runs them.` + "\n",
+		`    part: Literal["x", "y", "z"] = None,  # Which part. One of: x, y.` + "\n",
+		`    first: First = None,  # Pick. One of: alpha_one, beta_two, gamma_three, delta_four.` + "\n",
+		`    second: First = None,  # Pick. One of: alpha_one, beta_two, gamma_three, delta_four.` + "\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+}
+
+// TestSentenceSeveralCommentsRepeatSaidOnce: a sentence many parameter
+// comments (or tool description lines) have word for word after a first
+// sentence of their own ("Valid values include: ..." in every objectType)
+// was printed in each, which the shared docs (whole comments only) did not
+// catch; it is said once as a shared note and each place marks it, a
+// tool's lines bring the note with them (manifest.SharedLines), and a
+// sentence too short or too seldom repeated to pay for its mark stays.
+func TestSentenceSeveralCommentsRepeatSaidOnce(t *testing.T) {
+	const long = "Valid values include: appointments, companies, contacts, courses, deals, leads, line_items, listings, meetings, orders."
+	const short = "Relative file names are resolved against the workspace root."
+	var tools []string
+	for i, verb := range []string{"list", "search", "create", "update"} {
+		tools = append(tools, `{"name": "`+verb+`", "description": "Do `+verb+`. `+long+`", "inputSchema": {"type": "object", "properties": {
+			"objectType": {"type": "string", "description": "The type of object to `+verb+`. `+long+` Ask if unsure."},
+			"file": {"type": "string", "description": "File `+strings.Repeat("x", i)+`. `+short+`"}}}}`)
+	}
+	svc, err := parse.MCP("test", []byte(`{"tools": [`+strings.Join(tools, ",")+`]}`), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir.Resolve(svc)
+	out, spans := emit.Python(svc)
+	py := string(out)
+	if n := strings.Count(py, long); n != 1 {
+		t.Errorf("the sentence is printed %d times, want once:\n%s", n, py)
+	}
+	for _, want := range []string{
+		manifest.SharedNoteHeader + "\nNote 1:\n    " + long + "\n",
+		"    objectType: str = None,  # The type of object to search. (note 1: see module doc) Ask if unsure.\n",
+		`    """Do search. (note 1: see module doc)"""` + "\n",
+		"    file: str = None,  # File x. " + short + "\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+	lines := strings.Split(py, "\n")
+	var shown []string
+	for _, n := range manifest.SharedLines(out, spans["update"].Start, spans["update"].End) {
+		shown = append(shown, lines[n-1])
+	}
+	if got, want := strings.Join(shown, "\n"), manifest.SharedNoteHeader+"\nNote 1:\n    "+long; got != want {
+		t.Errorf("update's lines bring:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestLiteralSeveralKeysShareAliased: a long Literal that TypedDict keys
+// (and parameters) share was printed in full at every key, the aliases
+// covering parameters only; it is printed once as an alias, before the
+// first TypedDict or def that uses it, and every use names it. The check
+// stubs still print it in full.
+func TestLiteralSeveralKeysShareAliased(t *testing.T) {
+	lit := `{"type": "string", "enum": ["markdown", "html", "rawHtml", "screenshot", "links"]}`
+	doc := `{"tools": [
+		{"name": "scrape", "inputSchema": {"type": "object", "properties": {"opts": {"type": "object", "properties": {"format": ` + lit + `}}}}},
+		{"name": "crawl", "inputSchema": {"type": "object", "properties": {"page": {"type": "object", "properties": {"kind": ` + lit + `, "depth": {"type": "integer"}}}, "format": ` + lit + `}}}]}`
+	py := compileMCP(t, doc)
+	const alias = `Format = Literal["markdown", "html", "rawHtml", "screenshot", "links"]`
+	if n := strings.Count(py, `"rawHtml"`); n != 1 {
+		t.Errorf("the Literal is printed %d times, want once:\n%s", n, py)
+	}
+	for _, want := range []string{
+		alias + "\n\n\nclass ScrapeOpts(TypedDict, total=False):\n    format: Format\n",
+		"    kind: Format\n",
+		"def crawl(*, page: CrawlPage = None, format: Format = None) -> Any:\n",
+	} {
+		if !strings.Contains(py, want) {
+			t.Errorf("no %q in:\n%s", want, py)
+		}
+	}
+	svc, err := parse.MCP("test", []byte(doc), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir.Resolve(svc)
+	if stub := emit.ServiceStub(svc); strings.Count(stub, `"rawHtml"`) != 3 {
+		t.Errorf("check stubs:\n%s", stub)
+	}
+}

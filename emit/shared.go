@@ -92,7 +92,7 @@ func (p *printer) sharedDoc(name, doc string) string {
 	if doc != "" && p.shared[name] == doc {
 		return sharedMark
 	}
-	return doc
+	return p.withSentenceNotes(doc)
 }
 
 // sharedLines are the module docstring's lines for the shared docs.
@@ -132,20 +132,39 @@ func (p *printer) paramDoc(t *ir.Tool, prm *ir.Param) string {
 		if p.docs.params == nil {
 			p.docs.params = map[*ir.Param]string{}
 		}
-		if k, keyed := docKeyOf(t, prm); keyed {
+		shown, text := p.literalShown(prm.Type)
+		if k, keyed := docKeyOf(t, prm, text); keyed {
 			if d, ok = p.docs.byKey[k]; !ok {
 				if p.docs.byKey == nil {
 					p.docs.byKey = map[docKey]string{}
 				}
-				d = paramDoc(t, prm)
+				d = paramDoc(t, prm, shown)
 				p.docs.byKey[k] = d
 			}
 		} else {
-			d = paramDoc(t, prm)
+			d = paramDoc(t, prm, shown)
 		}
 		p.docs.params[prm] = d
 	}
 	return d
+}
+
+// literalShown is the values of the one Literal in t (outside objects)
+// that its annotation prints in full, beside the comment: nil when t has
+// none or several, or prints it by an alias (whose values another tool's
+// lines may hold).
+func (p *printer) literalShown(t *ir.Type) (values []any, text string) {
+	var lit *ir.Type
+	n := 0
+	eachLiteral(t, func(lt *ir.Type) { lit = lt; n++ })
+	if n != 1 {
+		return nil, ""
+	}
+	text = p.literal(lit)
+	if _, ok := p.aliases[text]; ok {
+		return nil, ""
+	}
+	return lit.Literals, text
 }
 
 // docKey is everything paramDoc reads of a parameter and its type.
@@ -160,6 +179,9 @@ type docKey struct {
 	minLen, maxLen         intKey
 	minItems, maxItems     intKey
 	enriched               string
+	// shown is the Literal printed beside the comment whose values a
+	// sentence of the description may only list (literalShown).
+	shown string
 	// now and orig are the parameter's property schema in Input and in
 	// Original, by identity, when proseSaid reads them (it is a function of
 	// their keys; emit changes no schema).
@@ -192,10 +214,10 @@ func intOf(n *int64) intKey {
 
 // docKeyOf is prm's docKey; false for a parameter whose type documents
 // its values one by one (EnumDocs), which is documented on its own.
-func docKeyOf(t *ir.Tool, prm *ir.Param) (docKey, bool) {
+func docKeyOf(t *ir.Tool, prm *ir.Param, shown string) (docKey, bool) {
 	k := docKey{
 		desc: prm.Description, wire: string(prm.Wire), py: string(prm.Py), in: string(prm.In),
-		deprecated: prm.Deprecated, enriched: strings.Join(prm.Enriched, "\x00"),
+		deprecated: prm.Deprecated, enriched: strings.Join(prm.Enriched, "\x00"), shown: shown,
 	}
 	if t != nil && t.Original != nil && prm.Description != "" {
 		prop := func(s ir.Schema) *byte {
@@ -233,7 +255,8 @@ func (p *printer) fieldDoc(f *ir.Field) string {
 		if p.docs.fields == nil {
 			p.docs.fields = map[*ir.Field]string{}
 		}
-		d = fieldDoc(f)
+		shown, _ := p.literalShown(f.Type)
+		d = fieldDoc(f, shown)
 		p.docs.fields[f] = d
 	}
 	return d
@@ -430,11 +453,19 @@ func defaultSaid(desc string, t *ir.Type, said map[string]bool) map[string]bool 
 
 // defaultPhrase is "default" or "defaults" ("is", "to", "value", a colon
 // or an equals sign may follow) and the word after it, quoted or not.
-var defaultPhrase = regexp.MustCompile(`(?i)\bdefaults?(?:\s+(?:value\s+)?(?:is|to|of))?\s*[:=]?\s*[("'` + "`" + `]?([^\s"'` + "`" + `),;]+)`)
+var defaultPhrase = regexp.MustCompile(`(?i)\bdefaults?(?:\s+(?:value\s+)?(?:is|to|of|being))?\s*[:=]?\s*[("'` + "`" + `]?([^\s"'` + "`" + `),;]+)`)
+
+// defaultAfter is a value "(default)" follows: `"skip" (default)`, "When
+// false (default)".
+var defaultAfter = regexp.MustCompile(`(?i)(?:^|[\s("'` + "`" + `])([^\s"'` + "`" + `(),;:]+)["'` + "`" + `]?\s*\((?:the\s+)?default\)`)
 
 // statesDefault says whether desc names text as the default.
 func statesDefault(desc, text string) bool {
-	for _, m := range defaultPhrase.FindAllStringSubmatch(desc, -1) {
+	ms := defaultPhrase.FindAllStringSubmatch(desc, -1)
+	if strings.Contains(desc, "(") {
+		ms = append(ms, defaultAfter.FindAllStringSubmatch(desc, -1)...)
+	}
+	for _, m := range ms {
 		if w := strings.TrimRight(m[1], ".:"); w == text || strings.EqualFold(w, text) && (text == "true" || text == "false") {
 			return true
 		}

@@ -106,25 +106,74 @@ func (ix *sharedIndex) refs(l string, out map[int]bool) {
 	}
 }
 
-// SharedLines returns, in file order, the lines of py's module docstring
-// that lines start..end (1-based, inclusive) refer to: the shared docs of
-// the parameters and keys marked SharedMark there and the shared notes
-// their descriptions name, each with its list's header. A tool's lines
-// read with these say everything the file says about it.
+// SharedLines returns, in file order, the lines outside start..end (1-based,
+// inclusive) that those lines refer to: of py's module docstring, the
+// shared docs of the parameters and keys marked SharedMark there and the
+// shared notes their descriptions name, each with its list's header; and
+// the Literal aliases their annotations name that another tool's lines
+// print ("Format = Literal[...]"). A tool's lines read with these say
+// everything the file says about it.
 func SharedLines(py []byte, start, end int) []int {
-	if !strings.Contains(string(py), SharedMark) {
+	text := string(py)
+	hasShared, hasAlias := strings.Contains(text, SharedMark), strings.Contains(text, aliasMark)
+	if !hasShared && !hasAlias {
 		return nil
 	}
-	lines := strings.Split(strings.TrimSuffix(string(py), "\n"), "\n")
-	ix := indexShared(lines)
-	if ix.docHeader == 0 && ix.noteHeader == 0 {
-		return nil
-	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	out := map[int]bool{}
-	for n := max(start, ix.end+1); n <= end && n <= len(lines); n++ {
-		ix.refs(lines[n-1], out)
+	if ix := indexShared(lines); hasShared && (ix.docHeader != 0 || ix.noteHeader != 0) {
+		for n := max(start, ix.end+1); n <= end && n <= len(lines); n++ {
+			ix.refs(lines[n-1], out)
+		}
+	}
+	if hasAlias {
+		aliasRefs(lines, start, end, out)
 	}
 	return sortedLines(out)
+}
+
+// aliasMark is what a line that defines a Literal alias has after its name.
+const aliasMark = " = Literal["
+
+var (
+	aliasDef   = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*) = Literal\[`)
+	identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+)
+
+// aliasRefs adds to out the lines outside start..end that define a
+// Literal alias the code of lines start..end (not their docstrings or
+// comments) names.
+func aliasRefs(lines []string, start, end int, out map[int]bool) {
+	defs := map[string]int{}
+	for i, l := range lines {
+		if m := aliasDef.FindStringSubmatch(l); m != nil && (i+1 < start || i+1 > end) {
+			defs[m[1]] = i + 1
+		}
+	}
+	if len(defs) == 0 {
+		return
+	}
+	inDoc := false
+	for n := max(start, 1); n <= end && n <= len(lines); n++ {
+		l := lines[n-1]
+		quotes := strings.Count(l, `"""`)
+		if inDoc {
+			inDoc = quotes%2 == 0
+			continue
+		}
+		if strings.HasPrefix(strings.TrimSpace(l), `"""`) {
+			inDoc = quotes%2 == 1
+			continue
+		}
+		if code, _, ok := strings.Cut(l, "  # "); ok {
+			l = code
+		}
+		for _, id := range identifier.FindAllString(l, -1) {
+			if d, ok := defs[id]; ok {
+				out[d] = true
+			}
+		}
+	}
 }
 
 // DropUnreferencedShared unmarks in keep (keep[n] for line n) the shared

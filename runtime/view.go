@@ -193,7 +193,9 @@ func defLine(lines []string, py string, start, end int) int {
 
 var identifier = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
-var shapeName = regexp.MustCompile(`^(?:class ([A-Za-z_][A-Za-z0-9_]*)\(|([A-Za-z_][A-Za-z0-9_]*) = TypedDict\()`)
+// shapeName names a shape's block, or a Literal alias's (a line that stays
+// may name either).
+var shapeName = regexp.MustCompile(`^(?:class ([A-Za-z_][A-Za-z0-9_]*)\(|([A-Za-z_][A-Za-z0-9_]*) = (?:TypedDict\(|Literal\[))`)
 
 // hideTools marks the lines of hidden tools as not kept: each one's def
 // with its docstring, and the shapes printed with it unless a line that

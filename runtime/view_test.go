@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/manifest"
+	"github.com/codemode-dev/codemode/parse"
 )
 
 // TestViewKeepsGrantedDefinitions grants every other tool of each golden
@@ -170,4 +172,43 @@ func sharedEntry(lines []string, n int) bool {
 		}
 	}
 	return false
+}
+
+// TestHiddenToolKeepsTheAliasAGrantedToolUses: the module prints a Literal
+// that several parameters or keys share once, as an alias, with the first
+// tool that uses it; a view hiding that tool dropped the alias with it, so
+// a granted tool's lines named a type the view no longer defined. The
+// alias stays while a kept line names it, and goes with the tools that
+// alone use it.
+func TestHiddenToolKeepsTheAliasAGrantedToolUses(t *testing.T) {
+	lit := `{"type": "string", "enum": ["markdown", "html", "rawHtml", "screenshot", "links"]}`
+	other := `{"type": "string", "enum": ["alpha_one", "beta_two", "gamma_three", "delta_four"]}`
+	list := `{"tools": [
+		{"name": "scrape", "inputSchema": {"type": "object", "properties": {"format": ` + lit + `, "pick": ` + other + `}}},
+		{"name": "crawl", "inputSchema": {"type": "object", "properties": {"page": {"type": "object", "properties": {"kind": ` + lit + `}}, "pick": ` + other + `}}},
+		{"name": "map", "inputSchema": {"type": "object", "properties": {"format": ` + lit + `}}}]}`
+	svc, err := parse.MCP("test", []byte(list), parse.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ir.Resolve(svc)
+	py, spans := emit.Python(svc)
+	s := emit.ManifestFor(svc, "test.py", spans, nil)
+	m := &manifest.Manifest{Services: []manifest.Service{s}}
+	files := map[string][]byte{s.File: py}
+	const alias = `Format = Literal["markdown", "html", "rawHtml", "screenshot", "links"]`
+	if !strings.Contains(string(py), alias+"\n\n\n") {
+		t.Fatalf("no alias:\n%s", py)
+	}
+	v, err := buildView(m, files, map[ir.ServiceName][]string{s.Name: {"map"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	view := string(v.files[s.File])
+	if !strings.Contains(view, alias+"\n") || !strings.Contains(view, "def map(*, format: Format = None)") {
+		t.Errorf("the view lost the alias map uses:\n%s", view)
+	}
+	if strings.Contains(view, "Pick") || strings.Contains(view, "def scrape(") || strings.Contains(view, "def crawl(") {
+		t.Errorf("the view kept what only hidden tools use:\n%s", view)
+	}
 }

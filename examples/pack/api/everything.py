@@ -64,7 +64,7 @@ def get_env() -> Any:
 
 def get_resource_links(
     *,
-    count: float = None,  # Number of resource links to return (1-10) Default: 3. Value 1 to 10.
+    count: float = None,  # Number of resource links to return (1-10) Default: 3.
 ) -> Any:
     """Returns up to ten resource links that reference different types of resources
 

@@ -64,7 +64,7 @@ def get_env() -> Any:
 
 def get_resource_links(
     *,
-    count: float = None,  # Number of resource links to return (1-10) Default: 3. Value 1 to 10.
+    count: float = None,  # Number of resource links to return (1-10) Default: 3.
 ) -> Any:
     """Returns up to ten resource links that reference different types of resources
 
@@ -160,7 +160,7 @@ def trigger_url_elicitation(
     *,
     message: str = None,  # Message shown to the user before opening the URL. Default: "Please open the link to complete this action.".
     elicitationId: str = None,  # Optional explicit elicitation ID. Defaults to a random UUID.
-    errorPath: bool = None,  # Controls which elicitation mechanism is used. When false (default), sends an elicitation/create request (request path). When true, throws a UrlElicitationRequiredError (MCP error code -32042) so the client handles the URL elicitation via the error path rather than waiting for a response. To clear the error, satisfy the prerequisite and retry this call with the same arguments; the retry ignores errorPath and proceeds, so the client does not loop on the same error. Default: False.
+    errorPath: bool = None,  # Controls which elicitation mechanism is used. When false (default), sends an elicitation/create request (request path). When true, throws a UrlElicitationRequiredError (MCP error code -32042) so the client handles the URL elicitation via the error path rather than waiting for a response. To clear the error, satisfy the prerequisite and retry this call with the same arguments; the retry ignores errorPath and proceeds, so the client does not loop on the same error.
 ) -> Any:
     """Trigger a URL elicitation so the client can direct the user to a browser flow. Supports two mechanisms: the request path (elicitation/create, default) which awaits the user's response, and the error path (UrlElicitationRequiredError, -32042) which signals the client to handle URL elicitation via the error response. Set errorPath=true to use the error path.
 

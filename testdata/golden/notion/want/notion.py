@@ -56,7 +56,7 @@ class APIPostSearchSortVariant1(TypedDict, total=False):
 class APIPostSearchFilterVariant1(TypedDict, total=False):
     """A set of criteria, `value` and `property` keys, that limits the results to either only pages or only data sources. Possible `value` values are `"page"` or `"data_source"`. The only supported `property` value is `"object"`."""
 
-    value: Literal["page", "data_source"]  # The value of the property to filter the results by. Possible values for object type include `page` or `data_source`. **Limitation**: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)
+    value: Literal["page", "data_source"]  # The value of the property to filter the results by. Possible values for object type include `page` or `data_source`. **Limitation**: Currently the only filter allowed is `object` which will filter by type of object
     property: str  # The name of the property to filter by. Currently the only property you can filter by is the object type. Possible values include `object`. Limitation: Currently the only filter allowed is `object` which will filter by type of object (either `page` or `data_source`)
 
 
@@ -423,7 +423,7 @@ def API_move_page(
 def API_retrieve_page_markdown(
     page_id: str,  # see module doc
     *,
-    include_transcript: bool = None,  # Whether to include meeting note transcripts. When false (default), a placeholder with the meeting note URL is shown instead of the full transcript. Default: False.
+    include_transcript: bool = None,  # Whether to include meeting note transcripts. When false (default), a placeholder with the meeting note URL is shown instead of the full transcript.
 ) -> Any:
     """Notion | Retrieve a page as Markdown
     Error Responses:
@@ -451,7 +451,7 @@ class APIUpdatePageMarkdownUpdateContentVariant1ContentUpdatesItem(TypedDict):
 class APIUpdatePageMarkdownUpdateContentVariant1(TypedDict):
     """Provide when type is `update_content`. Applies targeted find-and-replace edits."""
 
-    content_updates: list[APIUpdatePageMarkdownUpdateContentVariant1ContentUpdatesItem]  # Up to 100 find-and-replace edits applied in order. Items <= 100.
+    content_updates: list[APIUpdatePageMarkdownUpdateContentVariant1ContentUpdatesItem]  # Up to 100 find-and-replace edits applied in order.
     allow_deleting_content: NotRequired[bool]  # Permit deletion of existing child pages/databases removed by the edits.
 
 

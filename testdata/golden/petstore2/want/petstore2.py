@@ -140,12 +140,15 @@ def getInventory() -> dict[str, int]:
     HTTP: GET /store/inventory. Read-only."""
 
 
+Status = Literal["placed", "approved", "delivered"]
+
+
 class Order(TypedDict, total=False):
     id: int  # Format: int64.
     petId: int  # Format: int64.
     quantity: int  # Format: int32.
     shipDate: str  # Format: date-time.
-    status: Literal["placed", "approved", "delivered"]  # Order Status
+    status: Status  # Order Status
     complete: bool  # Default: False.
 
 
@@ -155,7 +158,7 @@ def placeOrder(
     petId: int = None,  # Body field. Format: int64.
     quantity: int = None,  # Body field. Format: int32.
     shipDate: str = None,  # Body field. Format: date-time.
-    status: Literal["placed", "approved", "delivered"] = None,  # Order Status. Body field.
+    status: Status = None,  # Order Status. Body field.
     complete: bool = None,  # Body field. Default: False.
 ) -> Order:
     """Place an order for a pet

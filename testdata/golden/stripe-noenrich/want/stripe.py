@@ -7,7 +7,7 @@ In run_code: api.stripe.<function>(...), or run_tool("<wire name>", {...});
 arguments are checked against the schema before a request leaves.
 
 Shared parameter docs: a parameter or key commented "see module doc" below is this:
-    limit: A limit on the number of objects to be returned. Limit can range between 1 and 100. Value 1 to 100.
+    limit: A limit on the number of objects to be returned. Limit can range between 1 and 100.
 """
 
 from typing import Any, Literal, TypedDict
@@ -53,7 +53,7 @@ def create_product(
 
 def list_products(
     *,
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10.
 ) -> Any:
     """This tool will fetch a list of Products from Stripe.
 
@@ -79,7 +79,7 @@ def create_price(
 def list_prices(
     *,
     product: str = None,  # The ID of the product to list prices for.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10.
 ) -> Any:
     """This tool will fetch a list of Prices from Stripe.
 
@@ -120,7 +120,7 @@ def create_invoice(
 def list_invoices(
     *,
     customer: str = None,  # The ID of the customer to list invoices for.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10.
 ) -> Any:
     """This tool will fetch a list of Invoices from Stripe.
 
@@ -274,7 +274,7 @@ def create_coupon(
     name: str,  # Name of the coupon displayed to customers on invoices or receipts
     amount_off: float,  # A positive integer representing the amount to subtract from an invoice total (required if percent_off is not passed)
     *,
-    percent_off: float = None,  # A positive float larger than 0, and smaller or equal to 100, that represents the discount the coupon will apply (required if amount_off is not passed) Value 0 to 100.
+    percent_off: float = None,  # A positive float larger than 0, and smaller or equal to 100, that represents the discount the coupon will apply (required if amount_off is not passed) Value >= 0.
     currency: str = None,  # Three-letter ISO code for the currency of the amount_off parameter (required if amount_off is passed). Infer based on the amount_off. For example, if a coupon is $2 off, set currency to be USD. Default: "USD".
     duration: Literal["once", "repeating", "forever"] = None,  # How long the discount will last. Defaults to "once"
     duration_in_months: float = None,  # The number of months the discount will last if duration is repeating
@@ -323,7 +323,7 @@ def list_disputes(
     *,
     charge: str = None,  # Only return disputes associated to the charge specified by this charge ID.
     payment_intent: str = None,  # Only return disputes associated to the PaymentIntent specified by this PaymentIntent ID.
-    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10. Value 1 to 100.
+    limit: int = None,  # A limit on the number of objects to be returned. Limit can range between 1 and 100, and the default is 10.
 ) -> Any:
     """This tool will fetch a list of disputes in Stripe.
 

@@ -98,6 +98,9 @@ def delete_booking(
     Wire: "delete-booking". HTTP: DELETE /bookings/{bookingId}. Destructive."""
 
 
+Currency = Literal["bam", "bgn", "chf", "eur", "gbp", "nok", "sek", "try"]
+
+
 class Card(TypedDict):
     """A card (debit or credit) to take payment from."""
 
@@ -133,7 +136,7 @@ class LinksBooking(TypedDict, total=False):
 class CreateBookingPaymentResult(TypedDict, total=False):
     id: str  # Unique identifier for the payment. This will be a unique identifier for the payment, and is used to reference the payment in other objects. Read-only. Format: uuid.
     amount: float  # Amount intended to be collected by this payment. A positive decimal figure describing the amount to be collected. Value > 0.
-    currency: Literal["bam", "bgn", "chf", "eur", "gbp", "nok", "sek", "try"]  # Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase.
+    currency: Currency  # Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase.
     source: Card | BankAccount  # The payment source to take the payment from. This can be a card or a bank account. Some of these properties will be hidden on read to protect PII leaking.
     status: Literal["pending", "succeeded", "failed"]  # The status of the payment, one of `pending`, `succeeded`, or `failed`. Read-only.
     links: LinksBooking
@@ -143,7 +146,7 @@ def create_booking_payment(
     bookingId: str,  # The ID of the booking to pay for. Path parameter. Format: uuid.
     *,
     amount: float = None,  # Amount intended to be collected by this payment. A positive decimal figure describing the amount to be collected. Body field. Value > 0.
-    currency: Literal["bam", "bgn", "chf", "eur", "gbp", "nok", "sek", "try"] = None,  # Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase. Body field.
+    currency: Currency = None,  # Three-letter [ISO currency code](https://www.iso.org/iso-4217-currency-codes.html), in lowercase. Body field.
     source: Card | BankAccount = None,  # The payment source to take the payment from. This can be a card or a bank account. Some of these properties will be hidden on read to protect PII leaking. Body field.
 ) -> CreateBookingPaymentResult:
     """Pay for a Booking
