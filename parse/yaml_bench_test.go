@@ -1,0 +1,88 @@
+//go:build unix
+
+package parse
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// processCPU is the CPU time (user and system) the process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkYAMLStage decodes stripe.yaml (4.5 MB) the way OpenAPI does
+// (decode, split on every core), and its parts on one goroutine: the whole
+// document decoded unsplit, yaml.v3's node tree alone, the conversion of
+// that tree into values alone, and the line scan that finds the split.
+// cpu-s/op is the CPU time of one decode on every core (GC included).
+func BenchmarkYAMLStage(b *testing.B) {
+	data, err := os.ReadFile("../testdata/corpus/openapi/stripe.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func(b *testing.B, f func()) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		runtime.GC()
+		start := processCPU()
+		for b.Loop() {
+			f()
+		}
+		b.ReportMetric((processCPU()-start).Seconds()/float64(b.N), "cpu-s/op")
+	}
+	b.Run("decode", func(b *testing.B) {
+		run(b, func() {
+			if _, _, err := decodeYAML("stripe.yaml", data); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("whole", func(b *testing.B) {
+		old := splitMin
+		splitMin = 1 << 62
+		defer func() { splitMin = old }()
+		run(b, func() {
+			if _, _, err := decodeYAML("stripe.yaml", data); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("nodes", func(b *testing.B) {
+		run(b, func() {
+			var root yaml.Node
+			if err := yaml.Unmarshal(data, &root); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("convert", func(b *testing.B) {
+		var root yaml.Node
+		if err := yaml.Unmarshal(data, &root); err != nil {
+			b.Fatal(err)
+		}
+		run(b, func() {
+			c := &yamlConv{order: order{}}
+			if _, err := c.value(root.Content[0], nil); err != nil {
+				b.Fatal(err)
+			}
+		})
+	})
+	b.Run("lines", func(b *testing.B) {
+		run(b, func() {
+			if _, ok := scanYAMLLines(data); !ok {
+				b.Fatal("not scanned")
+			}
+		})
+	})
+}
