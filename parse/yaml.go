@@ -31,7 +31,7 @@ func decodeYAML(file string, data []byte) (any, order, error) {
 		return nil, nil, errorf(file, "invalid YAML: empty document")
 	}
 	c := &yamlConv{order: order{}}
-	v, err := c.value(root.Content[0], nil)
+	v, err := c.value(root.Content[0])
 	if err != nil {
 		return nil, nil, errorf(file, "invalid YAML: %s", err)
 	}
@@ -44,9 +44,11 @@ type yamlConv struct {
 	inAlias int                 // depth of alias expansion
 	active  map[*yaml.Node]bool // alias targets being expanded
 	depth   int
+	path    []string // the keys down to the value being converted
+	ptr     []byte   // scratch for the pointer of path
 }
 
-func (c *yamlConv) alias(n *yaml.Node, path []string) (any, error) {
+func (c *yamlConv) alias(n *yaml.Node) (any, error) {
 	if c.active[n] {
 		return nil, yamlErr("recursive alias")
 	}
@@ -56,62 +58,67 @@ func (c *yamlConv) alias(n *yaml.Node, path []string) (any, error) {
 	c.active[n] = true
 	c.inAlias++
 	defer func() { delete(c.active, n); c.inAlias-- }()
-	return c.value(n, path)
+	return c.value(n)
 }
 
 type yamlErr string
 
 func (e yamlErr) Error() string { return string(e) }
 
-func (c *yamlConv) value(n *yaml.Node, path []string) (any, error) {
+// value converts n, standing at c.path.
+func (c *yamlConv) value(n *yaml.Node) (any, error) {
 	if c.inAlias > 0 {
 		c.aliased++
 		if c.aliased > maxAliasValues {
 			return nil, yamlErr("aliases expand to too many values")
 		}
 	}
-	c.depth++
-	defer func() { c.depth-- }()
-	if c.depth > 10000 {
+	if c.depth >= 10000 {
 		return nil, yamlErr("document nested too deeply")
 	}
+	c.depth++
+	v, err := c.node(n)
+	c.depth--
+	return v, err
+}
+
+func (c *yamlConv) node(n *yaml.Node) (any, error) {
 	switch n.Kind {
 	case yaml.DocumentNode:
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
-		return c.value(n.Content[0], path)
+		return c.value(n.Content[0])
 	case yaml.AliasNode:
 		if n.Alias == nil {
 			return nil, nil
 		}
-		return c.alias(n.Alias, path)
+		return c.alias(n.Alias)
 	case yaml.SequenceNode:
-		out := make([]any, 0, len(n.Content))
+		out := make([]any, len(n.Content))
+		top := len(c.path)
+		c.path = append(c.path, "")
 		for i, e := range n.Content {
-			v, err := c.value(e, append(path, strconv.Itoa(i)))
+			c.path[top] = strconv.Itoa(i)
+			v, err := c.value(e)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, v)
+			out[i] = v
 		}
+		c.path = c.path[:top]
 		return out, nil
 	case yaml.MappingNode:
 		out := make(map[string]any, len(n.Content)/2)
 		var keys []string
-		if recordKeys(path) {
+		if recordKeys(c.path) {
 			keys = make([]string, 0, len(n.Content)/2)
 		}
-		if err := c.mapping(n, path, out, &keys); err != nil {
+		if err := c.mapping(n, out, &keys); err != nil {
 			return nil, err
 		}
 		if keys != nil {
-			var b strings.Builder
-			for _, s := range path {
-				b.WriteByte('/')
-				b.WriteString(esc(s))
-			}
-			c.order[b.String()] = keys
+			c.order[c.pointer()] = keys
 		}
 		return out, nil
 	case yaml.ScalarNode:
@@ -120,7 +127,31 @@ func (c *yamlConv) value(n *yaml.Node, path []string) (any, error) {
 	return nil, nil
 }
 
-func (c *yamlConv) mapping(n *yaml.Node, path []string, out map[string]any, keys *[]string) error {
+// pointer is the JSON pointer of c.path.
+func (c *yamlConv) pointer() string {
+	b := c.ptr[:0]
+	for _, s := range c.path {
+		b = append(b, '/')
+		for i := 0; i < len(s); i++ {
+			switch s[i] {
+			case '~':
+				b = append(b, "~0"...)
+			case '/':
+				b = append(b, "~1"...)
+			default:
+				b = append(b, s[i])
+			}
+		}
+	}
+	c.ptr = b
+	return string(b)
+}
+
+// mapping sets the entries of n, standing at c.path, in out, appending
+// the keys it adds to *keys when that is not nil.
+func (c *yamlConv) mapping(n *yaml.Node, out map[string]any, keys *[]string) error {
+	top := len(c.path)
+	c.path = append(c.path, "")
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, vn := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
@@ -132,6 +163,7 @@ func (c *yamlConv) mapping(n *yaml.Node, path []string, out map[string]any, keys
 			if vn.Kind == yaml.SequenceNode {
 				src = vn.Content
 			}
+			c.path = c.path[:top]
 			for _, s := range src {
 				if s.Kind == yaml.AliasNode && s.Alias != nil {
 					s = s.Alias
@@ -145,7 +177,7 @@ func (c *yamlConv) mapping(n *yaml.Node, path []string, out map[string]any, keys
 					}
 					c.active[s] = true
 					c.inAlias++
-					err := c.mapping(s, path, out, keys)
+					err := c.mapping(s, out, keys)
 					delete(c.active, s)
 					c.inAlias--
 					if err != nil {
@@ -153,26 +185,95 @@ func (c *yamlConv) mapping(n *yaml.Node, path []string, out map[string]any, keys
 					}
 				}
 			}
+			c.path = append(c.path, "")
 			continue
 		}
 		key := k.Value
 		if k.Kind == yaml.AliasNode && k.Alias != nil {
 			key = k.Alias.Value
 		}
-		v, err := c.value(vn, append(path, key))
+		c.path[top] = key
+		v, err := c.value(vn)
 		if err != nil {
 			return err
 		}
-		if _, dup := out[key]; !dup && *keys != nil {
-			*keys = append(*keys, key)
+		if *keys != nil {
+			if _, dup := out[key]; !dup {
+				*keys = append(*keys, key)
+			}
 		}
 		out[key] = v
 	}
+	c.path = c.path[:top]
 	return nil
 }
 
-// scalar converts a YAML scalar by its resolved tag.
+// scalar converts a YAML scalar by its resolved tag. A plain scalar with
+// no tag in the source (Style 0) has the tag yaml.v3 resolved from its
+// text, and its value is read here as yaml.v3 reads it; anything else is
+// decoded by yaml.v3.
 func scalar(n *yaml.Node) any {
+	if n.Style == 0 {
+		switch n.Tag {
+		case "!!str":
+			return n.Value
+		case "!!null":
+			return nil
+		case "!!bool":
+			// Only true, True, TRUE, false, False and FALSE resolve so.
+			return n.Value != "" && (n.Value[0] == 't' || n.Value[0] == 'T')
+		case "!!int":
+			if decimalInt(n.Value) {
+				return json.Number(n.Value)
+			}
+			s := n.Value
+			if strings.IndexByte(s, '_') >= 0 {
+				s = strings.ReplaceAll(s, "_", "")
+			}
+			if i, err := strconv.ParseInt(s, 0, 64); err == nil {
+				return json.Number(strconv.FormatInt(i, 10))
+			}
+		case "!!float":
+			s := n.Value
+			if strings.IndexByte(s, '_') >= 0 {
+				s = strings.ReplaceAll(s, "_", "")
+			}
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				if math.IsInf(f, 0) || math.IsNaN(f) {
+					return n.Value
+				}
+				if json.Valid([]byte(s)) {
+					return json.Number(s)
+				}
+				return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+			}
+		}
+	}
+	return decodedScalar(n)
+}
+
+// decimalInt says whether s is an int64 written as strconv.FormatInt
+// writes it (no sign but "-", no leading zero, no "_"), short enough not
+// to overflow.
+func decimalInt(s string) bool {
+	d := s
+	if d != "" && d[0] == '-' {
+		d = d[1:]
+	}
+	if d == "" || len(d) > 18 || d[0] == '0' && len(d) > 1 {
+		return false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return false
+		}
+	}
+	return s != "-0"
+}
+
+// decodedScalar converts a YAML scalar by its resolved tag, decoding it
+// with yaml.v3.
+func decodedScalar(n *yaml.Node) any {
 	switch n.ShortTag() {
 	case "!!null":
 		return nil

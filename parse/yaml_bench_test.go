@@ -73,7 +73,7 @@ func BenchmarkYAMLStage(b *testing.B) {
 		}
 		run(b, func() {
 			c := &yamlConv{order: order{}}
-			if _, err := c.value(root.Content[0], nil); err != nil {
+			if _, err := c.value(root.Content[0]); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -39,9 +39,9 @@ func convertPiece(p *yamlPiece) *pieceConv {
 	// The path is the piece's own (pieces of one holder share prefix).
 	path := make([]string, len(p.prefix))
 	copy(path, p.prefix)
-	c := &yamlConv{order: order{}, depth: 1 + len(path)}
+	c := &yamlConv{order: order{}, depth: 1 + len(path), path: path}
 	pc := &pieceConv{values: make(map[string]any, len(n.Content)/2), keys: make([]string, 0, len(n.Content)/2)}
-	pc.err = c.mapping(n, path, pc.values, &pc.keys)
+	pc.err = c.mapping(n, pc.values, &pc.keys)
 	pc.order, pc.aliased = c.order, c.aliased
 	return pc
 }
