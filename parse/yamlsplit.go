@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -132,7 +133,7 @@ type yamlLine struct {
 // scanYAMLLines reads the lines of data; ok is false for a document
 // decodeSplit must not split.
 func scanYAMLLines(data []byte) ([]yamlLine, bool) {
-	if bytes.ContainsAny(data, "\r\t") || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+	if bytes.ContainsAny(data, "\r\t") || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !yamlReadable(data) {
 		return nil, false
 	}
 	// One string for the whole document, its lines slices of it (a
@@ -207,6 +208,29 @@ func scanYAMLLines(data []byte) ([]yamlLine, bool) {
 		out = append(out, l)
 	}
 	return out, true
+}
+
+// yamlReadable says whether yaml.v3's reader takes every character of
+// data: UTF-8, and no control character but tab, newline and CR (it
+// refuses the whole document otherwise, while the pieces leave out the
+// comments before the first entry of a mapping they split).
+func yamlReadable(data []byte) bool {
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size == 1 || !(r == 0x85 || 0xa0 <= r && r <= 0xd7ff || 0xe000 <= r && r <= 0xfffd || 0x10000 <= r) {
+			return false
+		}
+		i += size
+	}
+	return true
 }
 
 // yamlKey splits "key: value" (a plain key, or a quoted one that closes

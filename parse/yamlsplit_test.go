@@ -166,3 +166,36 @@ func FuzzYAMLSplit(f *testing.F) {
 		}
 	})
 }
+
+// TestYAMLControlCharacterInSkippedCommentRefused: a piece leaves out the
+// comments before the first entry of a mapping it splits, so a character
+// yaml.v3 refuses there (a control character, invalid UTF-8) passed
+// unseen and the split decoded a document the whole refuses. Such a
+// document is not split: it fails as a whole.
+func TestYAMLControlCharacterInSkippedCommentRefused(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		runtime.GOMAXPROCS(2)
+		defer runtime.GOMAXPROCS(1)
+	}
+	old := splitMin
+	splitMin = 0
+	defer func() { splitMin = old }()
+	for doc, want := range map[string]string{
+		"a:\n#000\x000\n  0: 0000000\n000: 000\n0:\n 00000": "x.yaml: invalid YAML: control characters are not allowed",
+		"# \x01\na:\n  b: 1\nc:\n  d: 2\n":                  "x.yaml: invalid YAML: control characters are not allowed",
+		"a:\n  # \x7f\n  b: 1\n  c: 2\nd:\n  e: 2\n":        "x.yaml: invalid YAML: control characters are not allowed",
+		"a:\n  # \xc2\x80\n  b: 1\n  c: 2\nd:\n  e: 2\n":    "x.yaml: invalid YAML: control characters are not allowed",
+		"a:\n  # \xff\n  b: 1\n  c: 2\nd:\n  e: 2\n":        "x.yaml: invalid YAML: invalid leading UTF-8 octet",
+	} {
+		if _, ok := decodeSplit([]byte(doc)); ok {
+			t.Errorf("%q: split", doc)
+		}
+		if _, _, err := decodeYAML("x.yaml", []byte(doc)); err == nil || err.Error() != want {
+			t.Errorf("%q: error %v, want %s", doc, err, want)
+		}
+	}
+	// A character yaml.v3 takes does not stop the split.
+	if _, ok := decodeSplit([]byte("a:\n  # é \xc2\x85 \xef\xbb\xbf \xf0\x9f\x98\x80\n  b: 1\n  c: 2\nd:\n  e: 2\n")); !ok {
+		t.Error("a document of readable characters not split")
+	}
+}
