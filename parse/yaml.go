@@ -17,14 +17,14 @@ const maxAliasValues = 1_000_000
 // (numbers as json.Number, mappings as map[string]any) and records key
 // order the same way.
 func decodeYAML(file string, data []byte) (any, order, error) {
-	var root yaml.Node
-	if split, pieces, ok := splitYAML(data, true); ok {
+	if _, pieces, ok := splitYAML(data, true); ok {
 		// Each piece was converted on its own goroutine too.
 		if v, ord, ok := joinConverted(pieces); ok {
 			return v, ord, nil
 		}
-		root = *split
-	} else if err := yaml.Unmarshal(data, &root); err != nil {
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
 		return nil, nil, errorf(file, "invalid YAML: %s", oneLine(strings.TrimPrefix(err.Error(), "yaml: ")))
 	}
 	if root.Kind == 0 || len(root.Content) == 0 {

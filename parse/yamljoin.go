@@ -20,20 +20,20 @@ type pieceConv struct {
 
 // convertPiece converts the entries of p's innermost mapping, standing
 // where the whole document holds them (under p.prefix, as deep). It
-// returns nil when the piece is not shaped as splitYAML joins it (which
-// then gives up on it anyway).
+// returns nil when the piece is not shaped as splitYAML joins it (the
+// whole is then decoded).
 func convertPiece(p *yamlPiece) *pieceConv {
 	if p.root.Kind != yaml.DocumentNode || len(p.root.Content) != 1 {
 		return nil
 	}
 	n := p.root.Content[0]
-	for range p.prefix {
-		if n.Kind != yaml.MappingNode || len(n.Content) != 2 {
+	for _, key := range p.prefix {
+		if n.Kind != yaml.MappingNode || len(n.Content) != 2 || n.Content[0].Kind != yaml.ScalarNode || n.Content[0].Value != key || n.Content[0].Style != 0 {
 			return nil
 		}
 		n = n.Content[1]
 	}
-	if n.Kind != yaml.MappingNode {
+	if n.Kind != yaml.MappingNode || n.Tag != "!!map" || n.Anchor != "" {
 		return nil
 	}
 	// The path is the piece's own (pieces of one holder share prefix).
@@ -63,9 +63,9 @@ type joinItem struct {
 // joinConverted joins the converted pieces of splitYAML into the value and
 // key order decodeYAML gives for the whole document, applying what each
 // piece set in the order the whole is converted. ok is false when a piece
-// was not converted or failed (the joined node is then converted whole,
-// for its value or its error), or when a key is both split and not in one
-// mapping (decoded whole too: which of them wins depends on their order).
+// was not converted or failed (the whole is then decoded, for its value or
+// its error), or when a key is both split and not in one mapping (decoded
+// whole too: which of them wins depends on their order).
 func joinConverted(pieces []*yamlPiece) (any, order, bool) {
 	top := &joinNode{}
 	holders := map[string]*joinNode{"": top}

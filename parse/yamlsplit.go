@@ -45,8 +45,9 @@ func decodeSplit(data []byte) (root *yaml.Node, ok bool) {
 }
 
 // splitYAML is decodeSplit, returning the pieces too; with convert, each
-// piece's entries are also converted to values on its goroutine (see
-// yamlPiece.conv and joinConverted).
+// piece's entries are converted to values on its goroutine instead (see
+// yamlPiece.conv and joinConverted), its nodes dropped, and no root is
+// returned.
 func splitYAML(data []byte, convert bool) (root *yaml.Node, pieces []*yamlPiece, ok bool) {
 	procs := runtime.GOMAXPROCS(0)
 	if len(data) < splitMin || procs < 2 {
@@ -75,10 +76,25 @@ func splitYAML(data []byte, convert bool) (root *yaml.Node, pieces []*yamlPiece,
 				if p.err = unmarshalPiece(p); p.err == nil && convert {
 					p.conv = convertPiece(p)
 				}
+				if convert {
+					// Only the values are joined (or, when they
+					// cannot be, the whole is decoded again): the
+					// nodes are garbage the collector need not mark
+					// while the other pieces decode.
+					p.root, p.text = yaml.Node{}, nil
+				}
 			}
 		}()
 	}
 	wg.Wait()
+	if convert {
+		for _, p := range pieces {
+			if p.err != nil {
+				return nil, nil, false
+			}
+		}
+		return nil, pieces, true
+	}
 	top := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	holders := map[string]*yaml.Node{"": top}
 	for _, p := range pieces {
