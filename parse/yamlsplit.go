@@ -149,7 +149,7 @@ type yamlLine struct {
 // scanYAMLLines reads the lines of data; ok is false for a document
 // decodeSplit must not split.
 func scanYAMLLines(data []byte) ([]yamlLine, bool) {
-	if bytes.ContainsAny(data, "\r\t") || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !yamlReadable(data) {
+	if bytes.ContainsAny(data, "\r\t") || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return nil, false
 	}
 	// One string for the whole document, its lines slices of it (a
@@ -228,8 +228,7 @@ func scanYAMLLines(data []byte) ([]yamlLine, bool) {
 
 // yamlReadable says whether yaml.v3's reader takes every character of
 // data: UTF-8, and no control character but tab, newline and CR (it
-// refuses the whole document otherwise, while the pieces leave out the
-// comments before the first entry of a mapping they split).
+// refuses the whole document otherwise).
 func yamlReadable(data []byte) bool {
 	for i := 0; i < len(data); {
 		c := data[i]
@@ -385,6 +384,11 @@ func (sp *splitter) entries(from, to, indent int, prefix []string, holder string
 		}
 	}
 	if len(starts) == 0 || starts[0] != firstLine(lines, from, to) {
+		return false
+	}
+	// The pieces leave out the comments before the first entry: a
+	// character there that yaml.v3 refuses must fail the whole.
+	if !yamlReadable(data[lines[from].start:lines[starts[0]].start]) {
 		return false
 	}
 	starts = append(starts, to)
