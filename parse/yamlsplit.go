@@ -139,17 +139,22 @@ func unmarshalPiece(p *yamlPiece) (err error) {
 // newline) and its indentation; whether it is skipped (blank, a comment,
 // inside a block scalar); whether it is a key that may start a piece, and
 // a header (a plain "key:" and nothing else) that may hold a mapping to
-// split.
+// split. No pointer in it: a large document has a line for every line.
 type yamlLine struct {
 	start, end, indent int
+	nameLen            int // the key's, after the indentation
 	skip, key, header  bool
-	name               string
+}
+
+// name is the key of l.
+func (l *yamlLine) name(data []byte) string {
+	return string(data[l.start+l.indent : l.start+l.indent+l.nameLen])
 }
 
 // scanYAMLLines reads the lines of data; ok is false for a document
 // decodeSplit must not split.
 func scanYAMLLines(data []byte) ([]yamlLine, bool) {
-	if bytes.ContainsAny(data, "\r\t") || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+	if bytes.IndexByte(data, '\r') >= 0 || bytes.IndexByte(data, '\t') >= 0 || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
 		return nil, false
 	}
 	// One string for the whole document, its lines slices of it (a
@@ -197,7 +202,7 @@ func scanYAMLLines(data []byte) ([]yamlLine, bool) {
 			v = value
 			if !seq && name != "" && (name[0] == '"' || name[0] == '\'' || plainStart(name[0])) {
 				l.key = true
-				l.header, l.name = plainKey(name) && value == "", name
+				l.header, l.nameLen = plainKey(name) && value == "", len(name)
 			}
 		}
 		for len(v) > 0 && (v[0] == '&' || v[0] == '!') {
@@ -414,7 +419,7 @@ func (sp *splitter) entries(from, to, indent int, prefix []string, holder string
 			flush(s)
 			sp.split++
 			h := append(append(append([]byte(nil), head...), data[l.start:l.end]...), '\n')
-			if !sp.entries(s+1, end, lines[child].indent, append(append([]string(nil), prefix...), l.name), holder+"/"+strconv.Itoa(sp.split), h) {
+			if !sp.entries(s+1, end, lines[child].indent, append(append([]string(nil), prefix...), l.name(data)), holder+"/"+strconv.Itoa(sp.split), h) {
 				return false
 			}
 			continue
