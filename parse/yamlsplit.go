@@ -17,6 +17,12 @@ import (
 // time a large YAML spec takes to compile.
 var splitMin = 1 << 20
 
+// maxSplitDepth is how many mappings deep decodeSplit splits (a spec's
+// operations and schemas are two in): each level in copies the headers
+// above it into every piece, the cube of the depth for a document of
+// headers nested one in another.
+const maxSplitDepth = 4
+
 // A yamlPiece is a run of sibling mapping entries of the document, after
 // the header lines ("components:", "  schemas:") of the mappings that hold
 // them, so that it decodes on its own.
@@ -415,7 +421,7 @@ func (sp *splitter) entries(from, to, indent int, prefix []string, holder string
 		s, end := starts[e], starts[e+1]
 		l := lines[s]
 		n := lines[end-1].end - l.start
-		if child := firstLine(lines, s+1, end); n > sp.target && l.header && child >= 0 && lines[child].key && lines[child].indent > indent {
+		if child := firstLine(lines, s+1, end); n > sp.target && l.header && len(prefix) < maxSplitDepth && child >= 0 && lines[child].key && lines[child].indent > indent {
 			flush(s)
 			sp.split++
 			h := append(append(append([]byte(nil), head...), data[l.start:l.end]...), '\n')
