@@ -16,6 +16,14 @@ const maxAliasValues = 1_000_000
 // decodeYAML decodes a YAML document into the same values decodeJSON makes
 // (numbers as json.Number, mappings as map[string]any) and records key
 // order the same way.
+//
+// yaml.v3 building its nodes is most of it (stripe.yaml: about 0.13 of
+// 0.16 CPU s, 47 MB of 76). Measured side by side on stripe.yaml, the
+// other maintained decoders are no faster: go.yaml.in/yaml/v3 is the same
+// code (same allocations, same values on the corpus), go.yaml.in/yaml/v4
+// allocates 5% more and reads "-0" as a float and a plain "<<" value as
+// null, and github.com/goccy/go-yaml takes 4 to 5 times as long, allocates
+// 6 times as much and reads 1e3 and timestamps as strings.
 func decodeYAML(file string, data []byte) (any, order, error) {
 	if _, pieces, ok := splitYAML(data, true); ok {
 		// Each piece was converted on its own goroutine too.
