@@ -135,16 +135,27 @@ func TestAdapterExperiment(t *testing.T) {
 	evEnc := textVectorsFor(t, os.Getenv("CODEMODE_SENTENCE_EXPERIMENT"), all)
 	for _, setting := range strings.Fields(os.Getenv("CODEMODE_ADAPTER_SETTINGS")) {
 		cfg := parseAdapterSetting(t, setting)
-		w := trainAdapter(train, cfg)
-		t.Logf("== %s: validation top-1 %.3f", setting, sameSpecTop1(val, w))
-		ad := textVectors{}
-		for s, v := range evEnc {
-			if qset[s] {
-				v = applyAdapter(w, v)
+		w0 := trainAdapter(train, cfg)
+		// W_α = I + α(W − I): the adapter only partly applied.
+		for _, alpha := range floats("CODEMODE_ADAPTER_ALPHA", 1) {
+			w := make([]float64, len(w0))
+			for i := range w {
+				id := 0.0
+				if i/adDims == i%adDims {
+					id = 1
+				}
+				w[i] = id + alpha*(w0[i]-id)
 			}
-			ad[s] = v
+			t.Logf("== %s α %.2f: validation top-1 %.3f", setting, alpha, sameSpecTop1(val, w))
+			ad := textVectors{}
+			for s, v := range evEnc {
+				if qset[s] {
+					v = applyAdapter(w, v)
+				}
+				ad[s] = v
+			}
+			runExperiment(t, docs, qs, ad)
 		}
-		runExperiment(t, docs, qs, ad)
 	}
 }
 
