@@ -23,10 +23,7 @@ func decodeJSONWhole(data []byte) (any, order, error) {
 // keys included; a document it cannot split, or whose pieces fail, is
 // decoded whole, with the whole's error.
 func TestJSONSplitDecodesAsWhole(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		runtime.GOMAXPROCS(2)
-		defer runtime.GOMAXPROCS(1)
-	}
+	twoProcs(t)
 	old := jsonSplitMin
 	jsonSplitMin = 0
 	defer func() { jsonSplitMin = old }()

@@ -306,7 +306,7 @@ func (o *oas) closure(refs refSet) map[string]any {
 	mark := o.closures
 	found := o.found[:0]
 	taken := map[string]bool{} // synthesized entries, made afresh each time
-	resolved := true // every name met names an entry
+	resolved := true           // every name met names an entry
 	for i := 0; i < len(queue); i++ {
 		e := o.entry(queue[i])
 		if e == nil {

@@ -26,13 +26,8 @@ func decodeWhole(t *testing.T, data []byte) (any, order, error) {
 // split (a quoted scalar or flow collection over two lines, a document
 // marker, an alias to another piece's anchor, a tab) are decoded whole.
 func TestYAMLSplitDecodesAsWhole(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		runtime.GOMAXPROCS(2)
-		defer runtime.GOMAXPROCS(1)
-	}
-	old := splitMin
-	splitMin = 0
-	defer func() { splitMin = old }()
+	twoProcs(t)
+	splitEverything(t)
 	var docs []string
 	files, _ := filepath.Glob("../testdata/corpus/openapi/*.yaml")
 	for _, f := range files {
@@ -175,13 +170,8 @@ func FuzzYAMLSplit(f *testing.F) {
 // unseen and the split decoded a document the whole refuses. Such a
 // document is not split: it fails as a whole.
 func TestYAMLControlCharacterInSkippedCommentRefused(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		runtime.GOMAXPROCS(2)
-		defer runtime.GOMAXPROCS(1)
-	}
-	old := splitMin
-	splitMin = 0
-	defer func() { splitMin = old }()
+	twoProcs(t)
+	splitEverything(t)
 	for doc, want := range map[string]string{
 		"a:\n#000\x000\n  0: 0000000\n000: 000\n0:\n 00000": "x.yaml: invalid YAML: control characters are not allowed",
 		"# \x01\na:\n  b: 1\nc:\n  d: 2\n":                  "x.yaml: invalid YAML: control characters are not allowed",
@@ -207,13 +197,8 @@ func TestYAMLControlCharacterInSkippedCommentRefused(t *testing.T) {
 // too deeply fails with the one line the whole fails with (the pieces'
 // nodes are gone by then: the whole is decoded again).
 func TestYAMLSplitHostileRefusedAsWhole(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		runtime.GOMAXPROCS(2)
-		defer runtime.GOMAXPROCS(1)
-	}
-	old := splitMin
-	splitMin = 0
-	defer func() { splitMin = old }()
+	twoProcs(t)
+	splitEverything(t)
 	// The bomb is one entry, so one piece: its aliases are expanded as
 	// that piece is converted.
 	laughs := "  bomb: {a: &a [x, x, x, x, x, x, x, x, x, x], b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a], c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b], d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c], e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d], f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e], g: [*f, *f, *f, *f, *f, *f, *f, *f, *f, *f]}\n"
@@ -248,10 +233,7 @@ func TestYAMLSplitHostileRefusedAsWhole(t *testing.T) {
 // gigabytes against 26 ms decoding it whole). The split goes a few
 // mappings deep at most.
 func TestYAMLSplitOfNestedHeadersCopiesLinearly(t *testing.T) {
-	if runtime.GOMAXPROCS(0) < 2 {
-		runtime.GOMAXPROCS(2)
-		defer runtime.GOMAXPROCS(1)
-	}
+	twoProcs(t)
 	var b strings.Builder
 	b.WriteString("openapi: 3.0.0\nx:\n  p: 1\n  n:\n")
 	for i := range 2000 {
@@ -276,4 +258,21 @@ func TestYAMLSplitOfNestedHeadersCopiesLinearly(t *testing.T) {
 	if err != nil || werr != nil || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
 		t.Errorf("split decode differs from the whole (%v, %v)", err, werr)
 	}
+}
+
+// twoProcs runs the rest of the test with at least two Ps, so pieces are
+// decoded side by side even on a one-CPU machine.
+func twoProcs(t *testing.T) {
+	if n := runtime.GOMAXPROCS(0); n < 2 {
+		runtime.GOMAXPROCS(2)
+		t.Cleanup(func() { runtime.GOMAXPROCS(n) })
+	}
+}
+
+// splitEverything makes the rest of the test split YAML documents of any
+// size, as if each were large.
+func splitEverything(t *testing.T) {
+	old := splitMin
+	splitMin = 0
+	t.Cleanup(func() { splitMin = old })
 }
