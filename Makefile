@@ -34,6 +34,8 @@ demo: build
 # 1.26's fuzz coordinator at its deadline on a loaded machine and fails with
 # "context deadline exceeded" having found nothing (golang/go#75804).
 test: tools postgres
+	@unformatted=$$(find . -name '*.go' -not -path '*/node_modules/*' -not -path './.git/*' -exec gofmt -l {} +); \
+	if [ -n "$$unformatted" ]; then echo "gofmt would change: $$unformatted"; exit 1; fi
 	go vet ./...
 	go test -run '^$$' -fuzz '^FuzzMCP$$' -fuzztime 10000x ./parse
 	go test -run '^$$' -fuzz '^FuzzOpenAPI$$' -fuzztime 30000x ./parse
