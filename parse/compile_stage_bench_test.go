@@ -4,19 +4,10 @@ package parse_test
 
 import (
 	"os"
-	"syscall"
 	"testing"
-	"time"
-)
 
-// cpuTime is the CPU time (user and system) the process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+	"github.com/codemode-dev/codemode/parse"
+)
 
 // BenchmarkCompile compiles one spec per sub-benchmark (stripe, github,
 // kubernetes) the way BenchmarkCompileVsKinFloor does, without the floor:
@@ -35,11 +26,11 @@ func BenchmarkCompile(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			start := cpuTime()
+			start := parse.ProcessCPU()
 			for b.Loop() {
 				compileSpec(b, s.file, data)
 			}
-			b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((parse.ProcessCPU()-start).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }
