@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"testing"
 )
 
@@ -93,21 +92,8 @@ func FuzzJSONSplit(f *testing.F) {
 	f.Add(`{"a":{"x":1,"y":[2]},"b":0,"paths":{"/p":{"get":{}}}}`)
 	f.Add(`{"a":{"x":1,"x":2},"a":3,"properties":{"b":"\u00e9\"}"}}`)
 	f.Add(`{"a":{"b":{"c":{"d":1}}},"e":[{"f":{}}]}`)
-	if runtime.GOMAXPROCS(0) < 2 {
-		runtime.GOMAXPROCS(2)
-	}
+	twoProcs(f)
 	f.Fuzz(func(t *testing.T, doc string) {
-		old := jsonSplitMin
-		jsonSplitMin = 0
-		got, gotOrd, err := decodeJSON("x.json", []byte(doc))
-		jsonSplitMin = 1 << 62
-		want, wantOrd, werr := decodeJSON("x.json", []byte(doc))
-		jsonSplitMin = old
-		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-			t.Fatalf("error %v, whole %v", err, werr)
-		}
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
-			t.Fatalf("split %#v %v\nwhole %#v %v", got, gotOrd, want, wantOrd)
-		}
+		splitDecodesAsWhole(t, decodeJSON, "x.json", &jsonSplitMin, doc)
 	})
 }

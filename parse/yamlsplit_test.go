@@ -145,22 +145,9 @@ func FuzzYAMLSplit(f *testing.F) {
 	f.Add("a: &x\n  b: 1\nd:\n  e: *x\n  f: 2\n")
 	f.Add("a:\n  b:\n    c: >-\n      t\n\n      u: v\n    d: [1, 2]\n  e: {f: g}\nh: i # j\n")
 	f.Add("'a':\n  \"b\": 1\n  c: \"#\"\nd:\n- e\n- f: g\n")
-	if runtime.GOMAXPROCS(0) < 2 {
-		runtime.GOMAXPROCS(2)
-	}
+	twoProcs(f)
 	f.Fuzz(func(t *testing.T, doc string) {
-		old := splitMin
-		splitMin = 0
-		got, gotOrd, err := decodeYAML("x.yaml", []byte(doc))
-		splitMin = 1 << 62
-		want, wantOrd, werr := decodeYAML("x.yaml", []byte(doc))
-		splitMin = old
-		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
-			t.Fatalf("error %v, whole %v", err, werr)
-		}
-		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
-			t.Fatalf("split %#v %v\nwhole %#v %v", got, gotOrd, want, wantOrd)
-		}
+		splitDecodesAsWhole(t, decodeYAML, "x.yaml", &splitMin, doc)
 	})
 }
 
@@ -262,7 +249,7 @@ func TestYAMLSplitOfNestedHeadersCopiesLinearly(t *testing.T) {
 
 // twoProcs runs the rest of the test with at least two Ps, so pieces are
 // decoded side by side even on a one-CPU machine.
-func twoProcs(t *testing.T) {
+func twoProcs(t testing.TB) {
 	if n := runtime.GOMAXPROCS(0); n < 2 {
 		runtime.GOMAXPROCS(2)
 		t.Cleanup(func() { runtime.GOMAXPROCS(n) })
@@ -275,4 +262,21 @@ func splitEverything(t *testing.T) {
 	old := splitMin
 	splitMin = 0
 	t.Cleanup(func() { splitMin = old })
+}
+
+// splitDecodesAsWhole fails t unless decode gives doc the same value, key
+// order and error split in pieces (*min 0) as decoded whole (*min huge).
+func splitDecodesAsWhole(t *testing.T, decode func(string, []byte) (any, order, error), file string, min *int, doc string) {
+	old := *min
+	defer func() { *min = old }()
+	*min = 0
+	got, gotOrd, err := decode(file, []byte(doc))
+	*min = 1 << 62
+	want, wantOrd, werr := decode(file, []byte(doc))
+	if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+		t.Fatalf("error %v, whole %v", err, werr)
+	}
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
+		t.Fatalf("split %#v %v\nwhole %#v %v", got, gotOrd, want, wantOrd)
+	}
 }
