@@ -92,18 +92,16 @@ func decodeJSONSplit(data []byte) (any, order, bool) {
 // decode decodes the piece as decodeJSON decodes its members inside the
 // whole (the same path, so the same depth and recorded order).
 func (p *jsonPiece) decode() {
-	dec := json.NewDecoder(bytes.NewReader(p.text))
-	dec.UseNumber()
 	path := make([]string, len(p.path), len(p.path)+16)
 	copy(path, p.path)
-	t := &tokens{dec: dec, order: order{}, path: path}
+	t := newTokens(p.text, path)
 	v, err := t.value()
 	if err != nil {
 		p.err = err
 		return
 	}
 	m, ok := v.(map[string]any)
-	if !ok || len(bytes.TrimSpace(p.text[dec.InputOffset():])) > 0 {
+	if !ok || len(bytes.TrimSpace(p.text[t.dec.InputOffset():])) > 0 {
 		p.err = errNotOnePiece
 		return
 	}
