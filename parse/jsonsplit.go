@@ -186,7 +186,9 @@ func (j *jsonJoin) value(ord order) (map[string]any, bool) {
 
 // A jsonSplitter cuts an object's members into pieces of about target
 // bytes, and a member bigger than target whose value is an object into
-// pieces of its own members.
+// pieces of its own members, no more than maxSplitDepth objects in (each
+// level in skips its members again: a document of objects nested
+// thousands deep would cost the square of its size).
 type jsonSplitter struct {
 	data   []byte
 	target int
@@ -231,7 +233,7 @@ func (sp *jsonSplitter) members(at int, path []string, holder string) (end int, 
 		if !ok {
 			return 0, false
 		}
-		if n := ve - ks; n > sp.target && data[vs] == '{' {
+		if n := ve - ks; n > sp.target && data[vs] == '{' && len(path) < maxSplitDepth {
 			var key string
 			if json.Unmarshal(data[ks:ke], &key) != nil {
 				return 0, false
