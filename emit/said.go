@@ -222,8 +222,46 @@ func sentences(s string) []string {
 	return out
 }
 
-// enumParens matches a parenthesized aside without nested parentheses.
-var enumParens = regexp.MustCompile(`\s*\([^()]*\)`)
+// replaceAsides is regexp.MustCompile(`\s*\([^()]*\)`).ReplaceAllStringFunc(s,
+// f): each parenthesized aside without nested parentheses, with the ASCII
+// spaces before it, replaced by f of it. The expression, which no literal
+// starts, was tried at every position of every description.
+func replaceAsides(s string, f func(string) string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is written (or replaced)
+	for i := 0; i < len(s); i++ {
+		if s[i] != '(' {
+			continue
+		}
+		k := strings.IndexAny(s[i+1:], "()")
+		if k < 0 {
+			break // no ')' closes this or any later '('
+		}
+		k += i + 1
+		if s[k] == '(' {
+			i = k - 1 // the nearer '(' may close
+			continue
+		}
+		start := i
+		for start > done && isRESpace(s[start-1]) {
+			start--
+		}
+		if b.Len() == 0 && done == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[done:start])
+		b.WriteString(f(s[start : k+1]))
+		done, i = k+1, k
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// isRESpace is \s of package regexp.
+func isRESpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // dropEnumRestatement takes out of desc (folded onto one line) each
 // sentence and each parenthesized aside that only lists values, the
@@ -241,7 +279,7 @@ func dropEnumRestatement(desc string, values []any) string {
 	if !strings.Contains(desc, vs[len(vs)-1]) {
 		return desc // the shortest value is not even there
 	}
-	out := enumParens.ReplaceAllStringFunc(desc, func(m string) string {
+	out := replaceAsides(desc, func(m string) string {
 		inner := strings.TrimSpace(m)
 		if onlyLists(inner[1:len(inner)-1], vs) {
 			return ""
