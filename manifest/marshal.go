@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -123,20 +124,20 @@ func marshalIndented(m *Manifest) ([]byte, bool) {
 	var failed atomic.Bool
 	var next atomic.Int64
 	work := func() {
-		p := newPinner(true)
-		p.plain = true
-		var raw []byte
+		w := &indenter{p: newPinner(true), cache: map[indentKey][]byte{}, seen: map[indentKey]bool{}}
+		w.p.plain = true
+		var piece []byte
 		for !failed.Load() {
 			i := int(next.Add(1) - 1)
 			if i >= len(holes) {
 				return
 			}
 			var err error
-			if raw, err = p.object(raw[:0], schemas[holes[i].n]); err != nil {
+			if piece, err = w.value(piece[:0], schemas[holes[i].n], holes[i].depth); err != nil {
 				failed.Store(true)
 				return
 			}
-			pieces[i], _, _ = indentAt(make([]byte, 0, len(raw)+len(raw)/2), raw, holes[i].depth, maxIndent, nil, 0)
+			pieces[i] = slices.Clone(piece)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(holes)/16)
@@ -164,4 +165,109 @@ func marshalIndented(m *Manifest) ([]byte, bool) {
 		from = h.at
 	}
 	return append(out, frame[from:]...), true
+}
+
+// An indenter writes a schema as indentJSON would indent what its Pinner
+// (plain) writes, in one pass: the maps and lists nested within maxIndent
+// indented as they are written, what is deeper written compact by the
+// Pinner. A map met a second time at the same depth (with 3 keys or more)
+// is copied from the bytes written the first time.
+type indenter struct {
+	p     *Pinner
+	cache map[indentKey][]byte
+	seen  map[indentKey]bool
+}
+
+type indentKey struct {
+	id    *byte
+	depth int
+}
+
+// value appends v standing at nesting depth.
+func (w *indenter) value(b []byte, v any, depth int) ([]byte, error) {
+	switch x := v.(type) {
+	case nil, string, bool, json.Number, float64, int, int64:
+		return w.p.value(b, v)
+	case map[string]any:
+		if x == nil || len(x) == 0 || depth+1 > maxIndent {
+			return w.p.value(b, v)
+		}
+		return w.object(b, x, depth)
+	case []any:
+		if x == nil || len(x) == 0 || depth+1 > maxIndent {
+			return w.p.value(b, v)
+		}
+		w.p.depth++
+		b = append(b, '[')
+		var err error
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = newline(b, depth+1)
+			if b, err = w.value(b, e, depth+1); err != nil {
+				return b, err
+			}
+		}
+		w.p.depth--
+		return append(newline(b, depth), ']'), nil
+	}
+	// Any other Go value: what encoding/json writes for it, indented.
+	raw, err := w.p.value(nil, v)
+	if err != nil {
+		return b, err
+	}
+	b, _, _ = indentAt(b, raw, depth, maxIndent, nil, 0)
+	return b, nil
+}
+
+// object appends a map with keys standing at nesting depth (its keys at
+// depth+1, within maxIndent).
+func (w *indenter) object(b []byte, m map[string]any, depth int) ([]byte, error) {
+	key := indentKey{mapID(m), depth}
+	remember := len(m) >= 3
+	if remember {
+		if c, ok := w.cache[key]; ok {
+			return append(b, c...), nil
+		}
+	}
+	start := len(b)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	w.p.depth++
+	b = append(b, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = newline(b, depth+1)
+		b = w.p.str(b, k)
+		b = append(b, ':', ' ')
+		if b, err = w.value(b, m[k], depth+1); err != nil {
+			return b, err
+		}
+	}
+	w.p.depth--
+	b = append(newline(b, depth), '}')
+	if remember {
+		if w.seen[key] {
+			w.cache[key] = slices.Clone(b[start:])
+		} else {
+			w.seen[key] = true
+		}
+	}
+	return b, nil
+}
+
+// newline appends a newline and the indentation of depth.
+func newline(b []byte, depth int) []byte {
+	b = append(b, '\n')
+	for range depth {
+		b = append(b, ' ', ' ')
+	}
+	return b
 }
