@@ -106,21 +106,20 @@ func marshalFast(m *Manifest) ([]byte, bool) {
 	return append(out, src...), true
 }
 
-// marshalIndented is indentJSON(marshalFast(m), maxIndent), its schemas
-// written and indented on up to GOMAXPROCS goroutines (one Pinner each):
-// the outline is indented with a hole where each schema stands, each
-// schema indented as it stands there (indentation depends only on the
-// depth), and the pieces joined in order.
+// marshalIndented is indentJSON(marshalFast(m), maxIndent): its schemas
+// written and indented on up to GOMAXPROCS goroutines (an indenter each;
+// indentation depends only on the depth a schema stands at), then the rest
+// written around them by a frameWriter. ok is false when a schema or a
+// value between them cannot be written (NaN, a cycle): Marshal then leaves
+// everything to encoding/json, for its error.
 func marshalIndented(m *Manifest) ([]byte, bool) {
-	src, marker, schemas, ok := outline(m)
-	if !ok {
-		return nil, false
+	type stand struct {
+		s     map[string]any
+		depth int
 	}
-	frame, holes, ok := indentAt(make([]byte, 0, len(src)+len(src)/2), src, 0, maxIndent, marker, len(schemas))
-	if !ok {
-		return nil, false
-	}
-	pieces := make([][]byte, len(holes))
+	var schemas []stand
+	standing(m, func(s map[string]any, depth int) { schemas = append(schemas, stand{s, depth}) })
+	pieces := make([][]byte, len(schemas))
 	var failed atomic.Bool
 	var next atomic.Int64
 	work := func() {
@@ -129,18 +128,18 @@ func marshalIndented(m *Manifest) ([]byte, bool) {
 		var piece []byte
 		for !failed.Load() {
 			i := int(next.Add(1) - 1)
-			if i >= len(holes) {
+			if i >= len(schemas) {
 				return
 			}
 			var err error
-			if piece, err = w.value(piece[:0], schemas[holes[i].n], holes[i].depth); err != nil {
+			if piece, err = w.value(piece[:0], schemas[i].s, schemas[i].depth); err != nil {
 				failed.Store(true)
 				return
 			}
 			pieces[i] = slices.Clone(piece)
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(holes)/16)
+	workers := min(runtime.GOMAXPROCS(0), len(schemas)/16)
 	if workers <= 1 {
 		work()
 	} else {
@@ -154,17 +153,26 @@ func marshalIndented(m *Manifest) ([]byte, bool) {
 	if failed.Load() {
 		return nil, false
 	}
-	size := len(frame)
+	// What the frame adds is mostly its strings (the stubs, descriptions
+	// and signatures), and some indentation and names per tool.
+	size := 1024
 	for _, p := range pieces {
 		size += len(p)
 	}
-	out := make([]byte, 0, size)
-	from := 0
-	for i, h := range holes {
-		out = append(append(out, frame[from:h.at]...), pieces[i]...)
-		from = h.at
+	for i := range m.Services {
+		s := &m.Services[i]
+		size += len(s.Stub) + len(s.Stub)/16 + 1024
+		for j := range s.Tools {
+			t := &s.Tools[j]
+			size += 2*(len(t.Description)+len(t.Signature)) + 1024 + 256*len(t.Params)
+		}
 	}
-	return append(out, frame[from:]...), true
+	w := &frameWriter{b: make([]byte, 0, size), pieces: pieces}
+	w.manifest(m)
+	if w.err != nil || w.next != len(pieces) {
+		return nil, false
+	}
+	return w.b, true
 }
 
 // An indenter writes a schema as indentJSON would indent what its Pinner
