@@ -3,6 +3,7 @@ package emit
 import (
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -48,4 +49,44 @@ func FuzzReplaceAsides(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkAsides(t, s) })
+}
+
+// checkMayState fails when mayState rules out a bound the phrases state.
+func checkMayState(t *testing.T, desc string, n int64) {
+	t.Helper()
+	if mayState(desc, n) {
+		return
+	}
+	v := strconv.FormatInt(n, 10)
+	if statesBound(desc, v, true) || statesBound(desc, v, false) {
+		t.Fatalf("mayState(%q, %d) is false, but the phrases state it as a bound", desc, n)
+	}
+	for _, m := range boundRange.FindAllStringSubmatch(desc, -1) {
+		if sameNum(m[1], v) || sameNum(m[2], v) {
+			t.Fatalf("mayState(%q, %d) is false, but a range states it", desc, n)
+		}
+	}
+}
+
+// TestMayStateMissesNoBound: a length or count mayState rules out is
+// stated by none of the bound phrases, however the description writes
+// its numbers (grouped, signed, with a fraction, padded, cut short).
+func TestMayStateMissesNoBound(t *testing.T) {
+	descs := []string{
+		"5,000 max", "max 5000.0", "max 05000", "max +5000", "max 5,000,000", "up to 1,024 items", "at most 15000",
+		"max 0.0", "-0 max", "max 5000.5", "limit of 1,000.5", "between 1 and 5,000", "1..5000", "max: 50 00",
+		"at least 005,000", "(1-1,000,000)", ">= 1,0000", "≤ 1e3", "MAXIMUM 1000", "no more than 99,999,999 bytes",
+	}
+	for _, d := range descs {
+		for _, n := range []int64{0, 1, 5, 50, 99, 1000, 1024, 5000, 15000, 99999999, 1000000, -5} {
+			checkMayState(t, d, n)
+		}
+	}
+}
+
+// FuzzMayState: mayState rules out no bound the phrases state.
+func FuzzMayState(f *testing.F) {
+	f.Add("max 5,000", int64(5000))
+	f.Add("between 1 and 05,000.0", int64(5000))
+	f.Fuzz(func(t *testing.T, desc string, n int64) { checkMayState(t, desc, n) })
 }

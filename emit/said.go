@@ -109,8 +109,10 @@ func boundsSaid(desc string, t *ir.Type, said map[string]bool) map[string]bool {
 			mark(maxKw)
 		}
 	}
+	// A length or count no number in desc can be is not looked for (the
+	// expressions are tried at every position of desc).
 	intText := func(n *int64) string {
-		if n == nil {
+		if n == nil || !mayState(desc, *n) {
 			return ""
 		}
 		return strconv.FormatInt(*n, 10)
@@ -126,6 +128,30 @@ func boundsSaid(desc string, t *ir.Type, said map[string]bool) map[string]bool {
 	pair("minLength", "maxLength", intText(t.MinLength), intText(t.MaxLength))
 	pair("minItems", "maxItems", intText(t.MinItems), intText(t.MaxItems))
 	return said
+}
+
+// mayState says whether a number of the bound phrases (num) in desc can
+// be n (sameNum): one that is has n's digits in it, or for n from 1,000 up
+// its digits grouped by commas ("5,000"). n < 0 always may.
+func mayState(desc string, n int64) bool {
+	if n < 0 {
+		return true
+	}
+	digits := strconv.FormatInt(n, 10)
+	if strings.Contains(desc, digits) {
+		return true
+	}
+	if len(digits) <= 3 || strings.IndexByte(desc, ',') < 0 {
+		return false
+	}
+	grouped := make([]byte, 0, len(digits)+len(digits)/3)
+	for i := range len(digits) {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			grouped = append(grouped, ',')
+		}
+		grouped = append(grouped, digits[i])
+	}
+	return strings.Contains(desc, string(grouped))
 }
 
 // restated adds to said the keywords of t whose values desc states (its
