@@ -65,6 +65,18 @@ type Pinner struct {
 	sets  map[*byte][]byte
 	depth int     // nesting of the value being written
 	old   *Pinner // format 1, for PinAs
+	// shared is what the Pinners of one Pins call (on several goroutines)
+	// tell each other: the definitions' hashes and the "$defs" objects'
+	// bytes, each worked out once among them; nil for a Pinner alone.
+	shared *pinShare
+}
+
+// A pinShare holds, by map identity, the hex hash of each definition and
+// format 2's bytes of each "$defs" object, for the Pinners of one Pins
+// call. What it holds is never changed.
+type pinShare struct {
+	defs sync.Map // *byte → string
+	sets sync.Map // *byte → []byte
 }
 
 // NewPinner returns an empty Pinner.
@@ -117,11 +129,13 @@ func Pins(tools []*ir.Tool) []string {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	shared := &pinShare{}
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			p := NewPinner()
+			p.shared = shared
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(tools) {
@@ -320,6 +334,12 @@ func (p *Pinner) definitions(b []byte, defs map[string]any) ([]byte, error) {
 	if c, ok := p.sets[id]; ok {
 		return append(b, c...), nil
 	}
+	if p.shared != nil {
+		if c, ok := p.shared.sets.Load(id); ok {
+			p.sets[id] = c.([]byte)
+			return append(b, c.([]byte)...), nil
+		}
+	}
 	start := len(b)
 	names := make([]string, 0, len(defs))
 	for k := range defs {
@@ -338,6 +358,9 @@ func (p *Pinner) definitions(b []byte, defs map[string]any) ([]byte, error) {
 	}
 	b = append(b, '}')
 	p.sets[id] = slices.Clone(b[start:])
+	if p.shared != nil {
+		p.shared.sets.Store(id, p.sets[id])
+	}
 	return b, nil
 }
 
@@ -365,6 +388,14 @@ func (p *Pinner) definitionEntry(b []byte, name string, v any) ([]byte, error) {
 		if p.open[id] {
 			return b, errPinCycle
 		}
+		if p.shared != nil {
+			if x, ok := p.shared.defs.Load(id); ok {
+				h := defHash{hex: x.(string), name: name}
+				h.entry = p.defEntryBytes(name, h.hex)
+				p.defs[id] = h
+				return append(b, h.entry...), nil
+			}
+		}
 	}
 	j, err := p.value(nil, v)
 	if err != nil {
@@ -375,6 +406,9 @@ func (p *Pinner) definitionEntry(b []byte, name string, v any) ([]byte, error) {
 	h.entry = p.defEntryBytes(name, h.hex)
 	if id != nil {
 		p.defs[id] = h
+		if p.shared != nil {
+			p.shared.defs.Store(id, h.hex)
+		}
 	}
 	return append(b, h.entry...), nil
 }
