@@ -459,13 +459,19 @@ func appendJSONString(b []byte, s string) []byte { return appendString(b, s, tru
 // invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
 func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
+	safe := &plainSafe
+	if html {
+		safe = &htmlSafe
+	}
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && safe[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':
@@ -507,6 +513,16 @@ func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// plainSafe and htmlSafe are the bytes appendString copies as they are
+// (printable ASCII but '"' and '\\'; without '<', '>' and '&' for html).
+var plainSafe, htmlSafe = func() (plain, html [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		plain[c] = c != '"' && c != '\\'
+		html[c] = plain[c] && c != '<' && c != '>' && c != '&'
+	}
+	return plain, html
+}()
 
 // isValidNumber is the JSON number grammar (RFC 7159 section 6), as
 // encoding/json checks a json.Number.
