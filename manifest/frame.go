@@ -107,7 +107,7 @@ func (w *frameWriter) any(k string, v any) {
 		w.err = err
 		return
 	}
-	w.b, _, _ = indentAt(w.b, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), w.depth, maxIndent, nil, 0)
+	w.b = indentAt(w.b, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), w.depth, maxIndent)
 }
 
 // schema writes a schema field: null, {}, or its piece.

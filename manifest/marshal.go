@@ -1,112 +1,14 @@
 package manifest
 
 import (
-	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"runtime"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 )
 
-// outline is what encoding/json writes for m with each schema (most of a
-// large API's manifest) standing in as a one-key object whose key no input
-// can hold (it carries a random nonce): stand-in N is marker, N and '}'.
-// schemas are the schemas, in the order they stand.
-func outline(m *Manifest) (src, marker []byte, schemas []map[string]any, ok bool) {
-	var nonce [12]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
-		return nil, nil, nil, false
-	}
-	key := "\x00codemode-schema-" + hex.EncodeToString(nonce[:])
-	stand := func(s map[string]any) map[string]any {
-		if len(s) == 0 {
-			return s // null or {}, and omitempty, as they were
-		}
-		schemas = append(schemas, s)
-		return map[string]any{key: len(schemas) - 1}
-	}
-	c := *m
-	c.Services = make([]Service, len(m.Services))
-	for i, s := range m.Services {
-		s.Defs = stand(s.Defs)
-		tools := make([]Tool, len(s.Tools))
-		for j, t := range s.Tools {
-			t.Input = stand(t.Input)
-			t.Original = stand(t.Original)
-			t.Output = stand(t.Output)
-			t.Observed = stand(t.Observed)
-			tools[j] = t
-		}
-		if s.Tools != nil {
-			s.Tools = tools
-		}
-		c.Services[i] = s
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&c); err != nil {
-		return nil, nil, nil, false
-	}
-	// How encoding/json writes a stand-in: {"\u0000codemode-schema-...":N}
-	marker = []byte(`{"\u0000codemode-schema-` + hex.EncodeToString(nonce[:]) + `":`)
-	return buf.Bytes(), marker, schemas, true
-}
-
-// standIn reads the number of the stand-in at the start of src (after its
-// marker) and returns it and the length of what is left of it.
-func standIn(src []byte, schemas int) (n, size int, ok bool) {
-	end := bytes.IndexByte(src, '}')
-	if end < 0 {
-		return 0, 0, false
-	}
-	n, err := strconv.Atoi(string(src[:end]))
-	if err != nil || n < 0 || n >= schemas {
-		return 0, 0, false
-	}
-	return n, end + 1, true
-}
-
-// marshalFast writes what encoding/json writes for m (before indenting),
-// with the schemas written by the Pinner's encoder instead of by
-// reflection: a schema map the tools share (parse shares a document's
-// parameters and components between them) is written once and copied
-// after; they are spliced into the outline where they stand. ok is false
-// when a schema cannot be written (NaN, a cycle): Marshal then leaves
-// everything to encoding/json, for its error.
-func marshalFast(m *Manifest) ([]byte, bool) {
-	src, marker, schemas, ok := outline(m)
-	if !ok {
-		return nil, false
-	}
-	p := newPinner(true)
-	p.plain = true
-	out := make([]byte, 0, len(src)*4)
-	for {
-		i := bytes.Index(src, marker)
-		if i < 0 {
-			break
-		}
-		out = append(out, src[:i]...)
-		src = src[i+len(marker):]
-		n, size, ok := standIn(src, len(schemas))
-		if !ok {
-			return nil, false
-		}
-		src = src[size:]
-		var err error
-		if out, err = p.object(out, schemas[n]); err != nil {
-			return nil, false
-		}
-	}
-	return append(out, src...), true
-}
-
-// marshalIndented is indentJSON(marshalFast(m), maxIndent): its schemas
+// marshalIndented is marshalStd(m) (without its error): its schemas
 // written and indented on up to GOMAXPROCS goroutines (an indenter each;
 // indentation depends only on the depth a schema stands at), then the rest
 // written around them by a frameWriter. ok is false when a schema or a
@@ -225,7 +127,7 @@ func (w *indenter) value(b []byte, v any, depth int) ([]byte, error) {
 	if err != nil {
 		return b, err
 	}
-	b, _, _ = indentAt(b, raw, depth, maxIndent, nil, 0)
+	b = indentAt(b, raw, depth, maxIndent)
 	return b, nil
 }
 
