@@ -95,3 +95,38 @@ func TestPrefilterFold(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefilterNeedsEveryPart: a pattern turns away a text that lacks any
+// part a match needs (each part of a concatenation, one of each
+// alternation branch's parts), not only its most selective part, and
+// still runs on every text it matches.
+func TestPrefilterNeedsEveryPart(t *testing.T) {
+	p := mustCompile(`(?i)\bdefault\s*[:=]\s*(\d+)`)
+	q := mustCompile(`(?i)\b(?:if|when) not (?:set|given)\b|\bunless (?:it is )?given\b`)
+	patterns = patterns[:len(patterns)-2]
+	for _, c := range []struct {
+		p    *pattern
+		s    string
+		want bool // may
+	}{
+		{p, "Default: 30", true},
+		{p, "default is 30", false},   // no : or =
+		{p, "Default: thirty", false}, // no digit
+		{p, "the 30 defaults", false},
+		{q, "If not set, 3.", true},
+		{q, "Used unless given.", true},
+		{q, "If set, 3.", false},      // no "not"
+		{q, "Not given here.", false}, // no if, when or unless
+		{q, "When the default is set.", false},
+	} {
+		if got := c.p.may(c.s); got != c.want {
+			t.Errorf("%s: may(%q) = %v, want %v", c.p, c.s, got, c.want)
+		}
+		if c.p.Regexp.MatchString(c.s) && !c.p.MatchString(c.s) {
+			t.Errorf("%s turned away %q, which it matches", c.p, c.s)
+		}
+	}
+	if len(p.all) < 3 {
+		t.Errorf("%s: %d sets, want DEFAULT, [:=] and a digit", p, len(p.all))
+	}
+}
