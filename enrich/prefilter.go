@@ -271,25 +271,35 @@ func appendFold(b []byte, s string) []byte {
 	return b
 }
 
-// foldBufs holds the buffers may folds texts into.
-var foldBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+// A folded is a text and its fold, the buffer may folds texts into. The
+// rules run their patterns on one description after another, so the text
+// a buffer last folded is most often the next one asked for: it is
+// folded once, not once per pattern.
+type folded struct {
+	text string
+	fold []byte
+}
+
+// foldBufs holds the folded buffers.
+var foldBufs = sync.Pool{New: func() any { return &folded{fold: make([]byte, 0, 512)} }}
 
 // may reports whether s can match: it contains a literal of every set.
 func (p *pattern) may(s string) bool {
 	if p.all == nil {
 		return true
 	}
-	bp := foldBufs.Get().(*[]byte)
-	f := appendFold((*bp)[:0], s)
+	b := foldBufs.Get().(*folded)
+	if b.text != s || len(b.fold) == 0 {
+		b.text, b.fold = s, appendFold(b.fold[:0], s)
+	}
 	ok := true
 	for _, c := range p.all {
-		if !c.in(f) {
+		if !c.in(b.fold) {
 			ok = false
 			break
 		}
 	}
-	*bp = f
-	foldBufs.Put(bp)
+	foldBufs.Put(b)
 	return ok
 }
 
