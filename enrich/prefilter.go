@@ -81,10 +81,35 @@ func needAll(re *syntax.Regexp) [][]string {
 		}
 		return nil
 	case syntax.OpConcat:
+		// A run of parts that each match one of a few strings needs one
+		// of their concatenations ("UR" then [IL]: URL or URI).
 		var all [][]string
-		for _, s := range re.Sub {
-			all = append(all, needAll(s)...)
+		var run []string // nil: no run
+		flush := func() {
+			if run != nil && !slices.Contains(run, "") {
+				all = append(all, run)
+			}
+			run = nil
 		}
+		for _, s := range re.Sub {
+			e, ok := exact(s)
+			if !ok {
+				flush()
+				all = append(all, needAll(s)...)
+				continue
+			}
+			if run == nil {
+				run = e
+				continue
+			}
+			if p, ok := product(run, e); ok {
+				run = p
+				continue
+			}
+			flush()
+			run = e
+		}
+		flush()
 		return all
 	case syntax.OpAlternate:
 		var branches [][][]string
@@ -139,12 +164,92 @@ func class(re *syntax.Regexp, span rune) ([]string, bool) {
 	return out, len(out) > 0
 }
 
+// maxExact bounds the strings exact and product list.
+const maxExact = 64
+
+// exact returns the strings (folded) every match of re is one of, when
+// there are few: a literal, a small class, an empty-width assertion, and
+// optional parts, alternations and concatenations of them.
+func exact(re *syntax.Regexp) ([]string, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		return []string{fold(string(re.Rune))}, true
+	case syntax.OpCharClass:
+		return class(re, 9)
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText,
+		syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return []string{""}, true
+	case syntax.OpCapture:
+		return exact(re.Sub[0])
+	case syntax.OpQuest:
+		e, ok := exact(re.Sub[0])
+		if !ok {
+			return nil, false
+		}
+		return union([]string{""}, e)
+	case syntax.OpAlternate:
+		var all []string
+		for _, s := range re.Sub {
+			e, ok := exact(s)
+			if !ok {
+				return nil, false
+			}
+			if all, ok = union(all, e); !ok {
+				return nil, false
+			}
+		}
+		return all, true
+	case syntax.OpConcat:
+		all := []string{""}
+		for _, s := range re.Sub {
+			e, ok := exact(s)
+			if !ok {
+				return nil, false
+			}
+			if all, ok = product(all, e); !ok {
+				return nil, false
+			}
+		}
+		return all, true
+	}
+	return nil, false
+}
+
+// union is a's strings and then b's not in a, or false past maxExact.
+func union(a, b []string) ([]string, bool) {
+	out := slices.Clone(a)
+	for _, s := range b {
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out, len(out) <= maxExact
+}
+
+// product is every string of a followed by one of b, or false past
+// maxExact.
+func product(a, b []string) ([]string, bool) {
+	if len(a)*len(b) > maxExact {
+		return nil, false
+	}
+	var out []string
+	for _, x := range a {
+		for _, y := range b {
+			if s := x + y; !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out, true
+}
+
 // sortSets keeps the sets that filter (see filters), once each, and
 // orders them the most selective first (see better), where most texts
 // fail.
 func sortSets(sets [][]string) [][]string {
 	var out [][]string
 	for _, set := range sets {
+		set = minimal(set)
 		if filters(set) && !slices.ContainsFunc(out, func(o []string) bool { return slices.Equal(o, set) }) {
 			out = append(out, set)
 		}
@@ -203,6 +308,25 @@ func needs(re *syntax.Regexp) ([]string, bool) {
 		return all, len(all) > 0
 	}
 	return nil, false
+}
+
+// minimal drops the literals of a set that contain another of its
+// literals (a text with VALID URL has URL): the same texts pass.
+func minimal(set []string) []string {
+	var out []string
+	for i, l := range set {
+		redundant := false
+		for j, o := range set {
+			if j != i && strings.Contains(l, o) && (len(o) < len(l) || j < i) {
+				redundant = true
+				break
+			}
+		}
+		if !redundant {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // filters says whether a set is worth its searches: every literal two

@@ -103,7 +103,10 @@ func TestPrefilterFold(t *testing.T) {
 func TestPrefilterNeedsEveryPart(t *testing.T) {
 	p := mustCompile(`(?i)\bdefault\s*[:=]\s*(\d+)`)
 	q := mustCompile(`(?i)\b(?:if|when) not (?:set|given)\b|\bunless (?:it is )?given\b`)
-	patterns = patterns[:len(patterns)-2]
+	// A run of parts that each match a few strings needs one of their
+	// concatenations ("is a url"), not only "UR" and then a letter.
+	r := mustCompile(`(?i)\bis an? (?:valid )?(?:URL|URI)\b`)
+	patterns = patterns[:len(patterns)-3]
 	for _, c := range []struct {
 		p    *pattern
 		s    string
@@ -118,6 +121,10 @@ func TestPrefilterNeedsEveryPart(t *testing.T) {
 		{q, "If set, 3.", false},      // no "not"
 		{q, "Not given here.", false}, // no if, when or unless
 		{q, "When the default is set.", false},
+		{r, "It is a valid URL.", true},
+		{r, "This is an uri", true},
+		{r, "This is a URN, during return", false},
+		{r, "The URL, which is a string", false}, // no "is a url"
 	} {
 		if got := c.p.may(c.s); got != c.want {
 			t.Errorf("%s: may(%q) = %v, want %v", c.p, c.s, got, c.want)
