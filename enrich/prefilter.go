@@ -31,6 +31,7 @@ type pattern struct {
 // bytes.ContainsAny instead of a search per literal.
 type clause struct {
 	lits  [][]byte
+	pairs [][]uint16 // each literal's byte pairs (see folded.pairs)
 	bytes string
 }
 
@@ -55,6 +56,7 @@ func mustCompile(expr string) *pattern {
 			one := true
 			for _, l := range set {
 				c.lits = append(c.lits, []byte(l))
+				c.pairs = append(c.pairs, pairsOf([]byte(l)))
 				one = one && len(l) == 1 && l[0] < utf8.RuneSelf
 			}
 			if one {
@@ -402,6 +404,33 @@ func appendFold(b []byte, s string) []byte {
 type folded struct {
 	text string
 	fold []byte
+	// pairs has a bit set for each two adjacent bytes of fold: a literal
+	// with a pair not in it is not in fold, known without a search.
+	pairs [1 << 16 / 64]uint64
+}
+
+// refold makes b the fold of s, clearing the old text's pairs first.
+func (b *folded) refold(s string) {
+	for i := 0; i+1 < len(b.fold); i++ {
+		k := pair(b.fold[i], b.fold[i+1])
+		b.pairs[k/64] = 0
+	}
+	b.text, b.fold = s, appendFold(b.fold[:0], s)
+	for i := 0; i+1 < len(b.fold); i++ {
+		k := pair(b.fold[i], b.fold[i+1])
+		b.pairs[k/64] |= 1 << (k % 64)
+	}
+}
+
+func pair(x, y byte) uint16 { return uint16(x)<<8 | uint16(y) }
+
+// pairsOf is the byte pairs of a literal.
+func pairsOf(l []byte) []uint16 {
+	var out []uint16
+	for i := 0; i+1 < len(l); i++ {
+		out = append(out, pair(l[i], l[i+1]))
+	}
+	return out
 }
 
 // foldBufs holds the folded buffers.
@@ -414,11 +443,11 @@ func (p *pattern) may(s string) bool {
 	}
 	b := foldBufs.Get().(*folded)
 	if b.text != s || len(b.fold) == 0 {
-		b.text, b.fold = s, appendFold(b.fold[:0], s)
+		b.refold(s)
 	}
 	ok := true
 	for _, c := range p.all {
-		if !c.in(b.fold) {
+		if !c.in(b) {
 			ok = false
 			break
 		}
@@ -427,13 +456,19 @@ func (p *pattern) may(s string) bool {
 	return ok
 }
 
-// in says whether f contains one of c's literals.
-func (c clause) in(f []byte) bool {
+// in says whether b's fold contains one of c's literals.
+func (c clause) in(b *folded) bool {
 	if c.bytes != "" {
-		return bytes.ContainsAny(f, c.bytes)
+		return bytes.ContainsAny(b.fold, c.bytes)
 	}
-	for _, l := range c.lits {
-		if bytes.Contains(f, l) {
+next:
+	for i, l := range c.lits {
+		for _, k := range c.pairs[i] {
+			if b.pairs[k/64]&(1<<(k%64)) == 0 {
+				continue next
+			}
+		}
+		if bytes.Contains(b.fold, l) {
 			return true
 		}
 	}
