@@ -1,0 +1,201 @@
+package findtool
+
+import (
+	"strings"
+	"unicode"
+)
+
+// A query to find_tool is always a request for a tool, and agents often say
+// so: "find a tool to create an issue", "is there an API that lists
+// invoices", "how do I merge a pull request?", "send an email via the
+// API". The frame around what the tool should do is no part of it, and it
+// misleads the ranking: its verb ("find", "search", "how") would be read as
+// the query's intent, and "api" or "tool" would favour tools and services
+// named so. unframe drops it.
+//
+// The frame is recognised by its shape, from word classes, not by phrases:
+//   - a lead: courtesy and seeking words ("please", "can you", "find",
+//     "search for", "which", "is there", "I need"), articles, then a word
+//     for a tool ("tool", "function", "API", "endpoint", "operation",
+//     "method", "command", "call"), then what links it to the request
+//     ("to", "that", "for", "which lets me", "should I use to", ":");
+//   - or a lead with no tool word, as a question or a wish: "how do I",
+//     "how can we", "how to", "is there a way to", "help me", "I want to",
+//     "can you";
+//   - a tail: "via the API", "using an endpoint", "with a tool", "please".
+//
+// A word for a tool that says what the tool is about stays: "get API keys"
+// and "list the endpoints of a service" have no link after the word,
+// "create an API key" no seeking lead, "delete an API" no preposition
+// before it, and "get functions that are deployed" no determiner before
+// a word that is as often a tool's object. Nothing is dropped when no word
+// would be left.
+func unframe(q string) string {
+	ws := spans(q)
+	if len(ws) == 0 {
+		return q
+	}
+	start := leadEnd(q, ws)
+	end := tailStart(ws, start)
+	if start >= end {
+		return q
+	}
+	if start == 0 && end == len(ws) {
+		return q
+	}
+	to := len(q)
+	if end < len(ws) {
+		to = ws[end-1].to
+	}
+	return q[ws[start].from:to]
+}
+
+// A span is one word of a query: its lower-case letters and digits and
+// where it stands.
+type span struct {
+	w        string
+	from, to int // byte offsets in the query
+}
+
+// spans splits q into words at every rune that is not a letter or digit
+// (no camelCase splitting: the frame's words are plain English).
+func spans(q string) []span {
+	var out []span
+	start := -1
+	for i, r := range q {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, span{strings.ToLower(q[start:i]), start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, span{strings.ToLower(q[start:]), start, len(q)})
+	}
+	return out
+}
+
+// Word classes of the frame.
+var (
+	// frameCourtesy may open a request: "please", "hey", "can you", "I'd
+	// like", "I need", "I want", "help me", "show me".
+	frameCourtesy = wordSet(`please kindly hey hi hello can could would will you i we d ll m like need want
+		wanna looking trying help me us let`)
+	// frameSeek asks for something: "find", "search for", "look up",
+	// "which", "is there any", "get me".
+	frameSeek = wordSet(`find finding search searching look looking lookup locate get fetch give show
+		suggest recommend pick choose which what whats s is are there any some one best right for up
+		me us the a an`)
+	// frameTool is a word for a tool, as an agent says it.
+	frameTool = wordSet(`tool tools function functions api apis endpoint endpoints operation operations
+		method methods command commands call calls action actions capability capabilities route routes
+		mcp`)
+	// plainTool are the tool words that mean a tool wherever they stand;
+	// the others ("functions", "operations", "commands") are often what a
+	// tool is about, and are a tool word only right after a determiner
+	// ("find a function that", not "get functions that are deployed").
+	plainTool = wordSet(`tool tools api apis endpoint endpoints mcp`)
+	// frameDeterminer may stand before a tool word.
+	frameDeterminer = wordSet(`a an the any some which what one`)
+	// frameLink joins the tool word to what the tool should do: "to",
+	// "that can", "which lets me", "should I use to", "for".
+	frameLink = wordSet(`to that which who for can could will would should may might lets let allows
+		allow allowing enables helps i we me us you do does is are be used use using able capable`)
+	// frameQuestion opens a question or a wish with no tool word: "how
+	// do I", "how to", "is there a way to", "what is the way to".
+	frameQuestion = wordSet(`how do does did can could should would might i we you one to is there
+		a an the way what whats s best easiest right`)
+	// frameTailLink brings a tool word in at the end: "via the API",
+	// "using an endpoint", "with a tool".
+	frameTailLink = wordSet(`via using use through with by from in on the a an any some`)
+)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// leadEnd is the index of the first word past the query's lead frame (0
+// for none).
+func leadEnd(q string, ws []span) int {
+	// A lead with a tool word: seeking words (and courtesy) up to the
+	// first tool word, the tool words, then at least one link (or a colon
+	// or dash right after the tool word).
+	i := 0
+	for i < len(ws) && (frameCourtesy[ws[i].w] || frameSeek[ws[i].w]) && !frameTool[ws[i].w] {
+		i++
+	}
+	if i < len(ws) && frameTool[ws[i].w] && i < 8 && (i == 0 || plainTool[ws[i].w] || frameDeterminer[ws[i-1].w]) {
+		j := i
+		for j < len(ws) && frameTool[ws[j].w] {
+			j++
+		}
+		k := j
+		for k < len(ws) && frameLink[ws[k].w] {
+			k++
+		}
+		punct := j < len(ws) && strings.ContainsAny(q[ws[j-1].to:ws[j].from], ":-–—")
+		if (k > j || punct) && k < len(ws) {
+			return k
+		}
+	}
+	// A question or wish: "how" or a courtesy word first, "to" or a
+	// pronoun somewhere in it, ending before the first word of neither
+	// class.
+	if frameCourtesy[ws[0].w] || ws[0].w == "how" || (ws[0].w == "is" && len(ws) > 1 && ws[1].w == "there") || ws[0].w == "what" || ws[0].w == "whats" {
+		k := 0
+		last := 0 // one past the last word that ends a lead ("to", "i", "me", "we", "you")
+		for k < len(ws) && (frameQuestion[ws[k].w] || frameCourtesy[ws[k].w]) {
+			switch ws[k].w {
+			case "to", "i", "me", "we", "us", "you", "one":
+				last = k + 1
+			}
+			k++
+		}
+		// "is there a way to", "how do I", "help me", "please": the lead
+		// ends at its last pronoun or "to"; a lead that ends in "is
+		// there", "what is" or "how many" is a real question and stays.
+		if ws[0].w == "please" && last == 0 {
+			last = 1
+		}
+		if last > 0 && last < len(ws) {
+			return last
+		}
+	}
+	return 0
+}
+
+// tailStart is the index of the first word of the query's tail frame
+// (len(ws) for none), never before from.
+func tailStart(ws []span, from int) int {
+	end := len(ws)
+	for end > from+1 && (ws[end-1].w == "please" || ws[end-1].w == "thanks") {
+		end--
+	}
+	k := end
+	for k > from+1 && frameTool[ws[k-1].w] {
+		k--
+	}
+	if k == end {
+		return end
+	}
+	j, prep := k, false
+	for j > from+1 && frameTailLink[ws[j-1].w] {
+		j--
+		prep = prep || !frameDeterminer[ws[j].w]
+	}
+	// The tool word must be brought in by a preposition ("via the API"),
+	// not be the query's object ("delete an API" keeps its "API").
+	if !prep {
+		return end
+	}
+	return j
+}

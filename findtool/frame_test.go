@@ -1,0 +1,82 @@
+package findtool
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestUnframe: the frame of a request for a tool is dropped, what the
+// tool should do is kept, and a word for a tool that is what the query is
+// about stays.
+func TestUnframe(t *testing.T) {
+	for in, want := range map[string]string{
+		// A lead with a tool word.
+		"find a tool to create an issue":                    "create an issue",
+		"search for an api to list invoices":                "list invoices",
+		"is there a function that sends an email?":          "sends an email?",
+		"which tool should I use to merge a pull request":   "merge a pull request",
+		"look for an endpoint that lets me refund a charge": "refund a charge",
+		"get me the function for: deleting a branch":        "deleting a branch",
+		"searching tools: open pull requests":               "open pull requests",
+		"any api call that will rotate a key":               "rotate a key",
+		"I need a tool for uploading files":                 "uploading files",
+		"tool that can list pods":                           "list pods",
+		"what's the method to cancel a subscription":        "cancel a subscription",
+		// A question or a wish.
+		"how do I create a repo?":          "create a repo?",
+		"how can we silence an alert":      "silence an alert",
+		"is there a way to export a table": "export a table",
+		"help me find pictures of cats":    "find pictures of cats",
+		"Can you list my calendars?":       "list my calendars?",
+		"I want to book a meeting room":    "book a meeting room",
+		"please delete the old webhooks":   "delete the old webhooks",
+		// A tail.
+		"send a message via the API":            "send a message",
+		"list open alerts using the api please": "list open alerts",
+		"create a droplet with an endpoint":     "create a droplet",
+		// Kept as they are.
+		"get api keys":                    "get api keys",
+		"create an API key":               "create an API key",
+		"delete an API":                   "delete an API",
+		"list the endpoints of a service": "list the endpoints of a service",
+		"get functions that are deployed": "get functions that are deployed",
+		"who is in the workspace":         "who is in the workspace",
+		"what files are in this folder":   "what files are in this folder",
+		"how many open issues are there":  "how many open issues are there",
+		"show me open issues":             "show me open issues",
+		"is my crawl done yet":            "is my crawl done yet",
+		"find pictures of cats":           "find pictures of cats",
+		"which files did this PR change":  "which files did this PR change",
+		"order a pet":                     "order a pet",
+		"find a tool":                     "find a tool",
+		"please":                          "please",
+		"how do I":                        "how do I",
+		"":                                "",
+	} {
+		if got := unframe(in); got != want {
+			t.Errorf("unframe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestFindAToolToCreateIsNotASearch pins the bug the frame was dropped
+// for: "find a tool to create an issue" read "find" as the query's intent
+// (a read) and ranked the searching tool first, and "… via the API"
+// favoured a service named for its API.
+func TestFindAToolToCreateIsNotASearch(t *testing.T) {
+	x := New([]Doc{
+		{"github", tool("create_issue", "Create a new issue in a repository")},
+		{"github", tool("search_issues", "Search for issues and find them by their text")},
+		{"notion_api", tool("API_post_a_comment", "Add a comment to a page or a message thread")},
+		{"slack", tool("post_message", "Post a message to a channel")},
+	})
+	for q, want := range map[string]string{
+		"find a tool to create an issue":       "github.create_issue",
+		"search for a tool to create an issue": "github.create_issue",
+		"post a message via the API":           "slack.post_message",
+	} {
+		if got := names(x.Search(q, 1)); !reflect.DeepEqual(got, []string{want}) {
+			t.Errorf("Search(%q) = %q, want %s", q, got, want)
+		}
+	}
+}
