@@ -320,8 +320,8 @@ func (x *Index) Len() int { return len(x.docs) }
 // every match. Only tools sharing at least one term with the query match.
 func (x *Index) Search(query string, k int) []Hit {
 	// "find a tool to …", "… via the API": the request's frame is no part
-	// of it (frame.go).
-	query = unframe(query)
+	// of it, nor the values it names for the call (frame.go).
+	query = dropValues(unframe(query))
 	// With a sentence encoder, the query's vector is computed while its
 	// words are scored.
 	var queryVec chan []float32
@@ -545,7 +545,7 @@ func (x *Index) Search(query string, k int) []Hit {
 // Matcher reports whether a name or word shares a search term with query.
 func (x *Index) Matcher(query string) func(string) bool {
 	q := map[string]bool{}
-	for _, w := range tokenize(unframe(query)) {
+	for _, w := range tokenize(dropValues(unframe(query))) {
 		q[w] = true
 	}
 	return func(name string) bool {

@@ -199,3 +199,169 @@ func tailStart(ws []span, from int) int {
 	}
 	return j
 }
+
+// dropValues drops the values a query quotes or names for the call it
+// will make, which say nothing about which tool makes it and match tools
+// by accident ("create a branch named release-2024" is no search for
+// releases; "refund charge ch_3MmlLrLkdIwHu7ix" no search for "mml"):
+//   - a quoted span ('…', "…", `…`, “…”, ‘…’);
+//   - a word that is shaped like an identifier or an address: letters
+//     with a run of four digits or more ("INC0012345"), three or more
+//     changes between letters and digits ("8f3a2c", a UUID), an e-mail
+//     address, a URL or a path;
+//   - a name after "named", "called", "titled" or "labelled" (a word
+//     capitalised or with more than letters in it), and the introducer;
+//   - "id", "number", "no" or "uuid" before a number or an identifier,
+//     and what they bring in ("with id 12345", "number 42").
+//
+// Short mixes of letters and digits that are words of their own stay
+// ("s3", "ec2", "oauth2", "sha256", "v1", "2fa"), and so do numbers
+// ("add 2 and 3", "404 errors"). Nothing is dropped when no word would be
+// left.
+func dropValues(q string) string {
+	type tok struct {
+		s    string
+		drop bool
+	}
+	var toks []tok
+	var quote rune // the closing quote of an open quoted span, 0 for none
+	for _, f := range strings.Fields(q) {
+		t := tok{s: f}
+		if quote != 0 {
+			t.drop = true
+			if closes(f, quote) {
+				quote = 0
+			}
+			toks = append(toks, t)
+			continue
+		}
+		if r, ok := opensQuote(f); ok {
+			t.drop = true
+			if !closes(f[len(string(r)):], closing[r]) {
+				quote = closing[r]
+			}
+			toks = append(toks, t)
+			continue
+		}
+		t.drop = valueShaped(strings.Trim(f, ".,;:!?()[]{}<>"))
+		toks = append(toks, t)
+	}
+	if quote != 0 {
+		// An unclosed quote quotes nothing: an apostrophe.
+		return q
+	}
+	for i := 0; i+1 < len(toks); i++ {
+		w := strings.ToLower(strings.Trim(toks[i].s, ".,;:!?()"))
+		next := strings.Trim(toks[i+1].s, ".,;:!?()[]{}<>")
+		if valueIntroducer[w] && nameShaped(toks[i+1].s) || idIntroducer[w] && (toks[i+1].drop || number(next)) {
+			toks[i].drop, toks[i+1].drop = true, true
+		}
+	}
+	var kept []string
+	for _, t := range toks {
+		if !t.drop {
+			kept = append(kept, t.s)
+		}
+	}
+	if len(kept) == len(toks) || len(spans(strings.Join(kept, " "))) == 0 {
+		return q
+	}
+	return strings.Join(kept, " ")
+}
+
+// closing is the closing quote of each opening quote.
+var closing = map[rune]rune{'\'': '\'', '"': '"', '`': '`', '“': '”', '‘': '’'}
+
+// opensQuote reports whether a word opens a quoted span, and its quote.
+func opensQuote(f string) (rune, bool) {
+	for r := range closing {
+		if strings.HasPrefix(f, string(r)) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// closes reports whether a word (the rest of it, for the opening word)
+// ends a span quoted with q: q at its end, or before trailing punctuation.
+func closes(f string, q rune) bool {
+	f = strings.TrimRight(f, ".,;:!?)]")
+	return strings.HasSuffix(f, string(q))
+}
+
+// valueIntroducer are the words that bring in a name for the call to use.
+var valueIntroducer = wordSet(`named called titled entitled labelled labeled`)
+
+// idIntroducer are the words that bring in an identifier or a number for
+// the call to use ("issue number 42", "with id 8f3a2c").
+var idIntroducer = wordSet(`id ids number no num uuid`)
+
+// number reports whether a word is a number ("42", "#42", "1.5").
+func number(w string) bool {
+	w = strings.TrimPrefix(w, "#")
+	if w == "" {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsDigit(r) && r != '.' && r != ',' {
+			return false
+		}
+	}
+	return true
+}
+
+// nameShaped reports whether the word after an introducer is a name
+// rather than a word: quoted, capitalised, or with anything but letters in
+// it ("release-2024", "Hello", "'general'"). "named entities" and "the
+// hook called when" go on being words.
+func nameShaped(f string) bool {
+	if _, ok := opensQuote(f); ok {
+		return true
+	}
+	f = strings.TrimRight(f, ".,;:!?)")
+	for i, r := range f {
+		if !unicode.IsLetter(r) || i == 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// valueShaped reports whether a word is shaped like a value rather than a
+// word: an identifier, a number, an address.
+func valueShaped(w string) bool {
+	if w == "" {
+		return false
+	}
+	if strings.Contains(w, "://") || strings.HasPrefix(w, "/") && strings.Count(w, "/") > 1 ||
+		strings.Contains(w, "@") && strings.Contains(w[strings.Index(w, "@"):], ".") {
+		return true
+	}
+	w = strings.TrimPrefix(w, "#")
+	digits, run, longest, changes := 0, 0, 0, 0
+	last := 0 // 1 letter, 2 digit
+	for _, r := range w {
+		kind := 0
+		switch {
+		case unicode.IsDigit(r):
+			kind = 2
+			digits++
+			run++
+			longest = max(longest, run)
+		case unicode.IsLetter(r):
+			kind = 1
+			run = 0
+		default:
+			run = 0
+		}
+		if kind != 0 {
+			if last != 0 && kind != last {
+				changes++
+			}
+			last = kind
+		}
+	}
+	// A number alone stays: it matches no tool by accident, and it may
+	// be what the tool is about ("404 errors", "the last 24 hours").
+	return changes >= 3 || longest >= 4 && digits < len(w)
+}

@@ -80,3 +80,59 @@ func TestFindAToolToCreateIsNotASearch(t *testing.T) {
 		}
 	}
 }
+
+// TestDropValues: the values a query names for the call are dropped, the
+// words that say which tool are kept.
+func TestDropValues(t *testing.T) {
+	for in, want := range map[string]string{
+		`create a branch named release-2024`:               "create a branch",
+		`post to the channel called 'general-chat'`:        "post to the channel",
+		`rename the repo called "old-name" to "new-name"`:  "rename the repo to",
+		"open a ticket titled `Printer on fire`":           "open a ticket",
+		`refund charge ch_3MmlLrLkdIwHu7ix`:                "refund charge",
+		`get the order with id 12345`:                      "get the order with",
+		`close issue number 42`:                            "close issue",
+		`get the run 0b6f1c2e-7d2a-4c1e-9a4f-3f1e2d5c6b7a`: "get the run",
+		`email bob@example.com the report`:                 "email the report",
+		`download https://example.com/a.csv`:               "download",
+		`read /var/log/syslog`:                             "read",
+		`look up ticket INC0012345`:                        "look up ticket",
+		`label it ‘urgent’ please`:                         "label it please",
+		// Kept as they are.
+		`add 2 and 3`:                                        "add 2 and 3",
+		`show 404 errors from the last 24 hours`:             "show 404 errors from the last 24 hours",
+		`list s3 buckets in ec2 with oauth2 and sha256 sums`: "list s3 buckets in ec2 with oauth2 and sha256 sums",
+		`extract named entities from text`:                   "extract named entities from text",
+		`which webhooks are called when a payment fails`:     "which webhooks are called when a payment fails",
+		`notifications I haven't read`:                       "notifications I haven't read",
+		`the team's 'general channel`:                        "the team's 'general channel",
+		`"quoted"`:                                           `"quoted"`,
+		`12345`:                                              "12345",
+		``:                                                   "",
+	} {
+		if got := dropValues(in); got != want {
+			t.Errorf("dropValues(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestValuesInAQueryDoNotPickTheTool pins the bug the values were dropped
+// for: a name given for the call matched tools by its words
+// ("release-notes" in "create a branch named release-notes" picked
+// create_release_notes).
+func TestValuesInAQueryDoNotPickTheTool(t *testing.T) {
+	x := New([]Doc{
+		{"github", tool("create_branch", "Create a new branch in a repository")},
+		{"github", tool("create_release_notes", "Create release notes for a release")},
+		{"github", tool("list_releases", "List the releases of a repository")},
+	})
+	for q, want := range map[string]string{
+		"create a branch named release-notes":      "github.create_branch",
+		"create a branch called 'release-notes'":   "github.create_branch",
+		"create a branch titled \"Release notes\"": "github.create_branch",
+	} {
+		if got := names(x.Search(q, 1)); !reflect.DeepEqual(got, []string{want}) {
+			t.Errorf("Search(%q) = %q, want %s", q, got, want)
+		}
+	}
+}
