@@ -5,6 +5,20 @@ import (
 	"unicode"
 )
 
+// MaxQueryWords is how many words of a query are read: a request for a
+// tool takes a few, and a longer text (a pasted document, a hostile
+// megabyte) must not cost the search more than they do.
+const MaxQueryWords = 64
+
+// focus is what of a query is searched for: its first MaxQueryWords
+// words, without the request's frame and the values it names for the call.
+func focus(q string) string {
+	if ws := spans(q); len(ws) > MaxQueryWords {
+		q = q[:ws[MaxQueryWords-1].to]
+	}
+	return dropValues(unframe(q))
+}
+
 // A query to find_tool is always a request for a tool, and agents often say
 // so: "find a tool to create an issue", "is there an API that lists
 // invoices", "how do I merge a pull request?", "send an email via the

@@ -2,6 +2,7 @@ package findtool
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -134,5 +135,18 @@ func TestValuesInAQueryDoNotPickTheTool(t *testing.T) {
 		if got := names(x.Search(q, 1)); !reflect.DeepEqual(got, []string{want}) {
 			t.Errorf("Search(%q) = %q, want %s", q, got, want)
 		}
+	}
+}
+
+// TestSearchReadsAQuerysFirstWords: only a query's first MaxQueryWords
+// words are searched, so a very long query costs what a short one does.
+func TestSearchReadsAQuerysFirstWords(t *testing.T) {
+	x := small()
+	long := strings.Repeat("create an issue ", MaxQueryWords/3) + strings.Repeat("slack users workspace ", 100000)
+	if got := names(x.Search(long, 1)); !reflect.DeepEqual(got, []string{"github.create_issue"}) {
+		t.Errorf("Search(long) = %q, want github.create_issue: the words past the first %d were read", got, MaxQueryWords)
+	}
+	if got := focus(long); len(spans(got)) != MaxQueryWords {
+		t.Errorf("focus kept %d words, want %d", len(spans(got)), MaxQueryWords)
 	}
 }
