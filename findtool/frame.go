@@ -97,7 +97,8 @@ func spans(q string) []span {
 // Word classes of the frame.
 var (
 	// frameCourtesy may open a request: "please", "hey", "can you", "I'd
-	// like", "I need", "I want", "help me", "show me".
+	// like", "I need", "I want", "help me", "let me" ("show me" is a read:
+	// "show me open issues" keeps it).
 	frameCourtesy = wordSet(`please kindly hey hi hello can could would will you i we d ll m like need want
 		wanna looking trying help me us let`)
 	// frameSeek asks for something: "find", "search for", "look up",
