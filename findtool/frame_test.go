@@ -150,3 +150,26 @@ func TestSearchReadsAQuerysFirstWords(t *testing.T) {
 		t.Errorf("focus kept %d words, want %d", len(spans(got)), MaxQueryWords)
 	}
 }
+
+// TestQueryActionOfAnInflectedVerb: a first word that is a verb in another
+// form gives the verb's intent, unless the verb is as often a noun; past
+// the first word such forms give none.
+func TestQueryActionOfAnInflectedVerb(t *testing.T) {
+	for q, want := range map[string]action{
+		"creates an issue":                   actCreate,
+		"generating a report":                actCreate,
+		"deleting a branch":                  actDelete,
+		"retrieves the invoice":              actRead,
+		"updates the title of a ticket":      actUpdate,
+		"watch a page for changes every day": actNone,
+		"files in this folder":               actNone,
+		"settings of the repository":         actNone,
+		"bookings for next week":             actNone,
+		"deleted files":                      actNone,
+		"create an issue":                    actCreate,
+	} {
+		if got := queryAction(q); got != want {
+			t.Errorf("queryAction(%q) = %d, want %d", q, got, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -406,22 +407,56 @@ func TestNamedValuesRankAsBare(t *testing.T) {
 // queries at top-1 or top-8.
 func rankAsBare(t *testing.T, frames []string) {
 	t.Helper()
+	for _, frame := range frames {
+		rankNear(t, frame, func(q string) string { return fmt.Sprintf(frame, q) }, 0.02)
+	}
+}
+
+// rankNear fails the test when any evaluation set, each query changed by
+// change, ranks (by words) more than tol below the bare queries at top-1
+// or top-8.
+func rankNear(t *testing.T, name string, change func(string) string, tol float64) {
+	t.Helper()
 	f := evalFinder(t)
 	qs := append(loadEval(t), loadEvalFile(t, "heldapart.tsv", "heldapart")...)
 	plain, _ := scoreEval(f, qs)
-	for _, frame := range frames {
-		framed := make([]evalQuery, len(qs))
-		for i, q := range qs {
-			framed[i] = q
-			framed[i].Text = fmt.Sprintf(frame, q.Text)
-		}
-		scores, _ := scoreEval(f, framed)
-		for half, sc := range scores {
-			top1, _, top8, _ := sc.Rates()
-			want1, _, want8, _ := plain[half].Rates()
-			if top1 < want1-0.02 || top8 < want8-0.02 {
-				t.Errorf("%q, %s: top-1 %.3f, top-8 %.3f; unframed %.3f, %.3f", frame, half, top1, top8, want1, want8)
-			}
+	changed := make([]evalQuery, len(qs))
+	for i, q := range qs {
+		changed[i] = q
+		changed[i].Text = change(q.Text)
+	}
+	scores, _ := scoreEval(f, changed)
+	for half, sc := range scores {
+		top1, _, top8, _ := sc.Rates()
+		want1, _, want8, _ := plain[half].Rates()
+		if top1 < want1-tol || top8 < want8-tol {
+			t.Errorf("%s, %s: top-1 %.3f, top-8 %.3f; bare %.3f, %.3f", name, half, top1, top8, want1, want8)
 		}
 	}
+}
+
+// TestInflectedVerbsRankAsBare pins the bug that a query's verb in
+// another form than its base ("creates an issue", what is left of "a tool
+// that creates an issue") gave no intent: every query whose first word is
+// a verb, said in the third person, must rank within 0.03 of the bare
+// query. Before, top-1 by words fell on tune from 0.693 to 0.657, on held
+// from 0.674 to 0.618 and on held-apart from 0.541 to 0.505; now 0.679,
+// 0.663 and 0.526.
+func TestInflectedVerbsRankAsBare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the GitHub, Stripe and Kubernetes specs")
+	}
+	third := func(q string) string {
+		w, rest, _ := strings.Cut(q, " ")
+		switch w {
+		case "create", "delete", "update", "remove", "make", "change", "retrieve", "describe", "rename":
+			return w + "s " + rest
+		case "get", "add", "send", "list", "start", "open", "read", "find", "edit", "set", "show", "upload", "run", "stop":
+			return w + "s " + rest
+		case "search", "fetch", "push", "watch", "publish":
+			return w + "es " + rest
+		}
+		return q
+	}
+	rankNear(t, "third person", third, 0.03)
 }
