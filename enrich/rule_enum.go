@@ -350,7 +350,16 @@ func (c *ctx) openSentence(from, to int, tail bool) bool {
 	if tail && s.end > end {
 		end = s.end
 	}
-	return openSentenceRe.MatchString(c.desc[start:end])
+	sp := span{start, end}
+	if open, ok := c.open[sp]; ok {
+		return open
+	}
+	open := openSentenceRe.MatchString(c.desc[start:end])
+	if c.open == nil {
+		c.open = map[span]bool{}
+	}
+	c.open[sp] = open
+	return open
 }
 
 // orListStart says whether a quoted alternative list may start at i: at
