@@ -109,8 +109,10 @@ func boundsSaid(desc string, t *ir.Type, said map[string]bool) map[string]bool {
 			mark(maxKw)
 		}
 	}
+	// A length or count no number in desc can be is not looked for (the
+	// expressions are tried at every position of desc).
 	intText := func(n *int64) string {
-		if n == nil {
+		if n == nil || !mayState(desc, *n) {
 			return ""
 		}
 		return strconv.FormatInt(*n, 10)
@@ -126,6 +128,30 @@ func boundsSaid(desc string, t *ir.Type, said map[string]bool) map[string]bool {
 	pair("minLength", "maxLength", intText(t.MinLength), intText(t.MaxLength))
 	pair("minItems", "maxItems", intText(t.MinItems), intText(t.MaxItems))
 	return said
+}
+
+// mayState says whether a number of the bound phrases (num) in desc can
+// be n (sameNum): one that is has n's digits in it, or for n from 1,000 up
+// its digits grouped by commas ("5,000"). n < 0 always may.
+func mayState(desc string, n int64) bool {
+	if n < 0 {
+		return true
+	}
+	digits := strconv.FormatInt(n, 10)
+	if strings.Contains(desc, digits) {
+		return true
+	}
+	if len(digits) <= 3 || strings.IndexByte(desc, ',') < 0 {
+		return false
+	}
+	grouped := make([]byte, 0, len(digits)+len(digits)/3)
+	for i := range len(digits) {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			grouped = append(grouped, ',')
+		}
+		grouped = append(grouped, digits[i])
+	}
+	return strings.Contains(desc, string(grouped))
 }
 
 // restated adds to said the keywords of t whose values desc states (its
@@ -222,8 +248,46 @@ func sentences(s string) []string {
 	return out
 }
 
-// enumParens matches a parenthesized aside without nested parentheses.
-var enumParens = regexp.MustCompile(`\s*\([^()]*\)`)
+// replaceAsides is regexp.MustCompile(`\s*\([^()]*\)`).ReplaceAllStringFunc(s,
+// f): each parenthesized aside without nested parentheses, with the ASCII
+// spaces before it, replaced by f of it. The expression, which no literal
+// starts, was tried at every position of every description.
+func replaceAsides(s string, f func(string) string) string {
+	var b strings.Builder
+	done := 0 // s[:done] is written (or replaced)
+	for i := 0; i < len(s); i++ {
+		if s[i] != '(' {
+			continue
+		}
+		k := strings.IndexAny(s[i+1:], "()")
+		if k < 0 {
+			break // no ')' closes this or any later '('
+		}
+		k += i + 1
+		if s[k] == '(' {
+			i = k - 1 // the nearer '(' may close
+			continue
+		}
+		start := i
+		for start > done && isRESpace(s[start-1]) {
+			start--
+		}
+		if b.Len() == 0 && done == 0 {
+			b.Grow(len(s))
+		}
+		b.WriteString(s[done:start])
+		b.WriteString(f(s[start : k+1]))
+		done, i = k+1, k
+	}
+	if done == 0 {
+		return s
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// isRESpace is \s of package regexp.
+func isRESpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r' }
 
 // dropEnumRestatement takes out of desc (folded onto one line) each
 // sentence and each parenthesized aside that only lists values, the
@@ -241,7 +305,7 @@ func dropEnumRestatement(desc string, values []any) string {
 	if !strings.Contains(desc, vs[len(vs)-1]) {
 		return desc // the shortest value is not even there
 	}
-	out := enumParens.ReplaceAllStringFunc(desc, func(m string) string {
+	out := replaceAsides(desc, func(m string) string {
 		inner := strings.TrimSpace(m)
 		if onlyLists(inner[1:len(inner)-1], vs) {
 			return ""

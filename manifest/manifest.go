@@ -304,20 +304,12 @@ const maxIndent = 48
 // indentJSON is json.Indent(dst, src, "", "  ") for compact, valid JSON,
 // except that containers nested deeper than max are written compact.
 func indentJSON(src []byte, max int) []byte {
-	out, _, _ := indentAt(make([]byte, 0, len(src)+len(src)/2), src, 0, max, nil, 0)
-	return out
+	return indentAt(make([]byte, 0, len(src)+len(src)/2), src, 0, max)
 }
 
-// A hole is where a stand-in stood in an indented outline (see outline):
-// at is its offset in the output, depth the nesting it stands at, n its
-// number.
-type hole struct{ at, depth, n int }
-
 // indentAt appends to out src indented as indentJSON indents it when it
-// stands at nesting depth. With a marker, each stand-in (see outline; one
-// of schemas) is left out of out and returned as a hole; ok is false for a
-// stand-in that does not read as one.
-func indentAt(out, src []byte, depth, max int, marker []byte, schemas int) (_ []byte, holes []hole, ok bool) {
+// stands at nesting depth.
+func indentAt(out, src []byte, depth, max int) []byte {
 	newline := func(d int) {
 		out = append(out, '\n')
 		for range d {
@@ -338,15 +330,6 @@ func indentAt(out, src []byte, depth, max int, marker []byte, schemas int) (_ []
 			out = append(out, src[i:min(j+1, len(src))]...)
 			i = j
 		case '{', '[':
-			if c == '{' && marker != nil && bytes.HasPrefix(src[i:], marker) {
-				n, size, ok := standIn(src[i+len(marker):], schemas)
-				if !ok {
-					return out, holes, false
-				}
-				holes = append(holes, hole{len(out), depth, n})
-				i += len(marker) + size - 1
-				continue
-			}
 			out = append(out, c)
 			depth++
 			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
@@ -376,5 +359,5 @@ func indentAt(out, src []byte, depth, max int, marker []byte, schemas int) (_ []
 			out = append(out, c)
 		}
 	}
-	return out, holes, true
+	return out
 }

@@ -1,145 +1,47 @@
 package manifest
 
 import (
-	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"runtime"
-	"strconv"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
 
-// outline is what encoding/json writes for m with each schema (most of a
-// large API's manifest) standing in as a one-key object whose key no input
-// can hold (it carries a random nonce): stand-in N is marker, N and '}'.
-// schemas are the schemas, in the order they stand.
-func outline(m *Manifest) (src, marker []byte, schemas []map[string]any, ok bool) {
-	var nonce [12]byte
-	if _, err := rand.Read(nonce[:]); err != nil {
-		return nil, nil, nil, false
-	}
-	key := "\x00codemode-schema-" + hex.EncodeToString(nonce[:])
-	stand := func(s map[string]any) map[string]any {
-		if len(s) == 0 {
-			return s // null or {}, and omitempty, as they were
-		}
-		schemas = append(schemas, s)
-		return map[string]any{key: len(schemas) - 1}
-	}
-	c := *m
-	c.Services = make([]Service, len(m.Services))
-	for i, s := range m.Services {
-		s.Defs = stand(s.Defs)
-		tools := make([]Tool, len(s.Tools))
-		for j, t := range s.Tools {
-			t.Input = stand(t.Input)
-			t.Original = stand(t.Original)
-			t.Output = stand(t.Output)
-			t.Observed = stand(t.Observed)
-			tools[j] = t
-		}
-		if s.Tools != nil {
-			s.Tools = tools
-		}
-		c.Services[i] = s
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&c); err != nil {
-		return nil, nil, nil, false
-	}
-	// How encoding/json writes a stand-in: {"\u0000codemode-schema-...":N}
-	marker = []byte(`{"\u0000codemode-schema-` + hex.EncodeToString(nonce[:]) + `":`)
-	return buf.Bytes(), marker, schemas, true
-}
-
-// standIn reads the number of the stand-in at the start of src (after its
-// marker) and returns it and the length of what is left of it.
-func standIn(src []byte, schemas int) (n, size int, ok bool) {
-	end := bytes.IndexByte(src, '}')
-	if end < 0 {
-		return 0, 0, false
-	}
-	n, err := strconv.Atoi(string(src[:end]))
-	if err != nil || n < 0 || n >= schemas {
-		return 0, 0, false
-	}
-	return n, end + 1, true
-}
-
-// marshalFast writes what encoding/json writes for m (before indenting),
-// with the schemas written by the Pinner's encoder instead of by
-// reflection: a schema map the tools share (parse shares a document's
-// parameters and components between them) is written once and copied
-// after; they are spliced into the outline where they stand. ok is false
-// when a schema cannot be written (NaN, a cycle): Marshal then leaves
+// marshalIndented is marshalStd(m) (without its error): its schemas
+// written and indented on up to GOMAXPROCS goroutines (an indenter each;
+// indentation depends only on the depth a schema stands at), then the rest
+// written around them by a frameWriter. ok is false when a schema or a
+// value between them cannot be written (NaN, a cycle): Marshal then leaves
 // everything to encoding/json, for its error.
-func marshalFast(m *Manifest) ([]byte, bool) {
-	src, marker, schemas, ok := outline(m)
-	if !ok {
-		return nil, false
-	}
-	p := newPinner(true)
-	p.plain = true
-	out := make([]byte, 0, len(src)*4)
-	for {
-		i := bytes.Index(src, marker)
-		if i < 0 {
-			break
-		}
-		out = append(out, src[:i]...)
-		src = src[i+len(marker):]
-		n, size, ok := standIn(src, len(schemas))
-		if !ok {
-			return nil, false
-		}
-		src = src[size:]
-		var err error
-		if out, err = p.object(out, schemas[n]); err != nil {
-			return nil, false
-		}
-	}
-	return append(out, src...), true
-}
-
-// marshalIndented is indentJSON(marshalFast(m), maxIndent), its schemas
-// written and indented on up to GOMAXPROCS goroutines (one Pinner each):
-// the outline is indented with a hole where each schema stands, each
-// schema indented as it stands there (indentation depends only on the
-// depth), and the pieces joined in order.
 func marshalIndented(m *Manifest) ([]byte, bool) {
-	src, marker, schemas, ok := outline(m)
-	if !ok {
-		return nil, false
+	type stand struct {
+		s     map[string]any
+		depth int
 	}
-	frame, holes, ok := indentAt(make([]byte, 0, len(src)+len(src)/2), src, 0, maxIndent, marker, len(schemas))
-	if !ok {
-		return nil, false
-	}
-	pieces := make([][]byte, len(holes))
+	var schemas []stand
+	standing(m, func(s map[string]any, depth int) { schemas = append(schemas, stand{s, depth}) })
+	pieces := make([][]byte, len(schemas))
 	var failed atomic.Bool
 	var next atomic.Int64
 	work := func() {
-		p := newPinner(true)
-		p.plain = true
-		var raw []byte
+		w := &indenter{p: newPinner(true), cache: map[indentKey][]byte{}, seen: map[indentKey]bool{}}
+		w.p.plain = true
+		var piece []byte
 		for !failed.Load() {
 			i := int(next.Add(1) - 1)
-			if i >= len(holes) {
+			if i >= len(schemas) {
 				return
 			}
 			var err error
-			if raw, err = p.object(raw[:0], schemas[holes[i].n]); err != nil {
+			if piece, err = w.value(piece[:0], schemas[i].s, schemas[i].depth); err != nil {
 				failed.Store(true)
 				return
 			}
-			pieces[i], _, _ = indentAt(make([]byte, 0, len(raw)+len(raw)/2), raw, holes[i].depth, maxIndent, nil, 0)
+			pieces[i] = slices.Clone(piece)
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(holes)/16)
+	workers := min(runtime.GOMAXPROCS(0), len(schemas)/16)
 	if workers <= 1 {
 		work()
 	} else {
@@ -153,15 +55,129 @@ func marshalIndented(m *Manifest) ([]byte, bool) {
 	if failed.Load() {
 		return nil, false
 	}
-	size := len(frame)
+	// What the frame adds is mostly its strings (the stubs, descriptions
+	// and signatures), and some indentation and names per tool.
+	size := 1024
 	for _, p := range pieces {
 		size += len(p)
 	}
-	out := make([]byte, 0, size)
-	from := 0
-	for i, h := range holes {
-		out = append(append(out, frame[from:h.at]...), pieces[i]...)
-		from = h.at
+	for i := range m.Services {
+		s := &m.Services[i]
+		size += len(s.Stub) + len(s.Stub)/16 + 1024
+		for j := range s.Tools {
+			t := &s.Tools[j]
+			size += 2*(len(t.Description)+len(t.Signature)) + 1024 + 256*len(t.Params)
+		}
 	}
-	return append(out, frame[from:]...), true
+	w := &frameWriter{b: make([]byte, 0, size), pieces: pieces}
+	w.manifest(m)
+	if w.err != nil || w.next != len(pieces) {
+		return nil, false
+	}
+	return w.b, true
+}
+
+// An indenter writes a schema as indentJSON would indent what its Pinner
+// (plain) writes, in one pass: the maps and lists nested within maxIndent
+// indented as they are written, what is deeper written compact by the
+// Pinner. A map met a second time at the same depth (with 3 keys or more)
+// is copied from the bytes written the first time.
+type indenter struct {
+	p     *Pinner
+	cache map[indentKey][]byte
+	seen  map[indentKey]bool
+}
+
+type indentKey struct {
+	id    *byte
+	depth int
+}
+
+// value appends v standing at nesting depth.
+func (w *indenter) value(b []byte, v any, depth int) ([]byte, error) {
+	switch x := v.(type) {
+	case nil, string, bool, json.Number, float64, int, int64:
+		return w.p.value(b, v)
+	case map[string]any:
+		if x == nil || len(x) == 0 || depth+1 > maxIndent {
+			return w.p.value(b, v)
+		}
+		return w.object(b, x, depth)
+	case []any:
+		if x == nil || len(x) == 0 || depth+1 > maxIndent {
+			return w.p.value(b, v)
+		}
+		w.p.depth++
+		b = append(b, '[')
+		var err error
+		for i, e := range x {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = newline(b, depth+1)
+			if b, err = w.value(b, e, depth+1); err != nil {
+				return b, err
+			}
+		}
+		w.p.depth--
+		return append(newline(b, depth), ']'), nil
+	}
+	// Any other Go value: what encoding/json writes for it, indented.
+	raw, err := w.p.value(nil, v)
+	if err != nil {
+		return b, err
+	}
+	b = indentAt(b, raw, depth, maxIndent)
+	return b, nil
+}
+
+// object appends a map with keys standing at nesting depth (its keys at
+// depth+1, within maxIndent).
+func (w *indenter) object(b []byte, m map[string]any, depth int) ([]byte, error) {
+	key := indentKey{mapID(m), depth}
+	remember := len(m) >= 3
+	if remember {
+		if c, ok := w.cache[key]; ok {
+			return append(b, c...), nil
+		}
+	}
+	start := len(b)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	w.p.depth++
+	b = append(b, '{')
+	var err error
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = newline(b, depth+1)
+		b = w.p.str(b, k)
+		b = append(b, ':', ' ')
+		if b, err = w.value(b, m[k], depth+1); err != nil {
+			return b, err
+		}
+	}
+	w.p.depth--
+	b = append(newline(b, depth), '}')
+	if remember {
+		if w.seen[key] {
+			w.cache[key] = slices.Clone(b[start:])
+		} else {
+			w.seen[key] = true
+		}
+	}
+	return b, nil
+}
+
+// newline appends a newline and the indentation of depth.
+func newline(b []byte, depth int) []byte {
+	b = append(b, '\n')
+	for range depth {
+		b = append(b, ' ', ' ')
+	}
+	return b
 }

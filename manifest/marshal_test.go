@@ -13,19 +13,31 @@ import (
 )
 
 // TestMarshalSchemasAsEncodingJSON: Marshal, which writes schemas with the
-// Pinner's encoder and splices them into what encoding/json writes around
-// them, gives encoding/json's bytes: shared and nested maps, nil and empty
-// schemas, every escape (no HTML escaping), numbers, other Go types inside
-// a schema, a schema that spells the stand-in's key, and every golden
-// manifest; a schema encoding/json cannot write fails the same way.
+// Pinner's encoder (indented as it writes) and the rest around them with a
+// frameWriter, gives encoding/json's bytes: shared and nested maps, nil and
+// empty schemas, every escape (no HTML escaping), numbers, other Go types
+// inside a schema, a key that spelled the old stand-in's, nesting past
+// maxIndent, and every golden manifest; a schema encoding/json cannot
+// write fails the same way.
 func TestMarshalSchemasAsEncodingJSON(t *testing.T) {
 	shared := map[string]any{"type": "string", "description": "<a & b> \u2028 \x01 \xff é", "enum": []any{"x", json.Number("1.5e3"), 2.0, 1e21, int64(-3), nil, true}}
+	// deep nests past maxIndent (where the manifest turns compact), a
+	// shared map at every depth, with lists and empty containers between.
+	deep := ir.Schema{"type": "object"}
+	for i := range maxIndent + 8 {
+		if i%3 == 0 {
+			deep = ir.Schema{"items": []any{deep, shared, map[string]any{}}, "s": shared, "n": i}
+		} else {
+			deep = ir.Schema{"properties": deep, "s": shared, "e": []any{}}
+		}
+	}
 	m := &Manifest{Version: Version, Services: []Service{{
 		Name: "s", File: "s.py", Defs: map[string]any{"A": shared, "B": map[string]any{"$ref": "#/$defs/A"}},
 		Tools: []Tool{
 			{Wire: "a", Input: ir.Schema{"properties": map[string]any{"x": shared, "y": shared}}, Original: ir.Schema{"properties": map[string]any{"x": shared}}, Output: ir.Schema{}, Pin: "p"},
 			{Wire: "b<&>", Description: "<&>", Input: nil, Observed: ir.Schema{"other": map[string]string{"k": "<v>"}, "l": []string{"&"}, "nilmap": map[string]any(nil), "nillist": []any(nil), "z": json.Number("")}},
 			{Wire: "c", Input: ir.Schema{"\x00codemode-schema-": 1, "s": shared}},
+			{Wire: "d", Input: deep, Output: ir.Schema{"a": shared, "b": map[string]any{"c": shared, "l": []any{shared, []any{}, map[string]any{}, []any{[]any{shared}}}}}},
 		},
 	}, {Name: "empty", Tools: nil}}}
 	check := func(name string, m *Manifest) {
@@ -40,8 +52,8 @@ func TestMarshalSchemasAsEncodingJSON(t *testing.T) {
 		}
 	}
 	check("made", m)
-	if _, ok := marshalFast(m); !ok {
-		t.Error("marshalFast gave up on a manifest it can write")
+	if _, ok := marshalIndented(m); !ok {
+		t.Error("marshalIndented gave up on a manifest it can write")
 	}
 	loop := []any{nil}
 	loop[0] = loop

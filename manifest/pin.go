@@ -65,6 +65,18 @@ type Pinner struct {
 	sets  map[*byte][]byte
 	depth int     // nesting of the value being written
 	old   *Pinner // format 1, for PinAs
+	// shared is what the Pinners of one Pins call (on several goroutines)
+	// tell each other: the definitions' hashes and the "$defs" objects'
+	// bytes, each worked out once among them; nil for a Pinner alone.
+	shared *pinShare
+}
+
+// A pinShare holds, by map identity, the hex hash of each definition and
+// format 2's bytes of each "$defs" object, for the Pinners of one Pins
+// call. What it holds is never changed.
+type pinShare struct {
+	defs sync.Map // *byte → string
+	sets sync.Map // *byte → []byte
 }
 
 // NewPinner returns an empty Pinner.
@@ -117,11 +129,13 @@ func Pins(tools []*ir.Tool) []string {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	shared := &pinShare{}
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			p := NewPinner()
+			p.shared = shared
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(tools) {
@@ -320,6 +334,12 @@ func (p *Pinner) definitions(b []byte, defs map[string]any) ([]byte, error) {
 	if c, ok := p.sets[id]; ok {
 		return append(b, c...), nil
 	}
+	if p.shared != nil {
+		if c, ok := p.shared.sets.Load(id); ok {
+			p.sets[id] = c.([]byte)
+			return append(b, c.([]byte)...), nil
+		}
+	}
 	start := len(b)
 	names := make([]string, 0, len(defs))
 	for k := range defs {
@@ -338,6 +358,9 @@ func (p *Pinner) definitions(b []byte, defs map[string]any) ([]byte, error) {
 	}
 	b = append(b, '}')
 	p.sets[id] = slices.Clone(b[start:])
+	if p.shared != nil {
+		p.shared.sets.Store(id, p.sets[id])
+	}
 	return b, nil
 }
 
@@ -365,6 +388,14 @@ func (p *Pinner) definitionEntry(b []byte, name string, v any) ([]byte, error) {
 		if p.open[id] {
 			return b, errPinCycle
 		}
+		if p.shared != nil {
+			if x, ok := p.shared.defs.Load(id); ok {
+				h := defHash{hex: x.(string), name: name}
+				h.entry = p.defEntryBytes(name, h.hex)
+				p.defs[id] = h
+				return append(b, h.entry...), nil
+			}
+		}
 	}
 	j, err := p.value(nil, v)
 	if err != nil {
@@ -375,6 +406,9 @@ func (p *Pinner) definitionEntry(b []byte, name string, v any) ([]byte, error) {
 	h.entry = p.defEntryBytes(name, h.hex)
 	if id != nil {
 		p.defs[id] = h
+		if p.shared != nil {
+			p.shared.defs.Store(id, h.hex)
+		}
 	}
 	return append(b, h.entry...), nil
 }
@@ -425,13 +459,19 @@ func appendJSONString(b []byte, s string) []byte { return appendString(b, s, tru
 // invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
 func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
+	safe := &plainSafe
+	if html {
+		safe = &htmlSafe
+	}
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && safe[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '\\', '"':
@@ -473,6 +513,16 @@ func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// plainSafe and htmlSafe are the bytes appendString copies as they are
+// (printable ASCII but '"' and '\\'; without '<', '>' and '&' for html).
+var plainSafe, htmlSafe = func() (plain, html [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		plain[c] = c != '"' && c != '\\'
+		html[c] = plain[c] && c != '<' && c != '>' && c != '&'
+	}
+	return plain, html
+}()
 
 // isValidNumber is the JSON number grammar (RFC 7159 section 6), as
 // encoding/json checks a json.Number.

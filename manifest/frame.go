@@ -1,0 +1,237 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// A frameWriter writes a manifest as indentJSON indents what encoding/json
+// (no HTML escaping) writes for it, field by field in the structs' order
+// and with their omitempty rules, without reflection; the schemas, written
+// beforehand (see marshalIndented), are copied in where they stand, and
+// the small structs between (a source, security schemes, annotations, an
+// HTTP operation, enrichment decisions) are left to encoding/json and
+// indented. TestFrameKnowsEveryField fails when a struct gains a field.
+type frameWriter struct {
+	b      []byte
+	depth  int
+	first  bool     // no member written yet in the innermost container
+	pieces [][]byte // the schemas, in the order they stand
+	next   int
+	err    error
+}
+
+// standing calls f with each schema that stands as its own piece, in
+// order, and the nesting it stands at: what frameWriter.schema takes from
+// pieces.
+func standing(m *Manifest, f func(s map[string]any, depth int)) {
+	for i := range m.Services {
+		s := &m.Services[i]
+		for j := range s.Tools {
+			t := &s.Tools[j]
+			for _, sc := range []map[string]any{t.Input, t.Original, t.Output, t.Observed} {
+				if len(sc) > 0 {
+					f(sc, 5) // manifest, services, service, tools, tool
+				}
+			}
+		}
+		if len(s.Defs) > 0 {
+			f(s.Defs, 3)
+		}
+	}
+}
+
+func (w *frameWriter) open(c byte) {
+	w.b = append(w.b, c)
+	w.depth++
+	w.first = true
+}
+
+func (w *frameWriter) close(c byte) {
+	w.depth--
+	if !w.first {
+		w.b = newline(w.b, w.depth)
+	}
+	w.b = append(w.b, c)
+	w.first = false
+}
+
+// member starts a container's next member: a list's element, or (with a
+// key) an object's.
+func (w *frameWriter) member() {
+	if !w.first {
+		w.b = append(w.b, ',')
+	}
+	w.first = false
+	w.b = newline(w.b, w.depth)
+}
+
+func (w *frameWriter) key(k string) {
+	w.member()
+	w.b = appendString(w.b, k, false)
+	w.b = append(w.b, ':', ' ')
+}
+
+func (w *frameWriter) str(k, v string) { w.key(k); w.b = appendString(w.b, v, false) }
+
+func (w *frameWriter) strOmit(k, v string) {
+	if v != "" {
+		w.str(k, v)
+	}
+}
+
+func (w *frameWriter) boolean(k string, v bool) { w.key(k); w.b = strconv.AppendBool(w.b, v) }
+
+func (w *frameWriter) strings(k string, v []string) {
+	w.key(k)
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.open('[')
+	for _, s := range v {
+		w.member()
+		w.b = appendString(w.b, s, false)
+	}
+	w.close(']')
+}
+
+// any writes v as encoding/json does, indented where it stands.
+func (w *frameWriter) any(k string, v any) {
+	w.key(k)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		w.err = err
+		return
+	}
+	w.b = indentAt(w.b, bytes.TrimSuffix(buf.Bytes(), []byte("\n")), w.depth, maxIndent)
+}
+
+// schema writes a schema field: null, {}, or its piece.
+func (w *frameWriter) schema(k string, s map[string]any, omitEmpty bool) {
+	if omitEmpty && len(s) == 0 {
+		return
+	}
+	w.key(k)
+	switch {
+	case s == nil:
+		w.b = append(w.b, "null"...)
+	case len(s) == 0:
+		w.b = append(w.b, '{', '}')
+	default:
+		w.b = append(w.b, w.pieces[w.next]...)
+		w.next++
+	}
+}
+
+func (w *frameWriter) manifest(m *Manifest) {
+	w.open('{')
+	w.key("version")
+	w.b = strconv.AppendInt(w.b, int64(m.Version), 10)
+	w.key("services")
+	if m.Services == nil {
+		w.b = append(w.b, "null"...)
+	} else {
+		w.open('[')
+		for i := range m.Services {
+			w.member()
+			w.service(&m.Services[i])
+		}
+		w.close(']')
+	}
+	w.close('}')
+	w.b = append(w.b, '\n')
+}
+
+func (w *frameWriter) service(s *Service) {
+	w.open('{')
+	w.str("name", string(s.Name))
+	w.strOmit("title", s.Title)
+	w.str("file", s.File)
+	w.any("source", s.Source)
+	if len(s.Servers) > 0 {
+		w.strings("servers", s.Servers)
+	}
+	if len(s.Security) > 0 {
+		w.any("security", s.Security)
+	}
+	w.key("tools")
+	if s.Tools == nil {
+		w.b = append(w.b, "null"...)
+	} else {
+		w.open('[')
+		for i := range s.Tools {
+			w.member()
+			w.tool(&s.Tools[i])
+		}
+		w.close(']')
+	}
+	if len(s.Diagnostics) > 0 {
+		w.strings("diagnostics", s.Diagnostics)
+	}
+	w.schema("defs", s.Defs, true)
+	w.str("stub", s.Stub)
+	w.close('}')
+}
+
+func (w *frameWriter) tool(t *Tool) {
+	w.open('{')
+	w.str("wire", string(t.Wire))
+	w.str("py", string(t.Py))
+	w.str("call", t.Call)
+	w.str("signature", t.Signature)
+	w.strOmit("title", t.Title)
+	w.strOmit("description", t.Description)
+	if t.Deprecated {
+		w.boolean("deprecated", true)
+	}
+	w.key("lines")
+	w.open('[')
+	for _, n := range t.Lines {
+		w.member()
+		w.b = strconv.AppendInt(w.b, int64(n), 10)
+	}
+	w.close(']')
+	w.key("params")
+	if t.Params == nil {
+		w.b = append(w.b, "null"...)
+	} else {
+		w.open('[')
+		for i := range t.Params {
+			w.member()
+			w.param(&t.Params[i])
+		}
+		w.close(']')
+	}
+	w.schema("input", t.Input, false)
+	w.schema("original", t.Original, true)
+	w.schema("output", t.Output, true)
+	w.any("annotations", t.Annotations)
+	if t.HTTP != nil {
+		w.any("http", t.HTTP)
+	}
+	if len(t.Enrichment) > 0 {
+		w.any("enrichment", t.Enrichment)
+	}
+	w.str("pin", t.Pin)
+	w.schema("observed", t.Observed, true)
+	w.close('}')
+}
+
+func (w *frameWriter) param(p *Param) {
+	w.open('{')
+	w.str("arg", p.Arg)
+	w.str("wire", string(p.Wire))
+	w.str("py", string(p.Py))
+	w.str("in", string(p.In))
+	w.boolean("required", p.Required)
+	w.strOmit("style", p.Style)
+	if p.Explode != nil {
+		w.boolean("explode", *p.Explode)
+	}
+	w.str("pointer", string(p.Ref))
+	w.close('}')
+}
