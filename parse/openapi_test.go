@@ -606,3 +606,35 @@ func TestUnresolvedRequestBodyReportedOnce(t *testing.T) {
 		t.Errorf("diagnostics = %q, want [%s]", got, want)
 	}
 }
+
+// TestDiscriminatorMappingDiagnosticsInKeyOrder pins the bug that a
+// discriminator mapping's unresolved references were reported in Go's map
+// order, so the same spec gave its manifest and enrich log in another
+// order on every run.
+func TestDiscriminatorMappingDiagnosticsInKeyOrder(t *testing.T) {
+	spec := `{"openapi": "3.0.3", "info": {"title": "t", "version": "1"},
+	"paths": {"/pets": {"post": {"operationId": "addPet", "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Pet"}}}}, "responses": {"200": {"description": "ok"}}}}},
+	"components": {"schemas": {"Pet": {"type": "object", "properties": {"kind": {"type": "string"}},
+		"discriminator": {"propertyName": "kind", "mapping": {
+			"e": "#/components/schemas/E", "b": "#/components/schemas/B", "d": "#/components/schemas/D",
+			"a": "#/components/schemas/A", "c": "#/components/schemas/C", "f": "other.json#/F"}}}}}}`
+	var first []string
+	for run := range 20 {
+		svc, err := OpenAPI("pets.json", []byte(spec), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, d := range svc.Diagnostics {
+			got = append(got, d.Pointer)
+		}
+		if run == 0 {
+			first = got
+			if len(got) != 5 || !slices.IsSorted(got) {
+				t.Fatalf("diagnostics %q: want the five local mapping entries in key order", got)
+			}
+		} else if !slices.Equal(got, first) {
+			t.Fatalf("run %d: diagnostics %q, first run %q", run, got, first)
+		}
+	}
+}

@@ -167,7 +167,10 @@ func (o *oas) ref(x map[string]any, ptr string, refs refSet) {
 }
 
 func (o *oas) mapping(m map[string]any, ptr string, refs refSet) {
-	for k, v := range m {
+	// In key order: what it cannot resolve is reported in the same order
+	// on every run.
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
 		ref, ok := v.(string)
 		if !ok || !strings.HasPrefix(ref, "#") {
 			continue // a bare schema name, or an external document
