@@ -199,13 +199,28 @@ func TestSharedPinsAreEachToolsPin(t *testing.T) {
 	sets := []map[string]any{{"A": a}, {"A": a, "B": b}, {"B": b, "C": a}}
 	var tools []*ir.Tool
 	for i := range 200 {
-		in := ir.Schema{"type": "object", "$defs": sets[i%3], "properties": map[string]any{"p": map[string]any{"$ref": "#/$defs/A"}, "n": i}}
+		defs := sets[i%3]
+		if i%2 == 0 { // a $defs object of its own, of shared definitions
+			defs = map[string]any{"A": a, "B": b, "D" + strconv.Itoa(i%5): a}
+		}
+		in := ir.Schema{"type": "object", "$defs": defs, "properties": map[string]any{"p": map[string]any{"$ref": "#/$defs/A"}, "n": i}}
 		tools = append(tools, &ir.Tool{Wire: ir.WireName("t" + strconv.Itoa(i)), Input: in, Output: ir.Schema{"$defs": sets[(i+1)%3], "type": "object"}})
 	}
 	got := Pins(tools)
+	// The same tools taken in turn by two Pinners sharing, as Pins's
+	// workers may (whichever runs first).
+	shared := &pinShare{}
+	pinners := []*Pinner{NewPinner(), NewPinner()}
+	for _, p := range pinners {
+		p.shared = shared
+	}
 	for i, tool := range tools {
-		if want := Pin(tool); got[i] != want {
+		want := Pin(tool)
+		if got[i] != want {
 			t.Fatalf("tool %d: Pins %s, Pin %s", i, got[i], want)
+		}
+		if turn := pinners[i%2].Pin(tool); turn != want {
+			t.Fatalf("tool %d: a sharing Pinner %s, Pin %s", i, turn, want)
 		}
 	}
 }
