@@ -131,8 +131,11 @@ type target struct {
 	description string
 	// holder is the map the keywords are merged into; view is what the
 	// rules and the verifier see (holder with a $ref resolved).
-	holder   ir.Schema
-	view     ir.Schema
+	holder ir.Schema
+	view   ir.Schema
+	// ref is the definition holder's $ref names when view is holder with
+	// it resolved (one level: ref holds no $ref itself), else nil.
+	ref      ir.Schema
 	required bool
 	// setRequired makes the parameter required.
 	setRequired func()
@@ -150,6 +153,7 @@ type slotKeys map[slotKey]slotVal
 
 type slotKey struct {
 	schema      *byte
+	ref         *byte // the $ref's definition, for a view resolved from schema
 	description string
 	required    bool
 }
@@ -160,11 +164,21 @@ type slotVal struct {
 }
 
 // of is memoKey(tg.description, withoutDescription(tg.view), tg.required).
+// A view resolved from a $ref is a new map each time, made of the holder
+// and the definition, neither of which enrich changes in place: it is
+// keyed by both.
 func (m slotKeys) of(tg target) (string, bool) {
-	if tg.replace == nil || mapID(tg.view) != mapID(tg.holder) {
+	var k slotKey
+	switch {
+	case tg.replace == nil:
+		return memoKey(tg.description, withoutDescription(tg.view), tg.required)
+	case mapID(tg.view) == mapID(tg.holder):
+		k = slotKey{schema: mapID(tg.view), description: tg.description, required: tg.required}
+	case tg.ref != nil:
+		k = slotKey{schema: mapID(tg.holder), ref: mapID(tg.ref), description: tg.description, required: tg.required}
+	default:
 		return memoKey(tg.description, withoutDescription(tg.view), tg.required)
 	}
-	k := slotKey{mapID(tg.view), tg.description, tg.required}
 	v, hit := m[k]
 	if !hit {
 		v.key, v.ok = memoKey(tg.description, withoutDescription(tg.view), tg.required)
@@ -411,7 +425,7 @@ func toolTargets(svc *ir.Service, t *ir.Tool, diagnose bool) []target {
 			ptr = "/properties/" + ir.EscapeToken(p.Arg)
 		}
 		tg := target{
-			pointer: ptr, description: desc, holder: ps, view: view, required: p.Required,
+			pointer: ptr, description: desc, holder: ps, view: view, ref: refTarget(t.Input, ps), required: p.Required,
 			setRequired: func() {
 				p.Required = true
 				addRequired(t.Input, p.Arg)
@@ -653,6 +667,32 @@ func copySeen(m map[string]bool) map[string]bool {
 // resolveRef returns s with a local $ref ("#/$defs/x", "#/definitions/x")
 // resolved: a merged copy whose sibling keys win. Without a $ref it returns
 // s itself.
+// refTarget is the definition s's "#/..." $ref names, when that is a
+// schema without a $ref of its own (what resolveRef merges s with), else
+// nil.
+func refTarget(root, s ir.Schema) ir.Schema {
+	ref, ok := s["$ref"].(string)
+	if !ok || !strings.HasPrefix(ref, "#/") {
+		return nil
+	}
+	var cur any = root
+	for _, part := range strings.Split(ref[2:], "/") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[ir.UnescapeToken(part)]
+	}
+	target, ok := cur.(map[string]any)
+	if !ok {
+		return nil
+	}
+	if _, nested := target["$ref"]; nested {
+		return nil
+	}
+	return target
+}
+
 func resolveRef(root, s ir.Schema, depth int) ir.Schema {
 	ref, ok := s["$ref"].(string)
 	if !ok || depth > 16 || !strings.HasPrefix(ref, "#/") {

@@ -95,3 +95,45 @@ func TestPrefilterFold(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefilterNeedsEveryPart: a pattern turns away a text that lacks any
+// part a match needs (each part of a concatenation, one of each
+// alternation branch's parts), not only its most selective part, and
+// still runs on every text it matches.
+func TestPrefilterNeedsEveryPart(t *testing.T) {
+	p := mustCompile(`(?i)\bdefault\s*[:=]\s*(\d+)`)
+	q := mustCompile(`(?i)\b(?:if|when) not (?:set|given)\b|\bunless (?:it is )?given\b`)
+	// A run of parts that each match a few strings needs one of their
+	// concatenations ("is a url"), not only "UR" and then a letter.
+	r := mustCompile(`(?i)\bis an? (?:valid )?(?:URL|URI)\b`)
+	patterns = patterns[:len(patterns)-3]
+	for _, c := range []struct {
+		p    *pattern
+		s    string
+		want bool // may
+	}{
+		{p, "Default: 30", true},
+		{p, "default is 30", false},   // no : or =
+		{p, "Default: thirty", false}, // no digit
+		{p, "the 30 defaults", false},
+		{q, "If not set, 3.", true},
+		{q, "Used unless given.", true},
+		{q, "If set, 3.", false},      // no "not"
+		{q, "Not given here.", false}, // no if, when or unless
+		{q, "When the default is set.", false},
+		{r, "It is a valid URL.", true},
+		{r, "This is an uri", true},
+		{r, "This is a URN, during return", false},
+		{r, "The URL, which is a string", false}, // no "is a url"
+	} {
+		if got := c.p.may(c.s); got != c.want {
+			t.Errorf("%s: may(%q) = %v, want %v", c.p, c.s, got, c.want)
+		}
+		if c.p.Regexp.MatchString(c.s) && !c.p.MatchString(c.s) {
+			t.Errorf("%s turned away %q, which it matches", c.p, c.s)
+		}
+	}
+	if len(p.all) < 3 {
+		t.Errorf("%s: %d sets, want DEFAULT, [:=] and a digit", p, len(p.all))
+	}
+}

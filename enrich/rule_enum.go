@@ -2,6 +2,8 @@ package enrich
 
 import (
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // enumIntroRe introduces a closed list of values.
@@ -348,7 +350,16 @@ func (c *ctx) openSentence(from, to int, tail bool) bool {
 	if tail && s.end > end {
 		end = s.end
 	}
-	return openSentenceRe.MatchString(c.desc[start:end])
+	sp := span{start, end}
+	if open, ok := c.open[sp]; ok {
+		return open
+	}
+	open := openSentenceRe.MatchString(c.desc[start:end])
+	if c.open == nil {
+		c.open = map[span]bool{}
+	}
+	c.open[sp] = open
+	return open
 }
 
 // orListStart says whether a quoted alternative list may start at i: at
@@ -364,13 +375,32 @@ func orListStart(d string, i int) bool {
 	default:
 		return false
 	}
-	w := strings.ToLower(d[:i-1])
+	// The text before the space, lowered, ends with one of the words or
+	// is one: its last six runes decide, not the whole text lowered at
+	// every space.
+	w, whole := lowerTail(d[:i-1], 6)
 	for _, x := range []string{" is", " be", " are", "either"} {
-		if strings.HasSuffix(w, x) || w == strings.TrimSpace(x) {
+		if strings.HasSuffix(w, x) || whole && w == strings.TrimSpace(x) {
 			return true
 		}
 	}
 	return false
+}
+
+// lowerTail is the last n runes of s lowered as strings.ToLower lowers
+// them (rune by rune, an invalid byte as U+FFFD), and whether they are
+// all of s.
+func lowerTail(s string, n int) (string, bool) {
+	start := len(s)
+	for ; n > 0 && start > 0; n-- {
+		_, size := utf8.DecodeLastRuneInString(s[:start])
+		start -= size
+	}
+	var b []byte
+	for _, r := range s[start:] {
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+	}
+	return string(b), start == 0
 }
 
 var bulletLineRe = mustCompile("^[ \t]*[-*•][ \t]+[`'\"]?([A-Za-z0-9_][\\w.\\-]*)[`'\"]?[ \t]*(?:$|[:–—][^\n]*$|[ \t]-[ \t][^\n]*$)")

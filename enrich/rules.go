@@ -36,6 +36,9 @@ type ctx struct {
 	required bool
 	typ      string
 	sents    []span
+	// open memoises openSentence by the span it reads: the quoted-list
+	// scan asks it for every candidate of one sentence.
+	open map[span]bool
 }
 
 // Propose runs every rule on one parameter and returns its proposals, in

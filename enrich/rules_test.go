@@ -171,3 +171,41 @@ func TestProposalIDsDeterministic(t *testing.T) {
 		t.Errorf("ids:\n%s\nwant:\n%s", strings.Join(ids, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestOrListStartReadsOnlyTheTail: orListStart, which lowers only the
+// last runes before a space, says what lowering the whole text before it
+// says, on every labelled description (each also with the Kelvin sign,
+// the dotted capital I and invalid bytes in it) at every offset.
+func TestOrListStartReadsOnlyTheTail(t *testing.T) {
+	whole := func(d string, i int) bool {
+		if i == 0 {
+			return true
+		}
+		switch d[i-1] {
+		case ':', '(', ',':
+			return true
+		case ' ':
+		default:
+			return false
+		}
+		w := strings.ToLower(d[:i-1])
+		for _, x := range []string{" is", " be", " are", "either"} {
+			if strings.HasSuffix(w, x) || w == strings.TrimSpace(x) {
+				return true
+			}
+		}
+		return false
+	}
+	texts := []string{"is `a`", "BE 'x'", "EİTHER `a`", "\xe2\x84 is `a`", "x\xaa\xaa be `a`", "\u0130s `a`", "\xc3is `a`", "either `a`"}
+	odd := strings.NewReplacer("i", "\u0130", "E", "\xe2\x84", "e", "\xc3")
+	for _, d := range prefilterTexts(t) {
+		texts = append(texts, d, odd.Replace(d))
+	}
+	for _, d := range texts {
+		for i := range len(d) + 1 {
+			if got, want := orListStart(d, i), whole(d, i); got != want {
+				t.Fatalf("orListStart(%q, %d) = %v, want %v", d, i, got, want)
+			}
+		}
+	}
+}

@@ -319,6 +319,7 @@ func (x *Index) Len() int { return len(x.docs) }
 // Search returns up to k tools matching query, best first; k <= 0 means
 // every match. Only tools sharing at least one term with the query match.
 func (x *Index) Search(query string, k int) []Hit {
+	query = focus(query)
 	// With a sentence encoder, the query's vector is computed while its
 	// words are scored.
 	var queryVec chan []float32
@@ -542,7 +543,7 @@ func (x *Index) Search(query string, k int) []Hit {
 // Matcher reports whether a name or word shares a search term with query.
 func (x *Index) Matcher(query string) func(string) bool {
 	q := map[string]bool{}
-	for _, w := range tokenize(query) {
+	for _, w := range tokenize(focus(query)) {
 		q[w] = true
 	}
 	return func(name string) bool {

@@ -51,15 +51,44 @@ func init() {
 }
 
 // queryAction is the intent of a query: the action of its first word when
-// that is a verb, else of its first verb that is not also a noun.
+// that is a verb, else of its first verb that is not also a noun. A first
+// word that is a verb in another form ("creates an issue", "generating a
+// report": what is left of "a tool that creates an issue" and "a function
+// for generating a report" once the frame is dropped) counts as the verb,
+// unless the verb is as often a noun ("files", "posts"). Past the first
+// word such a form is mostly a noun ("watch a page for changes"), and -ed
+// forms mostly adjectives ("deleted files"): they give no intent.
 func queryAction(q string) action {
 	for i, w := range words(q, false) {
 		a := verbActions[w]
 		if a != actNone && (i == 0 || !nounToo[w]) {
 			return a
 		}
+		if a == actNone && i == 0 {
+			if a := inflectedActions[stem(w)]; a != actNone && inflected(w) {
+				return a
+			}
+		}
 	}
 	return actNone
+}
+
+// inflectedActions are verbActions by stem, without the verbs that are as
+// often nouns and the question words.
+var inflectedActions = map[string]action{}
+
+func init() {
+	for w, a := range verbActions {
+		if !nounToo[w] && !stopWords[w] && len(w) > 3 {
+			inflectedActions[stem(w)] = a
+		}
+	}
+}
+
+// inflected reports whether a word has a verb's ending: -s, -es, -ing
+// (not -ings: "bookings", "meetings" are nouns).
+func inflected(w string) bool {
+	return !strings.HasSuffix(w, "ings") && (strings.HasSuffix(w, "s") || strings.HasSuffix(w, "ing"))
 }
 
 // pluralObject reports whether a query asks about several things: a word

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -364,4 +365,98 @@ func BenchmarkFindEval(b *testing.B) {
 			b.ReportMetric(float64(times[len(times)/2].Nanoseconds()), "p50-ns")
 		})
 	}
+}
+
+// framesHeldApart are requests for a tool as agents word them around what
+// the tool should do. They were written before findtool dropped a
+// request's frame (findtool's unframe) and never tuned on: the frames it
+// was built with were others ("find a tool to %s", "how do I %s?", "%s
+// using the api", …).
+var framesHeldApart = []string{
+	"look for an endpoint that lets me %s", "which tool should I use to %s", "get me the function for: %s",
+	"how can I %s", "need an operation to %s", "%s via the API", "help me %s", "what's the method to %s",
+	"Can you %s?", "searching tools: %s", "any api call that will %s", "is there a way to %s",
+}
+
+// TestFramedQueriesRankAsUnframed pins the bug that a request's frame
+// misled the ranking: every query of every evaluation set, put in each of
+// framesHeldApart, must rank (by words) within a query or two of the query
+// alone. Before the frame was dropped, by words, "get me the function for:
+// %s" took tune's top-1 from 0.693 to 0.380 and held-apart's from 0.541 to
+// 0.268, "how can I %s" to 0.591 and 0.376 (findtool's doc, eighth round).
+func TestFramedQueriesRankAsUnframed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the GitHub, Stripe and Kubernetes specs")
+	}
+	rankAsBare(t, framesHeldApart)
+}
+
+// TestNamedValuesRankAsBare pins the bug that a name given for the call
+// matched tools by its words: "… labelled \"needs-review\"" took tune's
+// top-1 by words from 0.693 to 0.577, held-apart's from 0.541 to 0.469
+// (findtool's doc, eighth round).
+func TestNamedValuesRankAsBare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the GitHub, Stripe and Kubernetes specs")
+	}
+	rankAsBare(t, []string{`%s labelled "needs-review"`, `%s called 'weekly-report'`, `%s named "release-2024"`})
+}
+
+// rankAsBare fails the test when any evaluation set, its queries put in
+// one of the frames, ranks (by words) more than 0.02 below the bare
+// queries at top-1 or top-8.
+func rankAsBare(t *testing.T, frames []string) {
+	t.Helper()
+	for _, frame := range frames {
+		rankNear(t, frame, func(q string) string { return fmt.Sprintf(frame, q) }, 0.02)
+	}
+}
+
+// rankNear fails the test when any evaluation set, each query changed by
+// change, ranks (by words) more than tol below the bare queries at top-1
+// or top-8.
+func rankNear(t *testing.T, name string, change func(string) string, tol float64) {
+	t.Helper()
+	f := evalFinder(t)
+	qs := append(loadEval(t), loadEvalFile(t, "heldapart.tsv", "heldapart")...)
+	plain, _ := scoreEval(f, qs)
+	changed := make([]evalQuery, len(qs))
+	for i, q := range qs {
+		changed[i] = q
+		changed[i].Text = change(q.Text)
+	}
+	scores, _ := scoreEval(f, changed)
+	for half, sc := range scores {
+		top1, _, top8, _ := sc.Rates()
+		want1, _, want8, _ := plain[half].Rates()
+		if top1 < want1-tol || top8 < want8-tol {
+			t.Errorf("%s, %s: top-1 %.3f, top-8 %.3f; bare %.3f, %.3f", name, half, top1, top8, want1, want8)
+		}
+	}
+}
+
+// TestInflectedVerbsRankAsBare pins the bug that a query's verb in
+// another form than its base ("creates an issue", what is left of "a tool
+// that creates an issue") gave no intent: every query whose first word is
+// a verb, said in the third person, must rank within 0.03 of the bare
+// query. Before, top-1 by words fell on tune from 0.693 to 0.657, on held
+// from 0.674 to 0.618 and on held-apart from 0.541 to 0.505; now 0.679,
+// 0.663 and 0.526.
+func TestInflectedVerbsRankAsBare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the GitHub, Stripe and Kubernetes specs")
+	}
+	third := func(q string) string {
+		w, rest, _ := strings.Cut(q, " ")
+		switch w {
+		case "create", "delete", "update", "remove", "make", "change", "retrieve", "describe", "rename":
+			return w + "s " + rest
+		case "get", "add", "send", "list", "start", "open", "read", "find", "edit", "set", "show", "upload", "run", "stop":
+			return w + "s " + rest
+		case "search", "fetch", "push", "watch", "publish":
+			return w + "es " + rest
+		}
+		return q
+	}
+	rankNear(t, "third person", third, 0.03)
 }

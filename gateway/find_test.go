@@ -238,6 +238,27 @@ func TestFindToolStructuredContent(t *testing.T) {
 	}
 }
 
+// TestFindToolLongQueryRefused pins that find_tool searched a query of any
+// size (a megabyte of words took the search about a second): a query over
+// 4,096 bytes gets one line saying so, and no matches.
+func TestFindToolLongQueryRefused(t *testing.T) {
+	f := newFixture(t, false, nil)
+	cs := f.connect(t)
+	q := strings.Repeat("add two numbers ", 300)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "find_tool", Arguments: map[string]any{"query": q}})
+	if err != nil || res.IsError {
+		t.Fatalf("%v %v", err, res)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if want := fmt.Sprintf("find_tool: the query is %d bytes; say what you need in a few words (at most 4096 bytes).", len(strings.TrimSpace(q))); text != want {
+		t.Errorf("got %q, want %q", text, want)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if string(raw) != `{"exact":false,"matches":[]}` {
+		t.Errorf("structuredContent %s", raw)
+	}
+}
+
 func TestCompactSignature(t *testing.T) {
 	for in, want := range map[string]struct {
 		sig      string

@@ -459,10 +459,18 @@ func (s *Server) Find(session, query string) string {
 
 // find is find_tool's text, the tools it shows and whether the query was an
 // exact name.
+// maxQueryBytes bounds a find_tool query: a request for a tool takes a
+// few words (findtool reads at most its first 64), and a pasted document
+// is refused with a line that says so rather than searched.
+const maxQueryBytes = 4096
+
 func (s *Server) find(session, query string) (string, []Match, bool) {
 	q := strings.TrimSpace(query)
 	if q == "" {
 		return fmt.Sprintf("find_tool: give a few words about what you need, or an exact name like %q. %s.", s.exampleName(), grantedCount(s.finder.Len())), nil, false
+	}
+	if len(q) > maxQueryBytes {
+		return fmt.Sprintf("find_tool: the query is %d bytes; say what you need in a few words (at most %d bytes).", len(q), maxQueryBytes), nil, false
 	}
 	if m, ok := s.finder.Exact(q); ok {
 		var b strings.Builder

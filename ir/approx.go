@@ -29,9 +29,13 @@ func approximations(svc *Service) []Diagnostic {
 	// place, and a pointer is built only for a diagnostic.
 	var walkAt func(v any, ptr, at string, base int, own bool, depth int)
 	walk := func(v any, ptr, at string, own bool) { walkAt(v, ptr, at, len(at), own, 0) }
+	has := hasApprox{}
 	walkAt = func(v any, ptr, at string, base int, own bool, depth int) {
 		if depth > 8*MaxSchemaDepth {
 			return // printed as Any long before (and a pointer costs its depth)
+		}
+		if !has.in(v, 0) {
+			return // nothing to report under it: no place built for it
 		}
 		switch x := v.(type) {
 		case map[string]any:
@@ -72,18 +76,67 @@ func approximations(svc *Service) []Diagnostic {
 			}
 		}
 	}
-	// A definition already walked at its place is not walked again, nor
-	// sorted among the ones still to walk (a large API's tools each carry
-	// hundreds of the same definitions).
+	// A definition already walked at its place, or with nothing to report
+	// under it, is not walked again, nor sorted among the ones still to
+	// walk (a large API's tools each carry hundreds of the same
+	// definitions).
 	walked := func(v any, at string) bool {
 		m, ok := v.(map[string]any)
-		return ok && len(m) > 0 && seen[at]
+		return ok && len(m) > 0 && (seen[at] || !has.in(m, 0))
 	}
 	done := map[*byte]bool{}
 	for i, t := range svc.Tools {
 		walkSchemas(svc, i, t, walk, walked, done)
 	}
 	return out
+}
+
+// hasApprox says, by a schema map's identity, whether an approximated
+// keyword is in it or under it where the approximation walk goes: the
+// walk skips the subschemas that have none without building their places
+// (most of a large API's schemas, walked once per tool that holds them).
+type hasApprox map[*byte]bool
+
+// in reports whether v holds an approximated keyword where walkAt looks;
+// true past the walk's depth (walkAt then decides).
+func (h hasApprox) in(v any, depth int) bool {
+	if depth > 8*MaxSchemaDepth {
+		return true
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) == 0 {
+			return false
+		}
+		id := mapPtr(x)
+		if r, ok := h[id]; ok {
+			return r
+		}
+		h[id] = true // a map met again inside itself is walked as before
+		r := false
+		for k, e := range x {
+			if approximated[k] {
+				r = true
+				break
+			}
+			if k == "const" || k == "enum" || k == "default" || k == "examples" || k == "example" || strings.HasPrefix(k, "x-") {
+				continue
+			}
+			if container(e) && h.in(e, depth+1) {
+				r = true
+				break
+			}
+		}
+		h[id] = r
+		return r
+	case []any:
+		for _, e := range x {
+			if container(e) && h.in(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // container reports whether v is a map or a list, which alone the

@@ -30,3 +30,31 @@ func TestApproximatedKeywordsAreDiagnosed(t *testing.T) {
 		}
 	}
 }
+
+// TestApproximationWalkSkipsOnlyCleanSchemas: the walk skips a subschema
+// only when no approximated keyword is in it or under it where the walk
+// looks (not under enum, default, examples or x- keywords), and a schema
+// map that holds itself is walked as before instead of looping.
+func TestApproximationWalkSkipsOnlyCleanSchemas(t *testing.T) {
+	deep := map[string]any{"items": map[string]any{"anyOf": []any{map[string]any{"type": "string"}, map[string]any{"if": map[string]any{}}}}}
+	self := map[string]any{"type": "object"}
+	self["properties"] = map[string]any{"me": self}
+	h := hasApprox{}
+	for _, c := range []struct {
+		name string
+		v    any
+		want bool
+	}{
+		{"clean", map[string]any{"type": "string", "properties": map[string]any{"a": map[string]any{"type": "integer"}}}, false},
+		{"nested in a list", deep, true},
+		{"under x-", map[string]any{"x-schema": map[string]any{"not": map[string]any{}}}, false},
+		{"under enum", map[string]any{"enum": []any{map[string]any{"not": 1}}}, false},
+		{"the keyword itself", map[string]any{"dependentRequired": map[string]any{}}, true},
+		{"holds itself", self, true},
+		{"empty", map[string]any{}, false},
+	} {
+		if got := h.in(c.v, 0); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -92,18 +92,16 @@ func decodeJSONSplit(data []byte) (any, order, bool) {
 // decode decodes the piece as decodeJSON decodes its members inside the
 // whole (the same path, so the same depth and recorded order).
 func (p *jsonPiece) decode() {
-	dec := json.NewDecoder(bytes.NewReader(p.text))
-	dec.UseNumber()
 	path := make([]string, len(p.path), len(p.path)+16)
 	copy(path, p.path)
-	t := &tokens{dec: dec, order: order{}, path: path}
+	t := newTokens(p.text, path)
 	v, err := t.value()
 	if err != nil {
 		p.err = err
 		return
 	}
 	m, ok := v.(map[string]any)
-	if !ok || len(bytes.TrimSpace(p.text[dec.InputOffset():])) > 0 {
+	if !ok || len(bytes.TrimSpace(p.text[t.dec.InputOffset():])) > 0 {
 		p.err = errNotOnePiece
 		return
 	}
@@ -188,12 +186,27 @@ func (j *jsonJoin) value(ord order) (map[string]any, bool) {
 
 // A jsonSplitter cuts an object's members into pieces of about target
 // bytes, and a member bigger than target whose value is an object into
-// pieces of its own members.
+// pieces of its own members, no more than maxSplitDepth objects in (each
+// level in skips its members again: a document of objects nested
+// thousands deep would cost the square of its size).
 type jsonSplitter struct {
 	data   []byte
 	target int
 	pieces []*jsonPiece
 	split  int
+	ends   map[int]int // where the objects and arrays skipped into end, by start
+}
+
+// skip is skipJSONValue, remembering where the containers one level into
+// the value end: an object it splits is skipped again member by member.
+func (sp *jsonSplitter) skip(i int) (int, bool) {
+	if e, ok := sp.ends[i]; ok {
+		return e, true
+	}
+	if sp.ends == nil {
+		sp.ends = map[int]int{}
+	}
+	return skipJSONValue(sp.data, i, sp.ends)
 }
 
 // members splits the members of the object starting at data[at] ('{') and
@@ -229,11 +242,11 @@ func (sp *jsonSplitter) members(at int, path []string, holder string) (end int, 
 			return 0, false
 		}
 		vs := skipJSONSpace(data, i+1)
-		ve, ok := skipJSONValue(data, vs)
+		ve, ok := sp.skip(vs)
 		if !ok {
 			return 0, false
 		}
-		if n := ve - ks; n > sp.target && data[vs] == '{' {
+		if n := ve - ks; n > sp.target && data[vs] == '{' && len(path) < maxSplitDepth {
 			var key string
 			if json.Unmarshal(data[ks:ke], &key) != nil {
 				return 0, false
@@ -286,21 +299,32 @@ func skipJSONSpace(data []byte, i int) int {
 // skipJSONString returns the offset just past the string starting at
 // data[i] ('"').
 func skipJSONString(data []byte, i int) (int, bool) {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
+	for j := i + 1; j < len(data); {
+		q := bytes.IndexByte(data[j:], '"')
+		if q < 0 {
+			return 0, false
+		}
+		j += q
+		// The quote ends the string unless an odd run of backslashes
+		// (escapes, each of the next byte) stands before it.
+		n := 0
+		for data[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
 			return j + 1, true
 		}
+		j++
 	}
 	return 0, false
 }
 
 // skipJSONValue returns the offset just past the value starting at data[i]
 // (a string, or containers balanced, or a scalar up to a delimiter); it
-// does not check what it skips, which the piece's decoder does.
-func skipJSONValue(data []byte, i int) (int, bool) {
+// does not check what it skips, which the piece's decoder does. Where the
+// containers directly in the value end (but small ones) goes in ends, by
+// their start.
+func skipJSONValue(data []byte, i int, ends map[int]int) (int, bool) {
 	if i >= len(data) {
 		return 0, false
 	}
@@ -308,9 +332,19 @@ func skipJSONValue(data []byte, i int) (int, bool) {
 	case '"':
 		return skipJSONString(data, i)
 	case '{', '[':
-		depth := 0
+		depth, inner := 0, 0
 		for j := i; j < len(data); j++ {
-			switch data[j] {
+			for j+8 <= len(data) && string(data[j:j+8]) == "        " {
+				j += 8 // indentation
+			}
+			if j >= len(data) {
+				break
+			}
+			c := data[j]
+			if c != '"' && c|0x20 != '{' && c|0x20 != '}' {
+				continue // neither a string nor a bracket ('{' is '[' | 0x20)
+			}
+			switch c {
 			case '"':
 				e, ok := skipJSONString(data, j)
 				if !ok {
@@ -318,11 +352,17 @@ func skipJSONValue(data []byte, i int) (int, bool) {
 				}
 				j = e - 1
 			case '{', '[':
-				depth++
+				if depth++; depth == 2 {
+					inner = j
+				}
 			case '}', ']':
-				depth--
-				if depth == 0 {
+				switch depth--; depth {
+				case 0:
 					return j + 1, true
+				case 1:
+					if j+1-inner >= 256 { // a small one is soon skipped again
+						ends[inner] = j + 1
+					}
 				}
 			}
 		}

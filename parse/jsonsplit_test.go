@@ -1,10 +1,14 @@
 package parse
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // decodeJSONWhole is decodeJSON without splitting.
@@ -96,4 +100,108 @@ func FuzzJSONSplit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc string) {
 		splitDecodesAsWhole(t, decodeJSON, "x.json", &jsonSplitMin, doc)
 	})
+}
+
+// TestJSONSplitDeepNestingBounded: the splitter goes no more than
+// maxSplitDepth objects in, however deep a large member nests (each level
+// skipped its members again: 9,000 levels around 2 MB took 19 s), and the
+// document still decodes as the whole.
+func TestJSONSplitDeepNestingBounded(t *testing.T) {
+	twoProcs(t)
+	n := 50
+	doc := strings.Repeat(`{"s":1,"a":`, n) + `"` + strings.Repeat("x", 1<<20) + `"` + strings.Repeat("}", n)
+	data := []byte(doc)
+	sp := &jsonSplitter{data: data, target: len(data) / 4}
+	if _, ok := sp.members(0, nil, ""); !ok || len(sp.pieces) < 2 {
+		t.Fatalf("not split: %d pieces", len(sp.pieces))
+	}
+	for _, p := range sp.pieces {
+		if len(p.path) > maxSplitDepth {
+			t.Fatalf("a piece %d objects in", len(p.path))
+		}
+	}
+	got, gotOrd, err := decodeJSON("x.json", data)
+	want, wantOrd, werr := decodeJSONWhole(data)
+	if err != nil || werr != nil || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotOrd, wantOrd) {
+		t.Fatalf("split decode differs from the whole: %v / %v", err, werr)
+	}
+}
+
+// TestSkipJSONValueEndsAsDecoder: for every value three levels into the
+// corpus's JSON documents (indentation, escaped quotes and all), the
+// splitter's skip ends it where jsontext does, and so does every end it
+// remembers for the containers in it.
+func TestSkipJSONValueEndsAsDecoder(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/corpus/*/*.json")
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+		want := map[int]int{} // start -> end of each value
+		var starts []int
+		for {
+			k := dec.PeekKind()
+			if k == 0 {
+				break
+			}
+			// The offset before the value is after the whitespace.
+			at := int(dec.InputOffset())
+			at += len(data[at:]) - len(bytes.TrimLeft(data[at:], " \t\r\n,:"))
+			if k == '}' || k == ']' {
+				dec.ReadToken()
+				want[starts[len(starts)-1]] = int(dec.InputOffset())
+				starts = starts[:len(starts)-1]
+				continue
+			}
+			if dec.StackDepth() > 3 || k != '{' && k != '[' {
+				if kind, n := dec.StackIndex(dec.StackDepth()); kind == '{' && n%2 == 0 {
+					dec.ReadToken() // a name
+					continue
+				}
+				dec.SkipValue()
+				if dec.StackDepth() <= 3 {
+					want[at] = int(dec.InputOffset())
+				}
+				continue
+			}
+			dec.ReadToken()
+			starts = append(starts, at)
+		}
+		if len(want) < 10 {
+			t.Fatalf("%s: %d values", f, len(want))
+		}
+		for start, end := range want {
+			ends := map[int]int{}
+			if got, ok := skipJSONValue(data, start, ends); !ok || got != end {
+				t.Fatalf("%s: value at %d skipped to %d %v, jsontext ends it at %d", filepath.Base(f), start, got, ok, end)
+			}
+			for s, e := range ends {
+				if we, ok := want[s]; ok && we != e {
+					t.Fatalf("%s: remembered end %d for %d, jsontext's %d", filepath.Base(f), e, s, we)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkJSONSplitScan: the splitter's scan for where to cut the large
+// JSON specs, which runs on one goroutine before the pieces decode.
+func BenchmarkJSONSplitScan(b *testing.B) {
+	for _, f := range []string{"github-rest.json", "kubernetes-swagger.json"} {
+		data, err := os.ReadFile("../testdata/corpus/openapi/" + f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(strings.TrimSuffix(f, ".json"), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				sp := &jsonSplitter{data: data, target: max(1, len(data)/4)}
+				if _, ok := sp.members(0, nil, ""); !ok {
+					b.Fatal("not split")
+				}
+			}
+		})
+	}
 }

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codemode-dev/codemode/ir"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // order records the source order of the keys of some objects, by the JSON
@@ -57,19 +59,20 @@ func recordKeys(path []string) bool {
 	return false
 }
 
-// decodeJSON decodes data with UseNumber, token by token, into maps and
-// slices, recording the key order of the objects recordKeys selects as it
-// goes (a map throws the order away).
+// decodeJSON decodes data token by token into maps and slices, with the
+// values encoding/json's Decode makes with UseNumber (strings, json.Number,
+// bools, nil; a repeated key's last value), recording the key order of the
+// objects recordKeys selects as it goes (a map throws the order away).
+// jsontext reads the tokens without a value per token; what it rejects
+// is worded by Decode, which rejects the same documents.
 func decodeJSON(file string, data []byte) (any, order, error) {
 	if v, ord, ok := decodeJSONSplit(data); ok {
 		return v, ord, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	t := &tokens{dec: dec, order: order{}}
+	t := newTokens(data, nil)
 	v, err := t.value()
 	if err != nil {
-		// The tokenizer words some errors its own way: say what Decode says.
+		// The tokenizer words errors its own way: say what Decode says.
 		var ignored any
 		dec := json.NewDecoder(bytes.NewReader(data))
 		dec.UseNumber()
@@ -78,60 +81,113 @@ func decodeJSON(file string, data []byte) (any, order, error) {
 		}
 		return nil, nil, jsonError(file, data, err)
 	}
-	if rest := bytes.TrimSpace(data[dec.InputOffset():]); len(rest) > 0 {
-		line, col := lineCol(data, int(dec.InputOffset())+bytes.Index(data[dec.InputOffset():], rest[:1]))
+	off := int(t.dec.InputOffset())
+	if rest := bytes.TrimSpace(data[off:]); len(rest) > 0 {
+		line, col := lineCol(data, off+bytes.Index(data[off:], rest[:1]))
 		return nil, nil, &Error{File: file, Line: line, Col: col, Msg: "invalid JSON: data after the top-level value"}
 	}
 	return v, t.order, nil
 }
 
-// maxJSONDepth is encoding/json's own bound on nesting.
+// maxJSONDepth is encoding/json's own bound on nesting (and jsontext's).
 const maxJSONDepth = 10000
 
 // tokens builds the value of a JSON document from its tokens.
 type tokens struct {
-	dec   *json.Decoder
+	dec   *jsontext.Decoder
 	order order
 	path  []string // keys and indexes from the root to the current value
+	buf   []byte   // scratch for unquoting strings
+}
+
+// newTokens reads data, a value standing at path. Repeated keys are
+// allowed (the last one wins, as in Decode) and invalid UTF-8 is left for
+// the string's decoding to replace, as Decode does.
+func newTokens(data []byte, path []string) *tokens {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	return &tokens{dec: dec, order: order{}, path: path}
 }
 
 var errTooDeep = errors.New("exceeded max depth")
 
 func (t *tokens) value() (any, error) {
-	tok, err := t.dec.Token()
+	switch t.dec.PeekKind() {
+	case '[':
+		return t.array()
+	case '{':
+		return t.object()
+	}
+	raw, err := t.dec.ReadValue()
 	if err != nil {
 		return nil, err
 	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil // string, json.Number, bool or nil
+	switch raw[0] {
+	case '"':
+		return t.str(raw), nil
+	case 't':
+		return true, nil
+	case 'f':
+		return false, nil
+	case 'n':
+		return nil, nil
 	}
+	return json.Number(raw), nil
+}
+
+// str is the string a JSON string token stands for, as Decode unquotes
+// it: jsontext unquotes it the same way when it is valid (escaped
+// surrogates pair up, no invalid UTF-8); Decode itself unquotes the rest.
+func (t *tokens) str(raw []byte) string {
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return string(body)
+	}
+	var err error
+	if t.buf, err = jsontext.AppendUnquote(t.buf[:0], raw); err == nil {
+		return string(t.buf)
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s) // a string jsontext read
+	return s
+}
+
+func (t *tokens) array() (any, error) {
 	if len(t.path) >= maxJSONDepth {
 		return nil, errTooDeep
 	}
-	if d == '[' {
-		out := []any{}
-		for i := 0; t.dec.More(); i++ {
-			t.path = append(t.path, strconv.Itoa(i))
-			v, err := t.value()
-			t.path = t.path[:len(t.path)-1]
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
+	if _, err := t.dec.ReadToken(); err != nil { // '['
+		return nil, err
+	}
+	out := []any{}
+	for i := 0; t.dec.PeekKind() != ']'; i++ {
+		t.path = append(t.path, strconv.Itoa(i))
+		v, err := t.value()
+		t.path = t.path[:len(t.path)-1]
+		if err != nil {
+			return nil, err
 		}
-		_, err := t.dec.Token() // ']'
-		return out, err
+		out = append(out, v)
+	}
+	_, err := t.dec.ReadToken() // ']'
+	return out, err
+}
+
+func (t *tokens) object() (any, error) {
+	if len(t.path) >= maxJSONDepth {
+		return nil, errTooDeep
+	}
+	if _, err := t.dec.ReadToken(); err != nil { // '{'
+		return nil, err
 	}
 	out := map[string]any{}
 	var keys []string
 	record := t.records()
-	for t.dec.More() {
-		kt, err := t.dec.Token()
+	for t.dec.PeekKind() != '}' {
+		raw, err := t.dec.ReadValue()
 		if err != nil {
 			return nil, err
 		}
-		key, _ := kt.(string)
+		key := t.str(raw)
 		t.path = append(t.path, key)
 		v, err := t.value()
 		t.path = t.path[:len(t.path)-1]
@@ -143,7 +199,7 @@ func (t *tokens) value() (any, error) {
 			keys = append(keys, key)
 		}
 	}
-	if _, err := t.dec.Token(); err != nil { // '}'
+	if _, err := t.dec.ReadToken(); err != nil { // '}'
 		return nil, err
 	}
 	if record {

@@ -1,0 +1,382 @@
+package findtool
+
+import (
+	"strings"
+	"unicode"
+)
+
+// MaxQueryWords is how many words of a query are read: a request for a
+// tool takes a few, and a longer text (a pasted document, a hostile
+// megabyte) must not cost the search more than they do.
+const MaxQueryWords = 64
+
+// focus is what of a query is searched for: its first MaxQueryWords
+// words, without the request's frame and the values it names for the call.
+func focus(q string) string {
+	if ws := spans(q); len(ws) > MaxQueryWords {
+		q = q[:ws[MaxQueryWords-1].to]
+	}
+	return dropValues(unframe(q))
+}
+
+// A query to find_tool is always a request for a tool, and agents often say
+// so: "find a tool to create an issue", "is there an API that lists
+// invoices", "how do I merge a pull request?", "send an email via the
+// API". The frame around what the tool should do is no part of it, and it
+// misleads the ranking: its verb ("find", "search", "how") would be read as
+// the query's intent, and "api" or "tool" would favour tools and services
+// named so. unframe drops it.
+//
+// The frame is recognised by its shape, from word classes, not by phrases:
+//   - a lead: courtesy and seeking words ("please", "can you", "find",
+//     "search for", "which", "is there", "I need"), articles, then a word
+//     for a tool ("tool", "function", "API", "endpoint", "operation",
+//     "method", "command", "call"), then what links it to the request
+//     ("to", "that", "for", "which lets me", "should I use to", ":");
+//   - or a lead with no tool word, as a question or a wish: "how do I",
+//     "how can we", "how to", "is there a way to", "help me", "I want to",
+//     "can you";
+//   - a tail: "via the API", "using an endpoint", "with a tool", "please".
+//
+// A word for a tool that says what the tool is about stays: "get API keys"
+// and "list the endpoints of a service" have no link after the word,
+// "create an API key" no seeking lead, "delete an API" no preposition
+// before it, and "get functions that are deployed" no determiner before
+// a word that is as often a tool's object. Nothing is dropped when no word
+// would be left.
+func unframe(q string) string {
+	ws := spans(q)
+	if len(ws) == 0 {
+		return q
+	}
+	start := leadEnd(q, ws)
+	end := tailStart(ws, start)
+	if start >= end {
+		return q
+	}
+	if start == 0 && end == len(ws) {
+		return q
+	}
+	to := len(q)
+	if end < len(ws) {
+		to = ws[end-1].to
+	}
+	return q[ws[start].from:to]
+}
+
+// A span is one word of a query: its lower-case letters and digits and
+// where it stands.
+type span struct {
+	w        string
+	from, to int // byte offsets in the query
+}
+
+// spans splits q into words at every rune that is not a letter or digit
+// (no camelCase splitting: the frame's words are plain English).
+func spans(q string) []span {
+	var out []span
+	start := -1
+	for i, r := range q {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			out = append(out, span{strings.ToLower(q[start:i]), start, i})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, span{strings.ToLower(q[start:]), start, len(q)})
+	}
+	return out
+}
+
+// Word classes of the frame.
+var (
+	// frameCourtesy may open a request: "please", "hey", "can you", "I'd
+	// like", "I need", "I want", "help me", "let me" ("show me" is a read:
+	// "show me open issues" keeps it).
+	frameCourtesy = wordSet(`please kindly hey hi hello can could would will you i we d ll m like need want
+		wanna looking trying help me us let`)
+	// frameSeek asks for something: "find", "search for", "look up",
+	// "which", "is there any", "get me".
+	frameSeek = wordSet(`find finding search searching look looking lookup locate get fetch give show
+		suggest recommend pick choose which what whats s is are there any some one best right for up
+		me us the a an`)
+	// frameTool is a word for a tool, as an agent says it.
+	frameTool = wordSet(`tool tools function functions api apis endpoint endpoints operation operations
+		method methods command commands call calls action actions capability capabilities route routes
+		mcp`)
+	// plainTool are the tool words that mean a tool wherever they stand;
+	// the others ("functions", "operations", "commands") are often what a
+	// tool is about, and are a tool word only right after a determiner
+	// ("find a function that", not "get functions that are deployed").
+	plainTool = wordSet(`tool tools api apis endpoint endpoints mcp`)
+	// frameDeterminer may stand before a tool word.
+	frameDeterminer = wordSet(`a an the any some which what one`)
+	// frameLink joins the tool word to what the tool should do: "to",
+	// "that can", "which lets me", "should I use to", "for".
+	frameLink = wordSet(`to that which who for can could will would should may might lets let allows
+		allow allowing enables helps i we me us you do does is are be used use using able capable`)
+	// frameQuestion opens a question or a wish with no tool word: "how
+	// do I", "how to", "is there a way to", "what is the way to".
+	frameQuestion = wordSet(`how do does did can could should would might i we you one to is there
+		a an the way what whats s best easiest right`)
+	// frameTailLink brings a tool word in at the end: "via the API",
+	// "using an endpoint", "with a tool".
+	frameTailLink = wordSet(`via using use through with by from in on the a an any some`)
+)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// leadEnd is the index of the first word past the query's lead frame (0
+// for none).
+func leadEnd(q string, ws []span) int {
+	// A lead with a tool word: seeking words (and courtesy) up to the
+	// first tool word, the tool words, then at least one link (or a colon
+	// or dash right after the tool word).
+	i := 0
+	for i < len(ws) && (frameCourtesy[ws[i].w] || frameSeek[ws[i].w]) && !frameTool[ws[i].w] {
+		i++
+	}
+	if i < len(ws) && frameTool[ws[i].w] && i < 8 && (i == 0 || plainTool[ws[i].w] || frameDeterminer[ws[i-1].w]) {
+		j := i
+		for j < len(ws) && frameTool[ws[j].w] {
+			j++
+		}
+		k := j
+		for k < len(ws) && frameLink[ws[k].w] {
+			k++
+		}
+		punct := j < len(ws) && strings.ContainsAny(q[ws[j-1].to:ws[j].from], ":-–—")
+		if (k > j || punct) && k < len(ws) {
+			return k
+		}
+	}
+	// A question or wish: "how" or a courtesy word first, "to" or a
+	// pronoun somewhere in it, ending before the first word of neither
+	// class.
+	if frameCourtesy[ws[0].w] || ws[0].w == "how" || (ws[0].w == "is" && len(ws) > 1 && ws[1].w == "there") || ws[0].w == "what" || ws[0].w == "whats" {
+		k := 0
+		last := 0 // one past the last word that ends a lead ("to", "i", "me", "we", "you")
+		for k < len(ws) && (frameQuestion[ws[k].w] || frameCourtesy[ws[k].w]) {
+			switch ws[k].w {
+			case "to", "i", "me", "we", "us", "you", "one":
+				last = k + 1
+			}
+			k++
+		}
+		// "is there a way to", "how do I", "help me", "please": the lead
+		// ends at its last pronoun or "to"; a lead that ends in "is
+		// there", "what is" or "how many" is a real question and stays.
+		if ws[0].w == "please" && last == 0 {
+			last = 1
+		}
+		if last > 0 && last < len(ws) {
+			return last
+		}
+	}
+	return 0
+}
+
+// tailStart is the index of the first word of the query's tail frame
+// (len(ws) for none), never before from.
+func tailStart(ws []span, from int) int {
+	end := len(ws)
+	for end > from+1 && (ws[end-1].w == "please" || ws[end-1].w == "thanks") {
+		end--
+	}
+	k := end
+	for k > from+1 && frameTool[ws[k-1].w] {
+		k--
+	}
+	if k == end {
+		return end
+	}
+	j, prep := k, false
+	for j > from+1 && frameTailLink[ws[j-1].w] {
+		j--
+		prep = prep || !frameDeterminer[ws[j].w]
+	}
+	// The tool word must be brought in by a preposition ("via the API"),
+	// not be the query's object ("delete an API" keeps its "API").
+	if !prep {
+		return end
+	}
+	return j
+}
+
+// dropValues drops the values a query quotes or names for the call it
+// will make, which say nothing about which tool makes it and match tools
+// by accident ("create a branch named release-2024" is no search for
+// releases; "refund charge ch_3MmlLrLkdIwHu7ix" no search for "mml"):
+//   - a quoted span ('…', "…", `…`, “…”, ‘…’);
+//   - a word that is shaped like an identifier or an address: letters
+//     with a run of four digits or more ("INC0012345"), three or more
+//     changes between letters and digits ("8f3a2c", a UUID), an e-mail
+//     address, a URL or a path;
+//   - a name after "named", "called", "titled" or "labelled" (a word
+//     capitalised or with more than letters in it), and the introducer;
+//   - "id", "number", "no" or "uuid" before a number or an identifier,
+//     and what they bring in ("with id 12345", "number 42").
+//
+// Short mixes of letters and digits that are words of their own stay
+// ("s3", "ec2", "oauth2", "sha256", "v1", "2fa"), and so do numbers
+// ("add 2 and 3", "404 errors"). Nothing is dropped when no word would be
+// left.
+func dropValues(q string) string {
+	type tok struct {
+		s    string
+		drop bool
+	}
+	var toks []tok
+	var quote rune // the closing quote of an open quoted span, 0 for none
+	for _, f := range strings.Fields(q) {
+		t := tok{s: f}
+		if quote != 0 {
+			t.drop = true
+			if closes(f, quote) {
+				quote = 0
+			}
+			toks = append(toks, t)
+			continue
+		}
+		if r, ok := opensQuote(f); ok {
+			t.drop = true
+			if !closes(f[len(string(r)):], closing[r]) {
+				quote = closing[r]
+			}
+			toks = append(toks, t)
+			continue
+		}
+		t.drop = valueShaped(strings.Trim(f, ".,;:!?()[]{}<>"))
+		toks = append(toks, t)
+	}
+	if quote != 0 {
+		// An unclosed quote quotes nothing: an apostrophe.
+		return q
+	}
+	for i := 0; i+1 < len(toks); i++ {
+		w := strings.ToLower(strings.Trim(toks[i].s, ".,;:!?()"))
+		next := strings.Trim(toks[i+1].s, ".,;:!?()[]{}<>")
+		if valueIntroducer[w] && nameShaped(toks[i+1].s) || idIntroducer[w] && (toks[i+1].drop || number(next)) {
+			toks[i].drop, toks[i+1].drop = true, true
+		}
+	}
+	var kept []string
+	for _, t := range toks {
+		if !t.drop {
+			kept = append(kept, t.s)
+		}
+	}
+	if len(kept) == len(toks) || len(spans(strings.Join(kept, " "))) == 0 {
+		return q
+	}
+	return strings.Join(kept, " ")
+}
+
+// closing is the closing quote of each opening quote.
+var closing = map[rune]rune{'\'': '\'', '"': '"', '`': '`', '“': '”', '‘': '’'}
+
+// opensQuote reports whether a word opens a quoted span, and its quote.
+func opensQuote(f string) (rune, bool) {
+	for r := range closing {
+		if strings.HasPrefix(f, string(r)) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
+// closes reports whether a word (the rest of it, for the opening word)
+// ends a span quoted with q: q at its end, or before trailing punctuation.
+func closes(f string, q rune) bool {
+	f = strings.TrimRight(f, ".,;:!?)]")
+	return strings.HasSuffix(f, string(q))
+}
+
+// valueIntroducer are the words that bring in a name for the call to use.
+var valueIntroducer = wordSet(`named called titled entitled labelled labeled`)
+
+// idIntroducer are the words that bring in an identifier or a number for
+// the call to use ("issue number 42", "with id 8f3a2c").
+var idIntroducer = wordSet(`id ids number no num uuid`)
+
+// number reports whether a word is a number ("42", "#42", "1.5").
+func number(w string) bool {
+	w = strings.TrimPrefix(w, "#")
+	if w == "" {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsDigit(r) && r != '.' && r != ',' {
+			return false
+		}
+	}
+	return true
+}
+
+// nameShaped reports whether the word after an introducer is a name
+// rather than a word: quoted, capitalised, or with anything but letters in
+// it ("release-2024", "Hello", "'general'"). "named entities" and "the
+// hook called when" go on being words.
+func nameShaped(f string) bool {
+	if _, ok := opensQuote(f); ok {
+		return true
+	}
+	f = strings.TrimRight(f, ".,;:!?)")
+	for i, r := range f {
+		if !unicode.IsLetter(r) || i == 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// valueShaped reports whether a word is shaped like a value rather than a
+// word: an identifier, a number, an address.
+func valueShaped(w string) bool {
+	if w == "" {
+		return false
+	}
+	if strings.Contains(w, "://") || strings.HasPrefix(w, "/") && strings.Count(w, "/") > 1 ||
+		strings.Contains(w, "@") && strings.Contains(w[strings.Index(w, "@"):], ".") {
+		return true
+	}
+	w = strings.TrimPrefix(w, "#")
+	digits, run, longest, changes := 0, 0, 0, 0
+	last := 0 // 1 letter, 2 digit
+	for _, r := range w {
+		kind := 0
+		switch {
+		case unicode.IsDigit(r):
+			kind = 2
+			digits++
+			run++
+			longest = max(longest, run)
+		case unicode.IsLetter(r):
+			kind = 1
+			run = 0
+		default:
+			run = 0
+		}
+		if kind != 0 {
+			if last != 0 && kind != last {
+				changes++
+			}
+			last = kind
+		}
+	}
+	// A number alone stays: it matches no tool by accident, and it may
+	// be what the tool is about ("404 errors", "the last 24 hours").
+	return changes >= 3 || longest >= 4 && digits < len(w)
+}
