@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"math"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/codemode-dev/codemode/ir"
@@ -183,5 +185,42 @@ func TestPinnerBytesAreEncodingJSON(t *testing.T) {
 	null := sha256.Sum256([]byte("null"))
 	if got := p.Pin(tools[5]); got != "sha256:"+hex.EncodeToString(null[:]) {
 		t.Errorf("cycle pin = %s, want the pin of null", got)
+	}
+}
+
+// TestSharedPinsAreEachToolsPin: Pins, whose Pinners share definition
+// hashes and "$defs" bytes across goroutines, gives each tool the pin a
+// Pinner of its own gives, for tools sharing definitions and $defs
+// objects in every mix (run it with -race).
+func TestSharedPinsAreEachToolsPin(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	a := map[string]any{"type": "string", "maxLength": 5, "description": "<a>"}
+	b := map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"$ref": "#/$defs/A"}}}
+	sets := []map[string]any{{"A": a}, {"A": a, "B": b}, {"B": b, "C": a}}
+	var tools []*ir.Tool
+	for i := range 200 {
+		defs := sets[i%3]
+		if i%2 == 0 { // a $defs object of its own, of shared definitions
+			defs = map[string]any{"A": a, "B": b, "D" + strconv.Itoa(i%5): a}
+		}
+		in := ir.Schema{"type": "object", "$defs": defs, "properties": map[string]any{"p": map[string]any{"$ref": "#/$defs/A"}, "n": i}}
+		tools = append(tools, &ir.Tool{Wire: ir.WireName("t" + strconv.Itoa(i)), Input: in, Output: ir.Schema{"$defs": sets[(i+1)%3], "type": "object"}})
+	}
+	got := Pins(tools)
+	// The same tools taken in turn by two Pinners sharing, as Pins's
+	// workers may (whichever runs first).
+	shared := &pinShare{}
+	pinners := []*Pinner{NewPinner(), NewPinner()}
+	for _, p := range pinners {
+		p.shared = shared
+	}
+	for i, tool := range tools {
+		want := Pin(tool)
+		if got[i] != want {
+			t.Fatalf("tool %d: Pins %s, Pin %s", i, got[i], want)
+		}
+		if turn := pinners[i%2].Pin(tool); turn != want {
+			t.Fatalf("tool %d: a sharing Pinner %s, Pin %s", i, turn, want)
+		}
 	}
 }
