@@ -4,12 +4,11 @@ package emit_test
 
 import (
 	"os"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/enrich"
+	"github.com/codemode-dev/codemode/internal/proccpu"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/manifest"
 	"github.com/codemode-dev/codemode/parse"
@@ -40,23 +39,14 @@ func BenchmarkEmitStage(b *testing.B) {
 			}
 			ir.Resolve(svc)
 			b.ReportAllocs()
-			start := processCPU()
+			start := proccpu.Used()
 			for b.Loop() {
 				_, ms := emit.Emit(svc, string(svc.Name)+".py", nil)
 				if _, err := manifest.Marshal(&manifest.Manifest{Version: manifest.Version, Services: []manifest.Service{ms}}); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((processCPU()-start).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((proccpu.Used()-start).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
-}
-
-// processCPU is the CPU time (user and system) the process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -127,21 +127,27 @@ func (w *frameWriter) schema(k string, s map[string]any, omitEmpty bool) {
 	}
 }
 
+// array writes a slice of structs as encoding/json does: null for nil,
+// each element by write.
+func array[T any](w *frameWriter, v []T, write func(*T)) {
+	if v == nil {
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.open('[')
+	for i := range v {
+		w.member()
+		write(&v[i])
+	}
+	w.close(']')
+}
+
 func (w *frameWriter) manifest(m *Manifest) {
 	w.open('{')
 	w.key("version")
 	w.b = strconv.AppendInt(w.b, int64(m.Version), 10)
 	w.key("services")
-	if m.Services == nil {
-		w.b = append(w.b, "null"...)
-	} else {
-		w.open('[')
-		for i := range m.Services {
-			w.member()
-			w.service(&m.Services[i])
-		}
-		w.close(']')
-	}
+	array(w, m.Services, w.service)
 	w.close('}')
 	w.b = append(w.b, '\n')
 }
@@ -159,16 +165,7 @@ func (w *frameWriter) service(s *Service) {
 		w.any("security", s.Security)
 	}
 	w.key("tools")
-	if s.Tools == nil {
-		w.b = append(w.b, "null"...)
-	} else {
-		w.open('[')
-		for i := range s.Tools {
-			w.member()
-			w.tool(&s.Tools[i])
-		}
-		w.close(']')
-	}
+	array(w, s.Tools, w.tool)
 	if len(s.Diagnostics) > 0 {
 		w.strings("diagnostics", s.Diagnostics)
 	}
@@ -196,16 +193,7 @@ func (w *frameWriter) tool(t *Tool) {
 	}
 	w.close(']')
 	w.key("params")
-	if t.Params == nil {
-		w.b = append(w.b, "null"...)
-	} else {
-		w.open('[')
-		for i := range t.Params {
-			w.member()
-			w.param(&t.Params[i])
-		}
-		w.close(']')
-	}
+	array(w, t.Params, w.param)
 	w.schema("input", t.Input, false)
 	w.schema("original", t.Original, true)
 	w.schema("output", t.Output, true)

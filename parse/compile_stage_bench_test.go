@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/codemode-dev/codemode/parse"
+	"github.com/codemode-dev/codemode/internal/proccpu"
 )
 
 // BenchmarkCompile compiles one spec per sub-benchmark (stripe, github,
@@ -26,11 +26,11 @@ func BenchmarkCompile(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
-			start := parse.ProcessCPU()
+			start := proccpu.Used()
 			for b.Loop() {
 				compileSpec(b, s.file, data)
 			}
-			b.ReportMetric((parse.ProcessCPU()-start).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((proccpu.Used()-start).Seconds()/float64(b.N), "cpu-s/op")
 		})
 	}
 }

@@ -5,21 +5,11 @@ package parse
 import (
 	"os"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
+	"github.com/codemode-dev/codemode/internal/proccpu"
 	"gopkg.in/yaml.v3"
 )
-
-// processCPU is the CPU time (user and system) the process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkYAMLStage decodes stripe.yaml (4.5 MB) the way OpenAPI does
 // (decode, split on every core), and its parts on one goroutine: the whole
@@ -35,11 +25,11 @@ func BenchmarkYAMLStage(b *testing.B) {
 		b.ReportAllocs()
 		b.SetBytes(int64(len(data)))
 		runtime.GC()
-		start := processCPU()
+		start := proccpu.Used()
 		for b.Loop() {
 			f()
 		}
-		b.ReportMetric((processCPU()-start).Seconds()/float64(b.N), "cpu-s/op")
+		b.ReportMetric((proccpu.Used()-start).Seconds()/float64(b.N), "cpu-s/op")
 	}
 	b.Run("decode", func(b *testing.B) {
 		run(b, func() {
