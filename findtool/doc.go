@@ -97,7 +97,10 @@
 // (BenchmarkFindEval, 5,892 tools, load 2-3 on two cores): 0.31 ms by
 // words, 0.58 ms with vectors, 4.4-4.8 ms with the sentence encoder too
 // (5.1 ms embedding the query after the words), nearly all of it the
-// query's embedding.
+// query's embedding. Both cosines (word vectors and sentences) are gonum's
+// dot kernel: a scalar loop over the touched tools was a tenth of a
+// search's CPU; in one run, quiet machine, p50 with vectors 0.72-0.84 →
+// 0.45-0.48 ms, with sentences 4.6-5.1 → 4.3 ms, rankings unchanged.
 //
 // A request's frame is dropped before anything else reads the query
 // (frame.go): "find a tool to create an issue", "is there an API that

@@ -105,10 +105,7 @@ func (s *semantic) dense(query []string) []float64 {
 		if dv == nil {
 			continue
 		}
-		var c float32
-		for j, x := range qv {
-			c += x * dv[j]
-		}
+		c := dot.Sdot(len(qv), qv, 1, dv, 1)
 		if float64(c) > denseFloor {
 			out[i] = (float64(c) - denseFloor) / (1 - denseFloor)
 		}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"gonum.org/v1/gonum/blas/gonum"
 )
 
 // Encoder embeds a text as a sentence vector: the same dimension for every
@@ -156,6 +158,9 @@ const (
 	sentenceFloor  = 0.5
 )
 
+// dot is gonum's BLAS, for its SIMD dot product.
+var dot gonum.Implementation
+
 // fuse adds the sentence score of each hit (tools docs) to its score: the
 // cosine of the query's sentence vector q with the tool's above
 // sentenceFloor, rescaled to 0..1, times sentenceWeight times the best
@@ -174,10 +179,9 @@ func (s *sentences) fuse(q []float32, docs []int32, hits []Hit) {
 		if dv == nil {
 			continue
 		}
-		var c float32
-		for k, q := range qv {
-			c += q * dv[k]
-		}
+		// gonum's dot kernel (SIMD): a scalar loop here was a tenth of
+		// a search's CPU over thousands of touched tools.
+		c := dot.Sdot(len(qv), qv, 1, dv, 1)
 		if float64(c) > sentenceFloor {
 			hits[j].Score += sentenceWeight * top * (float64(c) - sentenceFloor) / (1 - sentenceFloor)
 		}
