@@ -311,18 +311,19 @@ var valueIntroducer = wordSet(`named called titled entitled labelled labeled`)
 // the call to use ("issue number 42", "with id 8f3a2c").
 var idIntroducer = wordSet(`id ids number no num uuid`)
 
-// number reports whether a word is a number ("42", "#42", "1.5").
+// number reports whether a word is a number ("42", "#42", "1.5"; not
+// "...").
 func number(w string) bool {
-	w = strings.TrimPrefix(w, "#")
-	if w == "" {
-		return false
-	}
-	for _, r := range w {
-		if !unicode.IsDigit(r) && r != '.' && r != ',' {
+	digit := false
+	for _, r := range strings.TrimPrefix(w, "#") {
+		switch {
+		case unicode.IsDigit(r):
+			digit = true
+		case r != '.' && r != ',':
 			return false
 		}
 	}
-	return true
+	return digit
 }
 
 // nameShaped reports whether the word after an introducer is a name

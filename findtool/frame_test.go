@@ -109,6 +109,7 @@ func TestDropValues(t *testing.T) {
 		`the team's 'general channel`:                        "the team's 'general channel",
 		`"quoted"`:                                           `"quoted"`,
 		`12345`:                                              "12345",
+		`the id ... is missing`:                              "the id ... is missing",
 		``:                                                   "",
 	} {
 		if got := dropValues(in); got != want {

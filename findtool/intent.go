@@ -74,14 +74,19 @@ func queryAction(q string) action {
 }
 
 // inflectedActions are verbActions by stem, without the verbs that are as
-// often nouns and the question words.
+// often nouns and the question words; a stem two actions' verbs share
+// gives none (actNone), whatever order the verbs are met in.
 var inflectedActions = map[string]action{}
 
 func init() {
 	for w, a := range verbActions {
-		if !nounToo[w] && !stopWords[w] && len(w) > 3 {
-			inflectedActions[stem(w)] = a
+		if nounToo[w] || stopWords[w] || len(w) <= 3 {
+			continue
 		}
+		if had, ok := inflectedActions[stem(w)]; ok && had != a {
+			a = actNone
+		}
+		inflectedActions[stem(w)] = a
 	}
 }
 
