@@ -36,7 +36,10 @@ func focus(q string) string {
 //   - or a lead with no tool word, as a question or a wish: "how do I",
 //     "how can we", "how to", "is there a way to", "help me", "I want to",
 //     "can you";
-//   - a tail: "via the API", "using an endpoint", "with a tool", "please".
+//   - a tail: "via the API", "using an endpoint", "with a tool", "please",
+//     "for me";
+//   - an instruction about the result at the end: "…, then tell me the
+//     result", "… and print what it returns" (instructionStart).
 //
 // A word for a tool that says what the tool is about stays: "get API keys"
 // and "list the endpoints of a service" have no link after the word,
@@ -51,6 +54,8 @@ func unframe(q string) string {
 	}
 	start := leadEnd(q, ws)
 	end := tailStart(ws, start)
+	end = instructionStart(q, ws, start, end)
+	end = tailStart(ws[:end], start)
 	if start >= end {
 		return q
 	}
@@ -128,6 +133,22 @@ var (
 	// frameTailLink brings a tool word in at the end: "via the API",
 	// "using an endpoint", "with a tool".
 	frameTailLink = wordSet(`via using use through with by from in on the a an any some`)
+	// frameThanks may close a request.
+	frameThanks = wordSet(`please thanks thank thx`)
+	// frameUser are the words for whoever asks: "tell me", "for us".
+	frameUser = wordSet(`me us`)
+	// instructJoin joins an instruction to the need: "…, then tell me",
+	// "… and also show me".
+	instructJoin = wordSet(`and then so also just finally after afterwards`)
+	// instructVerb says what to do with what comes back: tell, show and
+	// give the asker (instructToUser), or print, return, summarise it.
+	instructVerb   = wordSet(`tell show give let print return report summarise summarize display output paste explain format render`)
+	instructToUser = wordSet(`tell show give let`)
+	// instructBack refers back to what the call gives: "print it", "report
+	// back", "summarise what you find", "tell me whether".
+	instructBack = wordSet(`it them that this those these what how whether if back here everything`)
+	// outputNoun is a word for what a call gives back: "show the result".
+	outputNoun = wordSet(`result results output outputs response responses answer answers reply details summary`)
 )
 
 func wordSet(s string) map[string]bool {
@@ -192,8 +213,16 @@ func leadEnd(q string, ws []span) int {
 // (len(ws) for none), never before from.
 func tailStart(ws []span, from int) int {
 	end := len(ws)
-	for end > from+1 && (ws[end-1].w == "please" || ws[end-1].w == "thanks") {
-		end--
+	for {
+		switch {
+		case end > from+1 && frameThanks[ws[end-1].w]:
+			end--
+			continue
+		case end > from+2 && ws[end-2].w == "for" && frameUser[ws[end-1].w]:
+			end -= 2 // "… for me"
+			continue
+		}
+		break
 	}
 	k := end
 	for k > from+1 && frameTool[ws[k-1].w] {
@@ -213,6 +242,49 @@ func tailStart(ws []span, from int) int {
 		return end
 	}
 	return j
+}
+
+// instructionStart is the index of the first word of an instruction the
+// query ends with, about what to do with the call's result rather than
+// which call to make ("…, then tell me the result", "… and print what it
+// returns", "… and show me the output"): a word that joins clauses (or a
+// comma, a semicolon, a dash), a verb that reports (tell, show, print,
+// return, summarise…) and after it the asker ("me", "us") or, for a verb
+// that reports without one, a word that refers back to what came ("it",
+// "what", "back") or a word for it ("the output"). end when there is
+// none; never fewer than two words of the need stay. A clause that does
+// more work ("and send it", "and give them admin access") stays.
+func instructionStart(q string, ws []span, from, end int) int {
+	for i := from + 2; i < end; i++ {
+		j := i
+		for j < end && instructJoin[ws[j].w] {
+			j++
+		}
+		if j == i && !strings.ContainsAny(q[ws[i-1].to:ws[i].from], ",;–—") {
+			continue
+		}
+		if j+1 < end && reportsBack(ws[j:end]) {
+			return i
+		}
+	}
+	return end
+}
+
+// reportsBack reports whether ws, the words of a clause, open with an
+// instruction about the result (instructionStart).
+func reportsBack(ws []span) bool {
+	v, next := ws[0].w, ws[1].w
+	switch {
+	case !instructVerb[v]:
+		return false
+	case frameUser[next]:
+		return true
+	case instructToUser[v]:
+		return false
+	case instructBack[next]:
+		return true
+	}
+	return frameDeterminer[next] && len(ws) > 2 && outputNoun[ws[2].w]
 }
 
 // dropValues drops the values a query quotes or names for the call it

@@ -35,6 +35,22 @@ func TestUnframe(t *testing.T) {
 		"send a message via the API":            "send a message",
 		"list open alerts using the api please": "list open alerts",
 		"create a droplet with an endpoint":     "create a droplet",
+		// An instruction about the result, and courtesy at the end.
+		"list open invoices, then tell me the total": "list open invoices",
+		"get the pod logs and show me the output":    "get the pod logs",
+		"fetch the user and print what it returns":   "fetch the user",
+		"search issues; summarise them in a table":   "search issues",
+		"read the config file and report back":       "read the config file",
+		"delete the webhook and let me know":         "delete the webhook",
+		"list the droplets and return the results":   "list the droplets",
+		"cancel the subscription for me, please":     "cancel the subscription",
+		// Kept: a clause that does more work, a need with "and" in it.
+		"create an invoice and send it":            "create an invoice and send it",
+		"create a user and give them admin access": "create a user and give them admin access",
+		"add 2 and 3":                        "add 2 and 3",
+		"show me the output of the last job": "show me the output of the last job",
+		"list and show me":                   "list and show me",
+		"copy a file and return a new path":  "copy a file and return a new path",
 		// Kept as they are.
 		"get api keys":                    "get api keys",
 		"create an API key":               "create an API key",
