@@ -614,6 +614,26 @@
 // set, with every ranking. Gateway's TestInstructionTailsRankAsBare holds
 // the six within .02 and the eight within .08 of the bare queries.
 //
+// Also kept in the ninth round: of several sentences, the need is set
+// apart from its context (focus). Agents often say why before what ("We're
+// migrating our billing system this week. Refund the last charge."), and
+// the context's words were searched as the need's. Sentences end at ".",
+// "!" or "?" before a space (not an abbreviation's dot, not "v1.2"); one
+// that asks (a question, a wish like "I need to …", an action's verb
+// first) is the need and the rest is context; with none that asks, the
+// sentences that open with a subject ("We …", "This is …", "Our team …")
+// are context and the rest is the need; otherwise the whole query is. The
+// context still names a service: its words that name one are searched
+// too. Built with four context styles (gateway's contextBuild), by words,
+// mean top-1 before → after: tune .591 → .686, held .514 → .663, fresh
+// .379 → .461, heldapart .474 → .532 (one style, a sentence opening with
+// "the", is left: it may be the need). Six more written with them and
+// scored after the rule was built (contextHeldApart; scored a second time
+// after a fix a unit test asked for, same figures): tune .450 → .578,
+// held .451 → .597, fresh .317 → .402, heldapart .423 → .480. The bare
+// queries' figures are unchanged on every set, with every ranking.
+// Gateway's TestContextSentencesRankAsBare holds them.
+//
 // Measured in the ninth round and left out: a first word that is mostly a
 // verb (WordNet 3.1's tagged sense counts, verb over noun and adjective)
 // and in no action's list ("protect", "silence", "tag", "approve") read

@@ -2,6 +2,7 @@ package findtool
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -319,7 +320,7 @@ func (x *Index) Len() int { return len(x.docs) }
 // Search returns up to k tools matching query, best first; k <= 0 means
 // every match. Only tools sharing at least one term with the query match.
 func (x *Index) Search(query string, k int) []Hit {
-	query = focus(query)
+	query, context := focus(query)
 	// With a sentence encoder, the query's vector is computed while its
 	// words are scored.
 	var queryVec chan []float32
@@ -328,6 +329,13 @@ func (x *Index) Search(query string, k int) []Hit {
 		go func() { queryVec <- x.sen.enc.Embed(query) }()
 	}
 	terms := tokenize(query)
+	// The context names the service, perhaps ("We use Jira. File a bug."):
+	// its words that name one are searched for too ("GitLab" as one word).
+	for _, w := range tokenizeName(context) {
+		if x.serviceTerm(w) && !slices.Contains(terms, w) {
+			terms = append(terms, w)
+		}
+	}
 	weight := map[string]float64{}
 	var order []string
 	for _, w := range terms {
@@ -543,7 +551,8 @@ func (x *Index) Search(query string, k int) []Hit {
 // Matcher reports whether a name or word shares a search term with query.
 func (x *Index) Matcher(query string) func(string) bool {
 	q := map[string]bool{}
-	for _, w := range tokenize(focus(query)) {
+	need, _ := focus(query)
+	for _, w := range tokenize(need) {
 		q[w] = true
 	}
 	return func(name string) bool {

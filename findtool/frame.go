@@ -10,13 +10,116 @@ import (
 // megabyte) must not cost the search more than they do.
 const MaxQueryWords = 64
 
-// focus is what of a query is searched for: its first MaxQueryWords
-// words, without the request's frame and the values it names for the call.
-func focus(q string) string {
+// focus is what of a query is searched for, and the context it gives
+// around it: its first MaxQueryWords words, without the request's frame
+// and the values it names for the call; of several sentences, the ones
+// that ask for something (asks), the others being context ("We're
+// migrating billing this week. Refund the last charge.").
+func focus(q string) (need, context string) {
 	if ws := spans(q); len(ws) > MaxQueryWords {
 		q = q[:ws[MaxQueryWords-1].to]
 	}
-	return dropValues(unframe(q))
+	ss := splitSentences(q)
+	if len(ss) > 1 {
+		var ask, tell, rest []string
+		var restU []string
+		for _, s := range ss {
+			u := unframe(s)
+			switch {
+			case asks(s, u):
+				ask = append(ask, u)
+			case tells(s):
+				tell = append(tell, s)
+			default:
+				rest = append(rest, s)
+				restU = append(restU, u)
+			}
+		}
+		switch {
+		case len(ask) > 0 && len(ask) < len(ss):
+			return dropValues(strings.Join(ask, " ")), strings.Join(append(tell, rest...), " ")
+		case len(tell) > 0 && len(rest) > 0:
+			return dropValues(strings.Join(restU, " ")), strings.Join(tell, " ")
+		}
+	}
+	return dropValues(unframe(q)), ""
+}
+
+// splitSentences splits q at every ".", "!" or "?" (or a run of them) that a
+// space or the end follows, except the dot of an abbreviation ("e.g.",
+// "etc."); "v1.2" and "jane.doe@example.com" are no ends.
+func splitSentences(q string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(q); i++ {
+		if c := q[i]; c != '.' && c != '!' && c != '?' {
+			continue
+		}
+		j := i + 1
+		for j < len(q) && strings.IndexByte(".!?", q[j]) >= 0 {
+			j++
+		}
+		if j < len(q) && q[j] != ' ' && q[j] != '\t' && q[j] != '\n' || q[i] == '.' && j == i+1 && abbreviation(q[start:i]) {
+			i = j - 1
+			continue
+		}
+		if s := strings.TrimSpace(q[start:j]); s != "" {
+			out = append(out, s)
+		}
+		start, i = j, j-1
+	}
+	if s := strings.TrimSpace(q[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// abbreviation reports whether text ends in a word that a dot after it
+// abbreviates: one letter ("e.g", "J"), or a common abbreviation.
+func abbreviation(text string) bool {
+	ws := spans(text)
+	if len(ws) == 0 {
+		return false
+	}
+	w := ws[len(ws)-1].w
+	return len([]rune(w)) == 1 || abbreviations[w]
+}
+
+var abbreviations = wordSet(`etc vs approx incl esp resp cf eg ie mr mrs ms dr st no nr fig`)
+
+// tells reports whether a sentence tells something rather than naming a
+// need: it opens with a subject, a pronoun or a possessive ("We're
+// migrating billing.", "This is for a report.", "Our team is small.").
+func tells(s string) bool {
+	ws := spans(s)
+	return len(ws) > 0 && subjects[ws[0].w]
+}
+
+// wishEnd may end the lead of a wish or a plea.
+var wishEnd = wordSet(`to me us please`)
+
+var subjects = wordSet(`i we you they he she it its this that these those there our my your their his her`)
+
+// asks reports whether a sentence s (unframed: u) asks for something: a
+// question, a wish ("I need to …"), or an action's verb first ("Refund the
+// last charge.", "Can you list my calendars?"). A sentence that tells something ("The
+// on-call engineer asked me for this.") is context.
+func asks(s, u string) bool {
+	if strings.HasSuffix(s, "?") {
+		return true
+	}
+	// A wish or a plea before it: "I need to …", "help me …", "please …".
+	if i := strings.Index(s, u); i > 0 {
+		if lead := spans(s[:i]); len(lead) > 0 && wishEnd[lead[len(lead)-1].w] {
+			return true
+		}
+	}
+	ws := words(u, false)
+	if len(ws) == 0 {
+		return false
+	}
+	w := ws[0]
+	return verbActions[w] != actNone || inflected(w) && inflectedActions[stem(w)] != actNone
 }
 
 // A query to find_tool is always a request for a tool, and agents often say

@@ -163,7 +163,7 @@ func TestSearchReadsAQuerysFirstWords(t *testing.T) {
 	if got := names(x.Search(long, 1)); !reflect.DeepEqual(got, []string{"github.create_issue"}) {
 		t.Errorf("Search(long) = %q, want github.create_issue: the words past the first %d were read", got, MaxQueryWords)
 	}
-	if got := focus(long); len(spans(got)) != MaxQueryWords {
+	if got, _ := focus(long); len(spans(got)) != MaxQueryWords {
 		t.Errorf("focus kept %d words, want %d", len(spans(got)), MaxQueryWords)
 	}
 }
@@ -188,5 +188,42 @@ func TestQueryActionOfAnInflectedVerb(t *testing.T) {
 		if got := queryAction(q); got != want {
 			t.Errorf("queryAction(%q) = %d, want %d", q, got, want)
 		}
+	}
+}
+
+// TestFocusOfSeveralSentences: of several sentences, the ones that ask
+// are the need and the others its context; with none that asks, the ones
+// that tell something are the context; otherwise the query is one need.
+func TestFocusOfSeveralSentences(t *testing.T) {
+	for in, want := range map[string][2]string{
+		"We use Jira. File a bug for the login page.":               {"File a bug for the login page.", "We use Jira."},
+		"The deploy failed last night. Can you list the pods?":      {"list the pods?", "The deploy failed last night."},
+		"Refund the last charge. It was a duplicate.":               {"Refund the last charge.", "It was a duplicate."},
+		"We're auditing the org. Commit history of a branch":        {"Commit history of a branch", "We're auditing the org."},
+		"Create an issue. Thanks!":                                  {"Create an issue.", "Thanks!"},
+		"list invoices, e.g. the ones from March":                   {"list invoices, e.g. the ones from March", ""},
+		"get release v1.2 of the repo":                              {"get release v1.2 of the repo", ""},
+		"notify jane.doe@example.com by email":                      {"notify by email", ""},
+		"The cluster is slow. Pods in a namespace":                  {"The cluster is slow. Pods in a namespace", ""},
+		"Create a repo. Add a webhook to it.":                       {"Create a repo. Add a webhook to it.", ""},
+		"what files are in this folder?":                            {"what files are in this folder?", ""},
+		"I need to refund a charge. The customer was billed twice.": {"refund a charge.", "The customer was billed twice."},
+	} {
+		need, context := focus(in)
+		if need != want[0] || context != want[1] {
+			t.Errorf("focus(%q) = %q, %q; want %q, %q", in, need, context, want[0], want[1])
+		}
+	}
+}
+
+// TestContextNamesTheService: a service named only in a sentence of
+// context still favours that service.
+func TestContextNamesTheService(t *testing.T) {
+	x := small()
+	if got := names(x.Search("create an issue", 1)); !reflect.DeepEqual(got, []string{"github.create_issue"}) {
+		t.Fatalf("Search(create an issue) = %q, want github's first (the test needs two services' tools tied)", got)
+	}
+	if got := names(x.Search("Our team is on GitLab. Create an issue.", 1)); !reflect.DeepEqual(got, []string{"gitlab.create_issue"}) {
+		t.Errorf("Search with GitLab named in the context = %q, want gitlab.create_issue", got)
 	}
 }

@@ -74,6 +74,17 @@ func (x *Index) serviceTerms() {
 	}
 }
 
+// serviceTerm reports whether a search term is a distinctive name word of
+// a service.
+func (x *Index) serviceTerm(w string) bool {
+	for _, s := range x.services {
+		if s.terms[w] {
+			return true
+		}
+	}
+	return false
+}
+
 // namedServices is which services a query names: those with a
 // distinctive name word among the query's terms ("... on github").
 func (x *Index) namedServices(terms []string) map[int32]bool {

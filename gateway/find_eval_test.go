@@ -493,11 +493,57 @@ func TestInstructionTailsRankAsBare(t *testing.T) {
 		t.Skip("compiles the GitHub, Stripe and Kubernetes specs")
 	}
 	rankAsBare(t, tailsBuild)
+	meanNearBare(t, "held-apart tails", tailsHeldApart, 0.08)
+}
+
+// contextBuild are sentences of context agents put around the need; the
+// rule that sets them apart (findtool's focus) was written with these.
+// contextHeldApart were written at the same time and scored once the rule
+// was done.
+var contextBuild = []string{
+	"We're migrating our billing system this week. %s", "I'm writing a script for the support team. %s",
+	"%s. This is for a report due tomorrow.", contextOpeningWithThe,
+}
+
+// contextOpeningWithThe is the one of contextBuild the rule leaves: a
+// sentence that opens with "the" may be the need.
+const contextOpeningWithThe = "The on-call engineer asked me for this. %s"
+
+var contextHeldApart = []string{
+	"Our customer success team is overloaded. %s", "Context: nightly cleanup job for the staging environment. %s",
+	"I got paged about this an hour ago. %s", "%s. It's part of onboarding a new client.",
+	"My manager wants a summary by Friday. %s", "%s — this runs every Monday morning.",
+}
+
+// TestContextSentencesRankAsBare pins the bug that a sentence of context
+// around the need ("We're migrating our billing system this week. …")
+// was searched as if it were the need: by words, contextBuild's mean
+// top-1 was on tune 0.591 (bare 0.693), held 0.514 (0.674), fresh 0.379
+// (0.482), held-apart 0.474 (0.541), now 0.686, 0.663, 0.461, 0.532
+// (contextOpeningWithThe is left: 0.664, 0.629, 0.421, 0.505, held
+// within 0.07); every other frame must stay within 0.02. Over
+// contextHeldApart the mean went from tune 0.450, held 0.451, fresh
+// 0.317, held-apart 0.423 to 0.578, 0.597, 0.402 and 0.480: it must stay
+// within 0.13 of the bare queries.
+func TestContextSentencesRankAsBare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles the GitHub, Stripe and Kubernetes specs")
+	}
+	rankAsBare(t, slices.DeleteFunc(slices.Clone(contextBuild), func(f string) bool { return f == contextOpeningWithThe }))
+	meanNearBare(t, "context opening with the", []string{contextOpeningWithThe}, 0.07)
+	meanNearBare(t, "held-apart context", contextHeldApart, 0.13)
+}
+
+// meanNearBare fails the test when any evaluation set, its queries put in
+// each of frames, ranks (by words) on the mean more than tol below the
+// bare queries at top-1; it logs each set's mean.
+func meanNearBare(t *testing.T, name string, frames []string, tol float64) {
+	t.Helper()
 	f := evalFinder(t)
 	qs := append(loadEval(t), loadEvalFile(t, "heldapart.tsv", "heldapart")...)
 	plain, _ := scoreEval(f, qs)
 	sum := map[string]float64{}
-	for _, frame := range tailsHeldApart {
+	for _, frame := range frames {
 		changed := make([]evalQuery, len(qs))
 		for i, q := range qs {
 			changed[i] = q
@@ -511,10 +557,10 @@ func TestInstructionTailsRankAsBare(t *testing.T) {
 	}
 	for half, sc := range plain {
 		bare, _, _, _ := sc.Rates()
-		mean := sum[half] / float64(len(tailsHeldApart))
-		t.Logf("held-apart tails, %s: mean top-1 %.3f, bare %.3f", half, mean, bare)
-		if mean < bare-0.08 {
-			t.Errorf("held-apart tails, %s: mean top-1 %.3f, more than 0.08 below the bare %.3f", half, mean, bare)
+		mean := sum[half] / float64(len(frames))
+		t.Logf("%s, %s: mean top-1 %.3f, bare %.3f", name, half, mean, bare)
+		if mean < bare-tol {
+			t.Errorf("%s, %s: mean top-1 %.3f, more than %.2f below the bare %.3f", name, half, mean, tol, bare)
 		}
 	}
 }
