@@ -63,13 +63,21 @@ func splitSentences(q string) []string {
 			i = j - 1
 			continue
 		}
-		if s := strings.TrimSpace(q[start:j]); s != "" {
-			out = append(out, s)
-		}
+		out = appendSentence(out, q[start:j])
 		start, i = j, j-1
 	}
-	if s := strings.TrimSpace(q[start:]); s != "" {
-		out = append(out, s)
+	return appendSentence(out, q[start:])
+}
+
+// appendSentence appends s, trimmed, to out; a sentence with no word in it
+// ("!", "...") is part of the one before, or nothing when it comes first.
+func appendSentence(out []string, s string) []string {
+	s = strings.TrimSpace(s)
+	switch {
+	case len(spans(s)) > 0:
+		return append(out, s)
+	case s != "" && len(out) > 0:
+		out[len(out)-1] += " " + s
 	}
 	return out
 }

@@ -227,3 +227,35 @@ func TestContextNamesTheService(t *testing.T) {
 		t.Errorf("Search with GitLab named in the context = %q, want gitlab.create_issue", got)
 	}
 }
+
+// FuzzFocus: whatever the query, focus returns without panicking, the
+// need and the context are made of the query's own words, and a query with
+// a word keeps one in its need; the search over it returns.
+func FuzzFocus(f *testing.F) {
+	for _, q := range []string{
+		"find a tool to create an issue", "We use Jira. File a bug.", "list invoices, then tell me the total",
+		"create a branch named \"release-2024\"", "e.g. v1.2. ? ! ...", "How do I? Please.", "The x. y? z!",
+		"refund charge ch_3MmlLrLkdIwHu7ix for me, please", "",
+	} {
+		f.Add(q)
+	}
+	x := small()
+	f.Fuzz(func(t *testing.T, q string) {
+		need, context := focus(q)
+		words := map[string]bool{}
+		for _, s := range spans(q) {
+			words[s.w] = true
+		}
+		for _, part := range []string{need, context} {
+			for _, s := range spans(part) {
+				if !words[s.w] {
+					t.Fatalf("focus(%q) = %q, %q: %q is no word of the query", q, need, context, s.w)
+				}
+			}
+		}
+		if len(spans(q)) > 0 && len(spans(need)) == 0 {
+			t.Fatalf("focus(%q) = %q, %q: the need has no word left", q, need, context)
+		}
+		x.Search(q, 8)
+	})
+}
