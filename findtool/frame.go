@@ -3,6 +3,7 @@ package findtool
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // MaxQueryWords is how many words of a query are read: a request for a
@@ -47,9 +48,18 @@ func focus(q string) (need, context string) {
 
 // splitSentences splits q at every ".", "!" or "?" (or a run of them) that a
 // space or the end follows, except the dot of an abbreviation ("e.g.",
-// "etc."); "v1.2" and "jane.doe@example.com" are no ends.
+// "etc."); "v1.2" and "jane.doe@example.com" are no ends. A sentence with
+// no word in it ("!", "...") is part of the one before, or nothing when it
+// comes first. It reads q once, whatever its length.
 func splitSentences(q string) []string {
-	var out []string
+	var cuts [][2]int // each sentence's bounds in q
+	add := func(from, to int) {
+		if hasWord(q[from:to]) || len(cuts) == 0 {
+			cuts = append(cuts, [2]int{from, to})
+		} else {
+			cuts[len(cuts)-1][1] = to
+		}
+	}
 	start := 0
 	for i := 0; i < len(q); i++ {
 		if c := q[i]; c != '.' && c != '!' && c != '?' {
@@ -63,34 +73,39 @@ func splitSentences(q string) []string {
 			i = j - 1
 			continue
 		}
-		out = appendSentence(out, q[start:j])
+		add(start, j)
 		start, i = j, j-1
 	}
-	return appendSentence(out, q[start:])
-}
-
-// appendSentence appends s, trimmed, to out; a sentence with no word in it
-// ("!", "...") is part of the one before, or nothing when it comes first.
-func appendSentence(out []string, s string) []string {
-	s = strings.TrimSpace(s)
-	switch {
-	case len(spans(s)) > 0:
-		return append(out, s)
-	case s != "" && len(out) > 0:
-		out[len(out)-1] += " " + s
+	add(start, len(q))
+	var out []string
+	for _, c := range cuts {
+		if s := strings.TrimSpace(q[c[0]:c[1]]); hasWord(s) {
+			out = append(out, s)
+		}
 	}
 	return out
 }
 
+// hasWord reports whether s has a letter or a digit.
+func hasWord(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0
+}
+
 // abbreviation reports whether text ends in a word that a dot after it
-// abbreviates: one letter ("e.g", "J"), or a common abbreviation.
+// abbreviates: one letter ("e.g", "J"), or a common abbreviation. Only
+// the last word is read.
 func abbreviation(text string) bool {
-	ws := spans(text)
-	if len(ws) == 0 {
-		return false
+	end := len(text)
+	from := end
+	for from > 0 {
+		r, n := utf8.DecodeLastRuneInString(text[:from])
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		from -= n
 	}
-	w := ws[len(ws)-1].w
-	return len([]rune(w)) == 1 || abbreviations[w]
+	w := strings.ToLower(text[from:end])
+	return utf8.RuneCountInString(w) == 1 || abbreviations[w]
 }
 
 var abbreviations = wordSet(`etc vs approx incl esp resp cf eg ie mr mrs ms dr st no nr fig`)
@@ -110,8 +125,8 @@ var subjects = wordSet(`i we you they he she it its this that these those there 
 
 // asks reports whether a sentence s (unframed: u) asks for something: a
 // question, a wish ("I need to …"), or an action's verb first ("Refund the
-// last charge.", "Can you list my calendars?"). A sentence that tells something ("The
-// on-call engineer asked me for this.") is context.
+// last charge.", "Can you list my calendars?"). A sentence that tells
+// something ("The on-call engineer asked me for this.") is context.
 func asks(s, u string) bool {
 	if strings.HasSuffix(s, "?") {
 		return true

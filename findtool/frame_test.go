@@ -259,3 +259,23 @@ func FuzzFocus(f *testing.F) {
 		x.Search(q, 8)
 	})
 }
+
+// TestFocusOfAMegabyte pins the bug that splitting a query into sentences
+// went over the text before a dot at every dot and joined wordless
+// sentences by copying: a megabyte of "e.g. " or of ". " after one word
+// took the search minutes. Each of these returns at once now.
+func TestFocusOfAMegabyte(t *testing.T) {
+	x := small()
+	for _, q := range []string{
+		strings.Repeat("e.g. ", 200000),
+		"create" + strings.Repeat(". ", 500000),
+		"create an issue" + strings.Repeat("!?", 500000),
+		strings.Repeat("Mr. ", 250000) + "create an issue",
+	} {
+		need, _ := focus(q)
+		if len(spans(need)) == 0 || len(spans(need)) > MaxQueryWords {
+			t.Errorf("focus(%.20q…) kept %d words", q, len(spans(need)))
+		}
+		x.Search(q, 8)
+	}
+}
