@@ -107,7 +107,9 @@ func (x *Index) abbreviation(w string) string {
 		return ""
 	}
 	st := stem(w)
-	for n := len(w) - 2; n >= 3; n-- {
+	// No prefix longer than the longest term is one (and asking for every
+	// prefix of a 16,000-letter word took a search seconds).
+	for n := min(len(w)-2, x.longest); n >= 3; n-- {
 		p := w[:n]
 		if p == st || strings.HasPrefix(st, p) && n >= len(st) {
 			continue
@@ -171,6 +173,7 @@ type Index struct {
 	many     []bool             // reading tools that give many things
 	idf      map[string]float64 // per term
 	postings map[string][]posting
+	longest  int              // the longest term's length in bytes
 	byName   map[string]int   // "service.py" and "service.wire"
 	bare     map[string][]int // "py" and "wire", every service
 	raw      [][]string       // each tool's raw dense words (denseWords)
@@ -283,6 +286,7 @@ func New(docs []Doc) *Index {
 		}
 		sort.Slice(ps, func(a, b int) bool { return ps[a].doc < ps[b].doc })
 		x.postings[w] = ps
+		x.longest = max(x.longest, len(w))
 	}
 	return x
 }
@@ -610,12 +614,19 @@ func leadSentence(s string) string {
 	return s
 }
 
+// maxSplitWord is the longest query word split is asked to cut in two,
+// in bytes: two long English words run together ("notificationsettings")
+// are under it.
+const maxSplitWord = 32
+
 // split is the two terms a query word is written as in the indexed text,
 // side by side ("rerun" → re, run): of the ways to cut it in two (two
 // letters or more each), the one whose terms are adjacent in the most
 // tools, when they are in more tools than the word itself; nil for none.
+// A word longer than maxSplitWord is no two words written as one (and
+// each cut costs a stem of its length: a 16,000-letter word took seconds).
 func (x *Index) split(w string) []string {
-	if len(w) < 5 || !isAlpha(w) || stopWords[w] {
+	if len(w) < 5 || len(w) > maxSplitWord || !isAlpha(w) || stopWords[w] {
 		return nil
 	}
 	var best []string

@@ -312,3 +312,15 @@ func TestFirstSentenceSaysWhatItDoes(t *testing.T) {
 		t.Errorf("leadSentence = %q", got)
 	}
 }
+
+// TestSearchOfOneLongWord pins the bug that a query word's cost grew with
+// the square of its length: every prefix was looked up for an
+// abbreviation and every cut in two stemmed, so one 16,000-letter word
+// took a search seconds and a megabyte-long one hours. Each of these
+// returns at once now.
+func TestSearchOfOneLongWord(t *testing.T) {
+	x := small()
+	for _, q := range []string{strings.Repeat("a", 1<<20), strings.Repeat("é", 1<<19), "create " + strings.Repeat("issue", 1<<18)} {
+		x.Search(q, 8)
+	}
+}
