@@ -35,6 +35,7 @@ func UnsafeRune(r rune) bool {
 // invalid UTF-8 becomes U+FFFD.
 func PyString(s string) string {
 	var b strings.Builder
+	b.Grow(len(s) + 2) // the quotes; an escape grows it again
 	b.WriteByte('"')
 	for _, r := range s {
 		switch {
@@ -157,6 +158,7 @@ func writePy(b *strings.Builder, v any, cut *pyCut) {
 // every run of characters outside [A-Za-z0-9] starts a new capitalised word.
 func Pascal(s string) string {
 	var b strings.Builder
+	b.Grow(len(s)) // what is kept is ASCII, one byte a character
 	up := true
 	for _, r := range s {
 		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))) {
