@@ -408,7 +408,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, keys 
 func toolTargets(svc *ir.Service, t *ir.Tool, diagnose bool) []target {
 	mcp := svc.Source.Kind == ir.SourceMCP
 	props, _ := t.Input["properties"].(map[string]any)
-	var targets []target
+	targets := make([]target, 0, len(t.Params)) // one a parameter, and MCP's nested ones
 	for _, p := range t.Params {
 		ps, _ := props[p.Arg].(map[string]any)
 		if ps == nil {
