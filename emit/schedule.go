@@ -133,12 +133,6 @@ func (p *printer) newAliases(aliasAt map[string]int, n, i int) {
 	}
 }
 
-// add writes t after what w holds.
-func (w *writer) add(t text) {
-	w.b.Write(t.b)
-	w.line += t.lines
-}
-
 // signatures returns Signature of every tool of svc, in order (one
 // Signer, which only reads, shared by the goroutines).
 func signatures(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) []string {
@@ -150,22 +144,6 @@ func signatures(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) []stri
 		}
 	})
 	return out
-}
-
-// grow makes room in w for what pre, defs and rest hold, so joining them
-// copies each once.
-func (w *writer) grow(pre []writer, defs []text, rest *writer) {
-	n := 0
-	for i := range pre {
-		n += pre[i].b.Len()
-	}
-	for _, d := range defs {
-		n += len(d.b)
-	}
-	if rest != nil {
-		n += rest.b.Len()
-	}
-	w.b.Grow(n)
 }
 
 // Emit prints svc's module (Python) and builds its manifest entry
