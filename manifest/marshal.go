@@ -16,11 +16,11 @@ import (
 // everything to encoding/json, for its error.
 func marshalIndented(m *Manifest) ([]byte, bool) {
 	type stand struct {
-		s     map[string]any
+		s     any
 		depth int
 	}
 	var schemas []stand
-	standing(m, func(s map[string]any, depth int) { schemas = append(schemas, stand{s, depth}) })
+	standing(m, func(s any, depth int) { schemas = append(schemas, stand{s, depth}) })
 	pieces := make([][]byte, len(schemas))
 	var failed atomic.Bool
 	var next atomic.Int64

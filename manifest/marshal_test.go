@@ -32,7 +32,7 @@ func TestMarshalSchemasAsEncodingJSON(t *testing.T) {
 		}
 	}
 	m := &Manifest{Version: Version, Services: []Service{{
-		Name: "s", File: "s.py", Defs: map[string]any{"A": shared, "B": map[string]any{"$ref": "#/$defs/A"}},
+		Name: "s", File: "s.py", Defs: map[string]any{"A": shared, "B": map[string]any{"$ref": "#/$defs/A"}, "C": map[string]any{}, "D": true, "E": []any{shared}},
 		Tools: []Tool{
 			{Wire: "a", Input: ir.Schema{"properties": map[string]any{"x": shared, "y": shared}}, Original: ir.Schema{"properties": map[string]any{"x": shared}}, Output: ir.Schema{}, Pin: "p"},
 			{Wire: "b<&>", Description: "<&>", Input: nil, Observed: ir.Schema{"other": map[string]string{"k": "<v>"}, "l": []string{"&"}, "nilmap": map[string]any(nil), "nillist": []any(nil), "z": json.Number("")}},
@@ -59,6 +59,11 @@ func TestMarshalSchemasAsEncodingJSON(t *testing.T) {
 	loop[0] = loop
 	cyc := map[string]any{"a": 1, "b": 2}
 	cyc["c"] = cyc
+	// Each of a service's defs is a piece of its own: one that cannot be
+	// written fails the manifest as a tool's schema does.
+	if _, err := Marshal(&Manifest{Version: Version, Services: []Service{{Name: "s", Defs: map[string]any{"A": shared, "B": math.NaN()}}}}); err == nil {
+		t.Error("NaN in a def: no error")
+	}
 	for name, s := range map[string]ir.Schema{"NaN": {"x": math.NaN()}, "a list in itself": {"x": loop}, "a map in itself": cyc} {
 		bad := &Manifest{Version: Version, Services: []Service{{Name: "s", Tools: []Tool{{Wire: "bad", Input: s}}}}}
 		if _, err := Marshal(bad); err == nil {
