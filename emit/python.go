@@ -539,6 +539,7 @@ func (p *printer) function(t *ir.Tool) {
 // "*" and the optional ones with "= None") and its return annotation.
 func (p *printer) signature(t *ir.Tool) (params []string, ret string) {
 	star := false
+	params = make([]string, 0, len(t.Params)+1) // and the "*"
 	for _, prm := range SignatureOrder(t) {
 		if prm.Required {
 			params = append(params, string(prm.Py)+": "+p.typ(prm.Type))

@@ -137,13 +137,36 @@ type target struct {
 	// it resolved (one level: ref holds no $ref itself), else nil.
 	ref      ir.Schema
 	required bool
-	// setRequired makes the parameter required.
-	setRequired func()
-	// replace, when set, puts a changed copy of holder in its place: the
-	// holder may be shared with other tools (an OpenAPI parameter's
-	// property schema), so it is copied before it is changed.
-	replace func(ir.Schema)
+	// The slot is the property name of an object schema: the input
+	// schema of tool, as its parameter param, or else parent (a nested
+	// object). setRequired makes it required there. (Fields, not
+	// closures: a closure each was two allocations a parameter.)
+	name   string
+	tool   *ir.Tool
+	param  *ir.Param
+	parent ir.Schema
+	// props, when set, is the "properties" map replace puts a changed copy
+	// of holder into, in its place: the holder may be shared with other
+	// tools (an OpenAPI parameter's property schema), so it is copied
+	// before it is changed.
+	props map[string]any
 }
+
+// setRequired makes the slot's parameter required.
+func (tg *target) setRequired() {
+	if tg.param != nil {
+		tg.param.Required = true
+		addRequired(tg.tool.Input, tg.name)
+		return
+	}
+	addRequired(tg.parent, tg.name)
+}
+
+// replaces says whether a change is made to a copy of holder (replace).
+func (tg *target) replaces() bool { return tg.props != nil }
+
+// replace puts c in holder's place.
+func (tg *target) replace(c ir.Schema) { tg.props[tg.name] = map[string]any(c) }
 
 // slotKeys is the proposal memo's key of a parameter slot whose schema
 // is a property schema parse shares and enrich only ever replaces (see
@@ -170,7 +193,7 @@ type slotVal struct {
 func (m slotKeys) of(tg target) (string, bool) {
 	var k slotKey
 	switch {
-	case tg.replace == nil:
+	case !tg.replaces():
 		return memoKey(tg.description, withoutDescription(tg.view), tg.required)
 	case mapID(tg.view) == mapID(tg.holder):
 		k = slotKey{schema: mapID(tg.view), description: tg.description, required: tg.required}
@@ -201,7 +224,7 @@ type cowKey struct {
 // target.replace), and returns tg with its holder (and view, when that is
 // the holder) the changed map.
 func (m cowMemo) change(tg target, p Proposal) target {
-	if tg.replace == nil || p.Kind == KindRuntimeDefault {
+	if !tg.replaces() || p.Kind == KindRuntimeDefault {
 		apply(tg.holder, tg.view, p)
 		return tg
 	}
@@ -414,7 +437,6 @@ func toolTargets(svc *ir.Service, t *ir.Tool, diagnose bool) []target {
 		if ps == nil {
 			continue
 		}
-		p := p
 		view := resolveRef(t.Input, ps, 0)
 		desc := p.Description
 		if desc == "" {
@@ -426,13 +448,10 @@ func toolTargets(svc *ir.Service, t *ir.Tool, diagnose bool) []target {
 		}
 		tg := target{
 			pointer: ptr, description: desc, holder: ps, view: view, ref: refTarget(t.Input, ps), required: p.Required,
-			setRequired: func() {
-				p.Required = true
-				addRequired(t.Input, p.Arg)
-			},
+			name: p.Arg, tool: t, param: p,
 		}
 		if !mcp {
-			tg.replace = func(c ir.Schema) { props[p.Arg] = map[string]any(c) }
+			tg.props = props
 		}
 		targets = append(targets, tg)
 		if mcp && (p.In == ir.InArg || p.In == "") {
@@ -637,7 +656,7 @@ func walkNested(root, node ir.Schema, ptr string, required bool, seen map[string
 			desc, _ := cview["description"].(string)
 			*targets = append(*targets, target{
 				pointer: cptr, description: desc, holder: child, view: cview, required: creq,
-				setRequired: func() { addRequired(obj, name) },
+				name: name, parent: obj,
 			})
 			walkNested(root, child, cptr, creq, seen, depth+1, targets, cut)
 		}

@@ -42,13 +42,14 @@ func Resolve(svc *Service) {
 		props, _ := t.Input["properties"].(map[string]any)
 		r.steps = 0
 		toolName := Pascal(string(t.Py))
+		anon := unplaced(i, "input") // the same for each of its parameters
 		for _, p := range t.Params {
 			s, _ := props[p.Arg].(map[string]any)
 			ptr := t.Pointer + string(p.Ref)
 			if svc.Source.Kind != SourceOpenAPI {
 				ptr = t.Pointer + "/inputSchema" + string(p.Ref)
 			}
-			c := &ctx{root: t.Input, origin: t.InputOrigin, defs: svc.DefsOrigin, anon: unplaced(i, "input"), busy: map[string]bool{}, where: ptr}
+			c := &ctx{root: t.Input, origin: t.InputOrigin, defs: svc.DefsOrigin, anon: anon, busy: map[string]bool{}, where: ptr}
 			arg, ok := args[p.Arg]
 			if !ok {
 				arg = Pascal(p.Arg)
