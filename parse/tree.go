@@ -104,6 +104,7 @@ type tokens struct {
 	// of a document's maps and slices were allocated two or three times).
 	members  []member
 	elements []any
+	strs     map[string]any // see strValue
 }
 
 type member struct {
@@ -134,7 +135,7 @@ func (t *tokens) value() (any, error) {
 	}
 	switch raw[0] {
 	case '"':
-		return t.str(raw), nil
+		return t.strValue(raw), nil
 	case 't':
 		return true, nil
 	case 'f':
@@ -143,6 +144,28 @@ func (t *tokens) value() (any, error) {
 		return nil, nil
 	}
 	return json.Number(raw), nil
+}
+
+// strValue is str(raw) as a value, the same one (string and interface
+// both) for each string met again in the document: a document repeats its
+// keys and many values (types, media types, $refs, shared descriptions),
+// and each was a string and a boxed interface of its own.
+// Only a string written without escapes is kept (its text is itself).
+func (t *tokens) strValue(raw []byte) any {
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+		return t.str(raw)
+	}
+	if v, ok := t.strs[string(body)]; ok {
+		return v
+	}
+	if t.strs == nil {
+		t.strs = map[string]any{}
+	}
+	s := string(body)
+	var v any = s
+	t.strs[s] = v
+	return v
 }
 
 // str is the string a JSON string token stands for, as Decode unquotes
@@ -200,7 +223,7 @@ func (t *tokens) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		key := t.str(raw)
+		key := t.strValue(raw).(string)
 		t.path = append(t.path, key)
 		v, err := t.value()
 		t.path = t.path[:len(t.path)-1]
