@@ -522,9 +522,9 @@ func (p *printer) function(t *ir.Tool) {
 		w.ln(in, "def "+name+"(")
 		for i, s := range params {
 			if docs != nil && docs[i] != "" {
-				w.ln(in+1, s+",  # "+docs[i])
+				w.lnJoin(in+1, s, ",  # ", docs[i])
 			} else {
-				w.ln(in+1, s+",")
+				w.lnJoin(in+1, s, ",", "")
 			}
 		}
 		w.ln(in, ") -> "+ret+":"+mark)
