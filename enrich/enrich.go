@@ -182,7 +182,7 @@ type slotKey struct {
 }
 
 type slotVal struct {
-	key string
+	key memoID
 	ok  bool
 }
 
@@ -190,21 +190,21 @@ type slotVal struct {
 // A view resolved from a $ref is a new map each time, made of the holder
 // and the definition, neither of which enrich changes in place: it is
 // keyed by both.
-func (m slotKeys) of(tg target) (string, bool) {
+func (m slotKeys) of(tg target) (memoID, bool) {
 	var k slotKey
 	switch {
 	case !tg.replaces():
-		return memoKey(tg.description, withoutDescription(tg.view), tg.required)
+		return memoKey(tg.description, noDescription(tg.view), tg.required)
 	case mapID(tg.view) == mapID(tg.holder):
 		k = slotKey{schema: mapID(tg.view), description: tg.description, required: tg.required}
 	case tg.ref != nil:
 		k = slotKey{schema: mapID(tg.holder), ref: mapID(tg.ref), description: tg.description, required: tg.required}
 	default:
-		return memoKey(tg.description, withoutDescription(tg.view), tg.required)
+		return memoKey(tg.description, noDescription(tg.view), tg.required)
 	}
 	v, hit := m[k]
 	if !hit {
-		v.key, v.ok = memoKey(tg.description, withoutDescription(tg.view), tg.required)
+		v.key, v.ok = memoKey(tg.description, noDescription(tg.view), tg.required)
 		m[k] = v
 	}
 	return v.key, v.ok
@@ -217,7 +217,7 @@ type cowMemo map[cowKey]ir.Schema
 
 type cowKey struct {
 	holder *byte
-	to     string
+	to     memoID
 }
 
 // change applies p to tg's holder, copying a shared one first (see
@@ -254,7 +254,7 @@ func mapID(m ir.Schema) *byte { return (*byte)(reflect.ValueOf(m).UnsafePointer(
 // proposalMemo caches the rules' proposals by what they read: large specs
 // repeat the same parameter (description and schema) across hundreds of
 // operations, and the rules are pure functions of it.
-type proposalMemo map[string][]Proposal
+type proposalMemo map[memoID][]Proposal
 
 // prefetch fills the memo with the proposals for every parameter slot of
 // svc's tools as they stand, on up to GOMAXPROCS goroutines: the rules are
@@ -262,11 +262,12 @@ type proposalMemo map[string][]Proposal
 // before it reaches it is simply missed here and proposed for later.
 func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys) {
 	type job struct {
-		key, description string
-		schema           ir.Schema
-		required         bool
-		out              []Proposal
-		err              error
+		key         memoID
+		description string
+		schema      ir.Schema
+		required    bool
+		out         []Proposal
+		err         error
 	}
 	var jobs []*job
 	for _, t := range svc.Tools {
@@ -492,7 +493,7 @@ func sortProposals(ps []Proposal) {
 // kind, change, evidence and parameter name; the description, schema and
 // requiredness): the same parameter recurs across a large spec's
 // operations.
-type verdictMemo map[string]verdict
+type verdictMemo map[memoID]verdict
 
 type verdict struct {
 	ok     bool
@@ -501,7 +502,7 @@ type verdict struct {
 
 // decide is decide with Verify's verdict memoized.
 func (m verdictMemo) decide(p Proposal, description string, schema ir.Schema, required bool, overrides map[string]bool) Decision {
-	key, ok := memoKey(string(p.Kind), p.To, p.Evidence, lastSegment(p.Pointer), description, withoutDescription(schema), required)
+	key, ok := memoKey(string(p.Kind), p.To, p.Evidence, lastSegment(p.Pointer), description, noDescription(schema), required)
 	if !ok {
 		return decide(p, description, schema, required, overrides)
 	}
