@@ -21,7 +21,7 @@ func manifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 	go func() { pinsOf <- manifest.Pins(svc.Tools) }()
 	ms := manifest.Service{
 		Name: svc.Name, Title: svc.Title, File: file, Source: svc.Source,
-		Servers: svc.Servers, Security: svc.Security, Tools: []manifest.Tool{},
+		Servers: svc.Servers, Security: svc.Security, Tools: make([]manifest.Tool, 0, len(svc.Tools)),
 		Stub: serviceStub(svc, canon), Defs: map[string]any{},
 	}
 	for _, d := range svc.Diagnostics {
@@ -36,7 +36,7 @@ func manifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 			Wire: t.Wire, Py: t.Py, Call: "api." + string(svc.Name) + "." + string(t.Py),
 			Signature: sigs[i],
 			Title:     t.Title, Description: t.Description, Deprecated: t.Deprecated,
-			Lines: [2]int{sp.Start, sp.End}, Params: []manifest.Param{},
+			Lines: [2]int{sp.Start, sp.End}, Params: make([]manifest.Param, 0, len(t.Params)),
 			Input: t.Input, Output: t.Output, Annotations: t.Annotations, HTTP: t.HTTP,
 			Enrichment: decisions[t.Wire], Pin: pins[i],
 		}
@@ -61,13 +61,21 @@ func manifestFor(svc *ir.Service, file string, spans map[ir.WireName]Span, decis
 // SignatureOrder is the order parameters appear in the Python signature:
 // required ones first, each group in source order.
 func SignatureOrder(t *ir.Tool) []*ir.Param {
-	var req, opt []*ir.Param
+	if len(t.Params) == 0 {
+		return nil
+	}
+	// One slice at its size, the required ones then the rest (called for
+	// every tool by the module, the stub, the signatures and the manifest).
+	out := make([]*ir.Param, 0, len(t.Params))
 	for _, p := range t.Params {
 		if p.Required {
-			req = append(req, p)
-		} else {
-			opt = append(opt, p)
+			out = append(out, p)
 		}
 	}
-	return append(req, opt...)
+	for _, p := range t.Params {
+		if !p.Required {
+			out = append(out, p)
+		}
+	}
+	return out
 }

@@ -68,20 +68,35 @@ func python(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) ([]byte, m
 	}
 	rest := p.w
 	defs := p.defs(aliasAt)
-	p.w = top
-	w.grow(pre, defs, &rest)
-	for i, t := range svc.Tools {
-		start := w.line + 3 // after the two blank lines
-		w.append(&pre[i])
-		w.add(defs[i])
-		spans[t.Wire] = Span{start, w.line}
+	// The file is the head (everything before the first typing import
+	// line, which top holds), the import narrowed to the names the body
+	// uses, and the body joined once into the file, in order. The body is
+	// whole lines in each part, so a name is never split between parts.
+	head, after, _ := bytes.Cut(top.bytes(), []byte(typingImport+"\n"))
+	body := make([][]byte, 0, 2+2*len(svc.Tools))
+	body = append(body, after)
+	for i := range svc.Tools {
+		body = append(body, pre[i].bytes(), defs[i].b)
 	}
-	w.append(&rest)
-	out := w.bytes()
-	head, body, _ := bytes.Cut(out, []byte(typingImport+"\n"))
+	body = append(body, rest.bytes())
 	imp := typingImportFor(body)
-	file := make([]byte, 0, len(head)+len(imp)+1+len(body))
-	file = append(append(append(append(file, head...), imp...), '\n'), body...)
+	n := len(head) + len(imp) + 1
+	for _, b := range body {
+		n += len(b)
+	}
+	file := make([]byte, 0, n)
+	file = append(append(append(file, head...), imp...), '\n')
+	file = append(file, after...)
+	// Lines are counted from the top writer's, as the file stands.
+	line := top.line
+	for i, t := range svc.Tools {
+		start := line + 3 // after the two blank lines
+		file = append(file, pre[i].bytes()...)
+		file = append(file, defs[i].b...)
+		line += pre[i].line + defs[i].lines
+		spans[t.Wire] = Span{start, line}
+	}
+	file = append(file, rest.bytes()...)
 	return file, spans
 }
 
@@ -89,12 +104,20 @@ const typingImport = "from typing import Any, Literal, NotRequired, Required, Ty
 
 // typingImportFor imports the typing names body uses (Any always; a word
 // in a comment may import one more than needed, which is harmless).
-func typingImportFor(body []byte) string {
+// body is in parts, each whole lines.
+func typingImportFor(body [][]byte) string {
+	count := func(n string) int {
+		c := 0
+		for _, b := range body {
+			c += bytes.Count(b, []byte(n))
+		}
+		return c
+	}
 	names := []string{"Any"}
 	for _, n := range []string{"Literal[", "NotRequired[", "Required[", "TypedDict"} {
-		used := bytes.Contains(body, []byte(n))
+		used := slices.ContainsFunc(body, func(b []byte) bool { return bytes.Contains(b, []byte(n)) })
 		if n == "Required[" {
-			used = bytes.Count(body, []byte(n)) > bytes.Count(body, []byte("NotRequired["))
+			used = count(n) > count("NotRequired[")
 		}
 		if used {
 			names = append(names, strings.TrimSuffix(n, "["))
@@ -499,9 +522,9 @@ func (p *printer) function(t *ir.Tool) {
 		w.ln(in, "def "+name+"(")
 		for i, s := range params {
 			if docs != nil && docs[i] != "" {
-				w.ln(in+1, s+",  # "+docs[i])
+				w.lnJoin(in+1, s, ",  # ", docs[i])
 			} else {
-				w.ln(in+1, s+",")
+				w.lnJoin(in+1, s, ",", "")
 			}
 		}
 		w.ln(in, ") -> "+ret+":"+mark)
@@ -516,6 +539,7 @@ func (p *printer) function(t *ir.Tool) {
 // "*" and the optional ones with "= None") and its return annotation.
 func (p *printer) signature(t *ir.Tool) (params []string, ret string) {
 	star := false
+	params = make([]string, 0, len(t.Params)+1) // and the "*"
 	for _, prm := range SignatureOrder(t) {
 		if prm.Required {
 			params = append(params, string(prm.Py)+": "+p.typ(prm.Type))

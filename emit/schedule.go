@@ -69,9 +69,16 @@ func (p *printer) defs(aliasAt map[string]int) []text {
 	// printing fills it as it goes; here it is only read, but a copy
 	// keeps a miss from writing to a map another goroutine reads).
 	docs := make([]*docCache, runWorkers(len(tools)))
+	// What each worker has printed so far (bytes, tools), to size its next
+	// run's buffer (grown by doubling, a run's buffer was allocated about
+	// twice over).
+	printed := make([][2]int, len(docs))
 	eachRun(len(tools), func(worker, first, end int) {
 		q := *p // what p worked out for the service, read only
 		q.w, q.busy, q.printed = writer{}, nil, nil
+		if pr := printed[worker]; pr[1] > 0 {
+			q.w.b.Grow(pr[0] / pr[1] * (end - first) * 9 / 8)
+		}
 		if docs[worker] == nil {
 			d := docCache{params: maps.Clone(p.docs.params), fields: maps.Clone(p.docs.fields), prose: maps.Clone(p.docs.prose)}
 			docs[worker] = &d
@@ -102,6 +109,8 @@ func (p *printer) defs(aliasAt map[string]int) []text {
 			out[i].lines = q.w.line - line
 		}
 		*docs[worker] = q.docs // what it filled in, for its next run
+		printed[worker][0] += q.w.b.Len()
+		printed[worker][1] += end - first
 		b, from := q.w.bytes(), 0
 		for j, to := range ends {
 			out[first+j].b = b[from:to:to]
@@ -124,15 +133,6 @@ func (p *printer) newAliases(aliasAt map[string]int, n, i int) {
 	}
 }
 
-// append writes what v holds after what w holds.
-func (w *writer) append(v *writer) { w.add(text{v.b.Bytes(), v.line}) }
-
-// add writes t after what w holds.
-func (w *writer) add(t text) {
-	w.b.Write(t.b)
-	w.line += t.lines
-}
-
 // signatures returns Signature of every tool of svc, in order (one
 // Signer, which only reads, shared by the goroutines).
 func signatures(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) []string {
@@ -144,22 +144,6 @@ func signatures(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) []stri
 		}
 	})
 	return out
-}
-
-// grow makes room in w for what pre, defs and rest hold, so joining them
-// copies each once.
-func (w *writer) grow(pre []writer, defs []text, rest *writer) {
-	n := 0
-	for i := range pre {
-		n += pre[i].b.Len()
-	}
-	for _, d := range defs {
-		n += len(d.b)
-	}
-	if rest != nil {
-		n += rest.b.Len()
-	}
-	w.b.Grow(n)
 }
 
 // Emit prints svc's module (Python) and builds its manifest entry

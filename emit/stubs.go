@@ -1,6 +1,10 @@
 package emit
 
-import "github.com/codemode-dev/codemode/ir"
+import (
+	"strings"
+
+	"github.com/codemode-dev/codemode/ir"
+)
 
 // ServiceStub prints one resolved service for Monty's type checker: its
 // shapes at module level, prefixed "_<service>__" so services cannot clash,
@@ -22,9 +26,16 @@ func serviceStub(svc *ir.Service, canon map[*ir.ObjectType]*ir.ObjectType) strin
 		p.w.ln(1, "pass")
 	}
 	defs := p.defs(nil)
-	p.w.grow(nil, defs, nil)
+	// Joined once, into the string returned.
+	n := p.w.b.Len()
 	for _, d := range defs {
-		p.w.add(d)
+		n += len(d.b)
 	}
-	return p.w.b.String()
+	var b strings.Builder
+	b.Grow(n)
+	b.Write(p.w.b.Bytes())
+	for _, d := range defs {
+		b.Write(d.b)
+	}
+	return b.String()
 }

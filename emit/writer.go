@@ -33,6 +33,20 @@ func (w *writer) ln(indent int, s string) {
 	w.line++
 }
 
+// lnJoin writes the line a+sep+b as ln does, without joining them first;
+// sep is plain ASCII (so SafeText reads a and b as it reads them joined:
+// no character spans a part's edge).
+func (w *writer) lnJoin(indent int, a, sep, b string) {
+	for range indent {
+		w.b.WriteString("    ")
+	}
+	w.b.WriteString(SafeText(a))
+	w.b.WriteString(sep)
+	w.b.WriteString(SafeText(b))
+	w.b.WriteByte('\n')
+	w.line++
+}
+
 // next is the 1-based number of the line the next ln call writes.
 func (w *writer) next() int { return w.line + 1 }
 

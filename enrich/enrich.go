@@ -137,13 +137,36 @@ type target struct {
 	// it resolved (one level: ref holds no $ref itself), else nil.
 	ref      ir.Schema
 	required bool
-	// setRequired makes the parameter required.
-	setRequired func()
-	// replace, when set, puts a changed copy of holder in its place: the
-	// holder may be shared with other tools (an OpenAPI parameter's
-	// property schema), so it is copied before it is changed.
-	replace func(ir.Schema)
+	// The slot is the property name of an object schema: the input
+	// schema of tool, as its parameter param, or else parent (a nested
+	// object). setRequired makes it required there. (Fields, not
+	// closures: a closure each was two allocations a parameter.)
+	name   string
+	tool   *ir.Tool
+	param  *ir.Param
+	parent ir.Schema
+	// props, when set, is the "properties" map replace puts a changed copy
+	// of holder into, in its place: the holder may be shared with other
+	// tools (an OpenAPI parameter's property schema), so it is copied
+	// before it is changed.
+	props map[string]any
 }
+
+// setRequired makes the slot's parameter required.
+func (tg *target) setRequired() {
+	if tg.param != nil {
+		tg.param.Required = true
+		addRequired(tg.tool.Input, tg.name)
+		return
+	}
+	addRequired(tg.parent, tg.name)
+}
+
+// replaces says whether a change is made to a copy of holder (replace).
+func (tg *target) replaces() bool { return tg.props != nil }
+
+// replace puts c in holder's place.
+func (tg *target) replace(c ir.Schema) { tg.props[tg.name] = map[string]any(c) }
 
 // slotKeys is the proposal memo's key of a parameter slot whose schema
 // is a property schema parse shares and enrich only ever replaces (see
@@ -159,7 +182,7 @@ type slotKey struct {
 }
 
 type slotVal struct {
-	key string
+	key memoID
 	ok  bool
 }
 
@@ -167,21 +190,21 @@ type slotVal struct {
 // A view resolved from a $ref is a new map each time, made of the holder
 // and the definition, neither of which enrich changes in place: it is
 // keyed by both.
-func (m slotKeys) of(tg target) (string, bool) {
+func (m slotKeys) of(tg target) (memoID, bool) {
 	var k slotKey
 	switch {
-	case tg.replace == nil:
-		return memoKey(tg.description, withoutDescription(tg.view), tg.required)
+	case !tg.replaces():
+		return memoKey(tg.description, noDescription(tg.view), tg.required)
 	case mapID(tg.view) == mapID(tg.holder):
 		k = slotKey{schema: mapID(tg.view), description: tg.description, required: tg.required}
 	case tg.ref != nil:
 		k = slotKey{schema: mapID(tg.holder), ref: mapID(tg.ref), description: tg.description, required: tg.required}
 	default:
-		return memoKey(tg.description, withoutDescription(tg.view), tg.required)
+		return memoKey(tg.description, noDescription(tg.view), tg.required)
 	}
 	v, hit := m[k]
 	if !hit {
-		v.key, v.ok = memoKey(tg.description, withoutDescription(tg.view), tg.required)
+		v.key, v.ok = memoKey(tg.description, noDescription(tg.view), tg.required)
 		m[k] = v
 	}
 	return v.key, v.ok
@@ -194,14 +217,14 @@ type cowMemo map[cowKey]ir.Schema
 
 type cowKey struct {
 	holder *byte
-	to     string
+	to     memoID
 }
 
 // change applies p to tg's holder, copying a shared one first (see
 // target.replace), and returns tg with its holder (and view, when that is
 // the holder) the changed map.
 func (m cowMemo) change(tg target, p Proposal) target {
-	if tg.replace == nil || p.Kind == KindRuntimeDefault {
+	if !tg.replaces() || p.Kind == KindRuntimeDefault {
 		apply(tg.holder, tg.view, p)
 		return tg
 	}
@@ -231,7 +254,7 @@ func mapID(m ir.Schema) *byte { return (*byte)(reflect.ValueOf(m).UnsafePointer(
 // proposalMemo caches the rules' proposals by what they read: large specs
 // repeat the same parameter (description and schema) across hundreds of
 // operations, and the rules are pure functions of it.
-type proposalMemo map[string][]Proposal
+type proposalMemo map[memoID][]Proposal
 
 // prefetch fills the memo with the proposals for every parameter slot of
 // svc's tools as they stand, on up to GOMAXPROCS goroutines: the rules are
@@ -239,11 +262,12 @@ type proposalMemo map[string][]Proposal
 // before it reaches it is simply missed here and proposed for later.
 func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys) {
 	type job struct {
-		key, description string
-		schema           ir.Schema
-		required         bool
-		out              []Proposal
-		err              error
+		key         memoID
+		description string
+		schema      ir.Schema
+		required    bool
+		out         []Proposal
+		err         error
 	}
 	var jobs []*job
 	for _, t := range svc.Tools {
@@ -408,13 +432,12 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, keys 
 func toolTargets(svc *ir.Service, t *ir.Tool, diagnose bool) []target {
 	mcp := svc.Source.Kind == ir.SourceMCP
 	props, _ := t.Input["properties"].(map[string]any)
-	var targets []target
+	targets := make([]target, 0, len(t.Params)) // one a parameter, and MCP's nested ones
 	for _, p := range t.Params {
 		ps, _ := props[p.Arg].(map[string]any)
 		if ps == nil {
 			continue
 		}
-		p := p
 		view := resolveRef(t.Input, ps, 0)
 		desc := p.Description
 		if desc == "" {
@@ -426,13 +449,10 @@ func toolTargets(svc *ir.Service, t *ir.Tool, diagnose bool) []target {
 		}
 		tg := target{
 			pointer: ptr, description: desc, holder: ps, view: view, ref: refTarget(t.Input, ps), required: p.Required,
-			setRequired: func() {
-				p.Required = true
-				addRequired(t.Input, p.Arg)
-			},
+			name: p.Arg, tool: t, param: p,
 		}
 		if !mcp {
-			tg.replace = func(c ir.Schema) { props[p.Arg] = map[string]any(c) }
+			tg.props = props
 		}
 		targets = append(targets, tg)
 		if mcp && (p.In == ir.InArg || p.In == "") {
@@ -473,7 +493,7 @@ func sortProposals(ps []Proposal) {
 // kind, change, evidence and parameter name; the description, schema and
 // requiredness): the same parameter recurs across a large spec's
 // operations.
-type verdictMemo map[string]verdict
+type verdictMemo map[memoID]verdict
 
 type verdict struct {
 	ok     bool
@@ -482,7 +502,7 @@ type verdict struct {
 
 // decide is decide with Verify's verdict memoized.
 func (m verdictMemo) decide(p Proposal, description string, schema ir.Schema, required bool, overrides map[string]bool) Decision {
-	key, ok := memoKey(string(p.Kind), p.To, p.Evidence, lastSegment(p.Pointer), description, withoutDescription(schema), required)
+	key, ok := memoKey(string(p.Kind), p.To, p.Evidence, lastSegment(p.Pointer), description, noDescription(schema), required)
 	if !ok {
 		return decide(p, description, schema, required, overrides)
 	}
@@ -637,7 +657,7 @@ func walkNested(root, node ir.Schema, ptr string, required bool, seen map[string
 			desc, _ := cview["description"].(string)
 			*targets = append(*targets, target{
 				pointer: cptr, description: desc, holder: child, view: cview, required: creq,
-				setRequired: func() { addRequired(obj, name) },
+				name: name, parent: obj,
 			})
 			walkNested(root, child, cptr, creq, seen, depth+1, targets, cut)
 		}

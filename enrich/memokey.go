@@ -18,7 +18,10 @@ import (
 // large spec (every parameter's description, three times over) was tens
 // of megabytes to allocate and collect. ok is false for a value it cannot
 // encode (the caller then skips the memo).
-func memoKey(parts ...any) (key string, ok bool) {
+//
+// The key is a memoID, not a string: a string would be an allocation a
+// key, and the memos make one for every parameter and verdict.
+func memoKey(parts ...any) (key memoID, ok bool) {
 	bp := keyBufs.Get().(*[]byte)
 	b := (*bp)[:0]
 	for _, p := range parts {
@@ -27,10 +30,8 @@ func memoKey(parts ...any) (key string, ok bool) {
 		}
 	}
 	if ok {
-		var sum [16]byte
-		binary.LittleEndian.PutUint64(sum[:8], maphash.Bytes(keySeeds[0], b))
-		binary.LittleEndian.PutUint64(sum[8:], maphash.Bytes(keySeeds[1], b))
-		key = string(sum[:])
+		binary.LittleEndian.PutUint64(key[:8], maphash.Bytes(keySeeds[0], b))
+		binary.LittleEndian.PutUint64(key[8:], maphash.Bytes(keySeeds[1], b))
 	}
 	if cap(b) <= 1<<20 {
 		*bp = b
@@ -38,6 +39,13 @@ func memoKey(parts ...any) (key string, ok bool) {
 	}
 	return key, ok
 }
+
+// A memoID is a memoKey: two 64-bit hashes.
+type memoID [16]byte
+
+// noDescription is a schema as memoKey reads withoutDescription of it
+// (the same encoding), without the copy.
+type noDescription map[string]any
 
 var (
 	keySeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
@@ -92,7 +100,12 @@ func appendKey(b []byte, v any, depth int) ([]byte, bool) {
 		if x == nil {
 			return append(b, 'M'), true
 		}
-		return appendKeyMap(b, x, depth)
+		return appendKeyMap(b, x, depth, false)
+	case noDescription:
+		if x == nil {
+			return append(b, 'M'), true
+		}
+		return appendKeyMap(b, x, depth, true)
 	}
 	j, err := json.Marshal(v)
 	if err != nil {
@@ -101,10 +114,14 @@ func appendKey(b []byte, v any, depth int) ([]byte, bool) {
 	return appendKeyString(b, 'j', string(j)), true
 }
 
-func appendKeyMap(b []byte, m map[string]any, depth int) ([]byte, bool) {
+// appendKeyMap appends m's encoding (that of m without its "description"
+// key when noDesc is set).
+func appendKeyMap(b []byte, m map[string]any, depth int, noDesc bool) ([]byte, bool) {
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		keys = append(keys, k)
+		if !noDesc || k != "description" {
+			keys = append(keys, k)
+		}
 	}
 	slices.Sort(keys)
 	b = append(b, '{')

@@ -17,7 +17,7 @@ func TestMemoKeyEqualOnlyWhenEqual(t *testing.T) {
 		{map[string]any{"a": map[string]any{"b": 1.0}}}, {map[string]any{"a": map[string]any{"b": 2.0}}},
 		{map[string]string{"a": "b"}},
 	}
-	seen := map[string]int{}
+	seen := map[memoID]int{}
 	for i, parts := range distinct {
 		k, ok := memoKey(parts...)
 		if !ok {
@@ -32,5 +32,28 @@ func TestMemoKeyEqualOnlyWhenEqual(t *testing.T) {
 	b, _ := memoKey(map[string]any{"w": nil, "y": []any{"z"}, "x": 1.0})
 	if a != b {
 		t.Error("equal maps have different keys")
+	}
+}
+
+// TestMemoKeyOfNoDescriptionIsWithoutDescription: a schema read as
+// noDescription keys as its copy without "description" does (the memos
+// key views so instead of copying them), and apart from its own
+// description it still tells schemas apart.
+func TestMemoKeyOfNoDescriptionIsWithoutDescription(t *testing.T) {
+	for _, s := range []map[string]any{
+		nil, {}, {"description": "d"}, {"type": "string"}, {"type": "string", "description": "d"},
+		{"description": "d", "properties": map[string]any{"x": map[string]any{"description": "kept"}}},
+		{"": "empty key", "description": 1.0},
+	} {
+		got, ok1 := memoKey("p", noDescription(s), true)
+		want, ok2 := memoKey("p", withoutDescription(s), true)
+		if !ok1 || !ok2 || got != want {
+			t.Errorf("%v: noDescription keys %x (%v), withoutDescription %x (%v)", s, got, ok1, want, ok2)
+		}
+	}
+	a, _ := memoKey(noDescription{"type": "string", "description": "a"})
+	b, _ := memoKey(noDescription{"type": "integer", "description": "a"})
+	if a == b {
+		t.Error("schemas that differ beside their description share a key")
 	}
 }

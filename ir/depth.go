@@ -41,7 +41,7 @@ func capDepth(svc *Service, pending []Diagnostic) {
 				ptr = "/properties/" + EscapeToken(p.Arg)
 			}
 			c.root = base + ptr
-			p.Type = c.visit(p.Type, 1, base+ptr)
+			p.Type = c.visit(p.Type, 1, c.root)
 		}
 		if t.Result != nil {
 			out := t.Pointer + "/outputSchema"

@@ -45,3 +45,35 @@ func TestDeepTypeCutLeavesSharedTypeWhole(t *testing.T) {
 		t.Errorf("diagnostics: %v", svc.Diagnostics)
 	}
 }
+
+// TestEachDeepParameterReportsItsPointer: the parameters of one tool share
+// one walk state (Resolve reuses it); each parameter nested past
+// MaxSchemaDepth is still reported once, at its own pointer (where its
+// type is cut), whether another before it was cut or not.
+func TestEachDeepParameterReportsItsPointer(t *testing.T) {
+	src := `{"type":"object","properties":{"a":` + nested(MaxSchemaDepth+5, `{"type":"string"}`) + `,"b":{"type":"string"},"c":` +
+		nested(MaxSchemaDepth+5, `{"type":"string"}`) + `}}`
+	var in Schema
+	if err := json.Unmarshal([]byte(src), &in); err != nil {
+		t.Fatal(err)
+	}
+	svc := &Service{Name: "s", Source: Source{Kind: SourceOpenAPI, File: "s.json"}, Tools: []*Tool{{
+		Wire: "t", Py: "t", Pointer: "/paths/~1t/get", Input: in,
+		Params: []*Param{
+			{Arg: "a", Wire: "a", Py: "a", Ref: "/parameters/query/a"},
+			{Arg: "b", Wire: "b", Py: "b", Ref: "/parameters/query/b"},
+			{Arg: "c", Wire: "c", Py: "c", Ref: "/parameters/query/c"},
+		},
+	}}}
+	Resolve(svc)
+	var got []string
+	for _, d := range svc.Diagnostics {
+		if d.Code == DiagTypeTooDeep {
+			got = append(got, d.Pointer)
+		}
+	}
+	cut := strings.Repeat("/items", MaxTypeDepth-1)
+	if want := []string{"/paths/~1t/get/parameters/query/a" + cut, "/paths/~1t/get/parameters/query/c" + cut}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("type-too-deep pointers %q, want %q (all: %v)", got, want, svc.Diagnostics)
+	}
+}

@@ -55,21 +55,26 @@ func IsKeyword(s string) bool { return pyKeywords[s] }
 
 // Ident turns any name into a Python identifier by rules 1-4.
 func Ident(name string) PyIdent {
-	var b strings.Builder
-	pendingUnderscore := false
-	for _, r := range name {
-		ok := r == '_' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))
-		if !ok {
-			pendingUnderscore = b.Len() > 0
-			continue
+	s := name // most names are identifiers already: rule 1 keeps them whole
+	if !identChars(name) {
+		var b strings.Builder
+		b.Grow(len(name)) // a run of other characters becomes one '_' or none
+		pendingUnderscore := false
+		for _, r := range name {
+			ok := r == '_' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))
+			if !ok {
+				pendingUnderscore = b.Len() > 0
+				continue
+			}
+			if pendingUnderscore {
+				b.WriteByte('_')
+				pendingUnderscore = false
+			}
+			b.WriteRune(r)
 		}
-		if pendingUnderscore {
-			b.WriteByte('_')
-			pendingUnderscore = false
-		}
-		b.WriteRune(r)
+		s = b.String()
 	}
-	s := strings.TrimRight(b.String(), "_")
+	s = strings.TrimRight(s, "_")
 	// Keep leading underscores the source wrote itself, but not ones created
 	// by rule 1 (those were never written: pendingUnderscore needs b.Len()>0).
 	if s == "" {
@@ -82,6 +87,18 @@ func Ident(name string) PyIdent {
 		s += "_"
 	}
 	return PyIdent(s)
+}
+
+// identChars reports whether every byte of s is an ASCII letter, digit or
+// '_' (what Ident's rule 1 keeps as it is).
+func identChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // ServiceIdent is Ident for a module name: lower case as well.

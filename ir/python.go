@@ -35,6 +35,14 @@ func UnsafeRune(r rune) bool {
 // invalid UTF-8 becomes U+FFFD.
 func PyString(s string) string {
 	var b strings.Builder
+	writePyString(&b, s)
+	return b.String()
+}
+
+// writePyString writes PyString(s) to b (PyLiteral writes its strings so,
+// not each into a string of its own first).
+func writePyString(b *strings.Builder, s string) {
+	b.Grow(len(s) + 2) // the quotes; an escape grows it again
 	b.WriteByte('"')
 	for _, r := range s {
 		switch {
@@ -46,15 +54,14 @@ func PyString(s string) string {
 		case r == '\t':
 			b.WriteString(`\t`)
 		case r < 0x100 && UnsafeRune(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
+			fmt.Fprintf(b, `\x%02x`, r)
 		case UnsafeRune(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
+			fmt.Fprintf(b, `\u%04x`, r)
 		default:
 			b.WriteRune(r)
 		}
 	}
 	b.WriteByte('"')
-	return b.String()
 }
 
 // PyLiteral prints a JSON value (as decoded with UseNumber) as the equal
@@ -103,10 +110,11 @@ func writePy(b *strings.Builder, v any, cut *pyCut) {
 			for n > 0 && !utf8.RuneStart(x[n]) {
 				n--
 			}
-			b.WriteString(PyString(x[:n]) + "...")
+			writePyString(b, x[:n])
+			b.WriteString("...")
 			return
 		}
-		b.WriteString(PyString(x))
+		writePyString(b, x)
 	case json.Number:
 		b.WriteString(x.String())
 	case float64:
@@ -139,7 +147,8 @@ func writePy(b *strings.Builder, v any, cut *pyCut) {
 				b.WriteString("...")
 				break
 			}
-			b.WriteString(PyString(k) + ": ")
+			writePyString(b, k)
+			b.WriteString(": ")
 			writePy(b, x[k], cut)
 		}
 		b.WriteByte('}')
@@ -157,6 +166,7 @@ func writePy(b *strings.Builder, v any, cut *pyCut) {
 // every run of characters outside [A-Za-z0-9] starts a new capitalised word.
 func Pascal(s string) string {
 	var b strings.Builder
+	b.Grow(len(s)) // what is kept is ASCII, one byte a character
 	up := true
 	for _, r := range s {
 		if !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r))) {

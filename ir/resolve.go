@@ -42,13 +42,17 @@ func Resolve(svc *Service) {
 		props, _ := t.Input["properties"].(map[string]any)
 		r.steps = 0
 		toolName := Pascal(string(t.Py))
+		// One walk state for the input's parameters, each walked in turn
+		// (busy is empty between them), its pointer joined only for a
+		// diagnostic: a state, a map and two strings a parameter were a
+		// sixth of Resolve's allocations.
+		c := &ctx{root: t.Input, origin: t.InputOrigin, defs: svc.DefsOrigin, anon: unplaced(i, "input"), busy: map[string]bool{}, where: t.Pointer}
+		if svc.Source.Kind != SourceOpenAPI {
+			c.where = t.Pointer + "/inputSchema"
+		}
 		for _, p := range t.Params {
 			s, _ := props[p.Arg].(map[string]any)
-			ptr := t.Pointer + string(p.Ref)
-			if svc.Source.Kind != SourceOpenAPI {
-				ptr = t.Pointer + "/inputSchema" + string(p.Ref)
-			}
-			c := &ctx{root: t.Input, origin: t.InputOrigin, defs: svc.DefsOrigin, anon: unplaced(i, "input"), busy: map[string]bool{}, where: ptr}
+			c.whereRef, c.cut = string(p.Ref), false
 			arg, ok := args[p.Arg]
 			if !ok {
 				arg = Pascal(p.Arg)
@@ -129,8 +133,10 @@ type ctx struct {
 	anon   string          // root's place when origin does not place it
 	busy   map[string]bool // $refs being expanded (cycle guard)
 	depth  int             // schemas entered and not left
-	where  string          // pointer of the parameter or result walked, for diagnostics
-	cut    bool            // a bound was hit (reported once)
+	// where and whereRef joined are the pointer of the parameter or
+	// result walked, for diagnostics.
+	where, whereRef string
+	cut             bool // a bound was hit (reported once)
 }
 
 // source is the place of the schema at ptr, a pointer into c.root.
@@ -199,7 +205,7 @@ func (r *resolver) typeOf(c *ctx, s Schema, at, hint string) *Type {
 				msg = fmt.Sprintf("the tool's schemas take more than %d steps to convert", maxResolveSteps)
 			}
 			r.pending = append(r.pending, Diagnostic{
-				Code: DiagTypeTooDeep, File: sourceName(r.svc.Source), Pointer: c.where,
+				Code: DiagTypeTooDeep, File: sourceName(r.svc.Source), Pointer: c.where + c.whereRef,
 				Message: msg + "; the Python type is Any from there (the schema in the manifest keeps it and validates arguments with it)",
 			})
 		}

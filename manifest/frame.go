@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 )
 
@@ -23,9 +24,12 @@ type frameWriter struct {
 }
 
 // standing calls f with each schema that stands as its own piece, in
-// order, and the nesting it stands at: what frameWriter.schema takes from
-// pieces.
-func standing(m *Manifest, f func(s map[string]any, depth int)) {
+// order, and the nesting it stands at: what frameWriter.schema and
+// frameWriter.defs take from pieces. A service's defs are a piece each
+// (sorted by name; the frame writes the object around them): written as
+// one, they were a tenth of the manifest's schemas on one goroutine, in a
+// buffer grown a quarter at a time.
+func standing(m *Manifest, f func(s any, depth int)) {
 	for i := range m.Services {
 		s := &m.Services[i]
 		for j := range s.Tools {
@@ -36,10 +40,19 @@ func standing(m *Manifest, f func(s map[string]any, depth int)) {
 				}
 			}
 		}
-		if len(s.Defs) > 0 {
-			f(s.Defs, 3)
+		for _, k := range sortedKeys(s.Defs) {
+			f(s.Defs[k], 4) // manifest, services, service, defs
 		}
 	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func (w *frameWriter) open(c byte) {
@@ -127,6 +140,22 @@ func (w *frameWriter) schema(k string, s map[string]any, omitEmpty bool) {
 	}
 }
 
+// defs writes a service's defs (omitted when empty) as the indenter
+// writes a map, each definition its piece.
+func (w *frameWriter) defs(defs map[string]any) {
+	if len(defs) == 0 {
+		return
+	}
+	w.key("defs")
+	w.open('{')
+	for _, k := range sortedKeys(defs) {
+		w.key(k)
+		w.b = append(w.b, w.pieces[w.next]...)
+		w.next++
+	}
+	w.close('}')
+}
+
 // array writes a slice of structs as encoding/json does: null for nil,
 // each element by write.
 func array[T any](w *frameWriter, v []T, write func(*T)) {
@@ -169,7 +198,7 @@ func (w *frameWriter) service(s *Service) {
 	if len(s.Diagnostics) > 0 {
 		w.strings("diagnostics", s.Diagnostics)
 	}
-	w.schema("defs", s.Defs, true)
+	w.defs(s.Defs)
 	w.str("stub", s.Stub)
 	w.close('}')
 }

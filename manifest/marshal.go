@@ -16,16 +16,16 @@ import (
 // everything to encoding/json, for its error.
 func marshalIndented(m *Manifest) ([]byte, bool) {
 	type stand struct {
-		s     map[string]any
+		s     any
 		depth int
 	}
 	var schemas []stand
-	standing(m, func(s map[string]any, depth int) { schemas = append(schemas, stand{s, depth}) })
+	standing(m, func(s any, depth int) { schemas = append(schemas, stand{s, depth}) })
 	pieces := make([][]byte, len(schemas))
 	var failed atomic.Bool
 	var next atomic.Int64
 	work := func() {
-		w := &indenter{p: newPinner(true), cache: map[indentKey][]byte{}, seen: map[indentKey]bool{}}
+		w := &indenter{p: newPinner(true), cache: map[indentKey][]byte{}, seen: map[indentKey]bool{}, here: map[indentKey][2]int{}}
 		w.p.plain = true
 		var piece []byte
 		for !failed.Load() {
@@ -39,6 +39,10 @@ func marshalIndented(m *Manifest) ([]byte, bool) {
 				return
 			}
 			pieces[i] = slices.Clone(piece)
+			for k, at := range w.here {
+				w.cache[k] = pieces[i][at[0]:at[1]:at[1]]
+			}
+			clear(w.here)
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(schemas)/16)
@@ -81,11 +85,14 @@ func marshalIndented(m *Manifest) ([]byte, bool) {
 // (plain) writes, in one pass: the maps and lists nested within maxIndent
 // indented as they are written, what is deeper written compact by the
 // Pinner. A map met a second time at the same depth (with 3 keys or more)
-// is copied from the bytes written the first time.
+// is copied from the bytes written the second time: where they stand in
+// the piece being written (here), then in that piece once it is done
+// (cache; a copy each of its own was a third of the pieces' bytes again).
 type indenter struct {
 	p     *Pinner
 	cache map[indentKey][]byte
 	seen  map[indentKey]bool
+	here  map[indentKey][2]int
 }
 
 type indentKey struct {
@@ -140,6 +147,9 @@ func (w *indenter) object(b []byte, m map[string]any, depth int) ([]byte, error)
 		if c, ok := w.cache[key]; ok {
 			return append(b, c...), nil
 		}
+		if at, ok := w.here[key]; ok {
+			return append(b, b[at[0]:at[1]]...), nil
+		}
 	}
 	start := len(b)
 	keys := make([]string, 0, len(m))
@@ -165,7 +175,7 @@ func (w *indenter) object(b []byte, m map[string]any, depth int) ([]byte, error)
 	b = append(newline(b, depth), '}')
 	if remember {
 		if w.seen[key] {
-			w.cache[key] = slices.Clone(b[start:])
+			w.here[key] = [2]int{start, len(b)}
 		} else {
 			w.seen[key] = true
 		}

@@ -21,6 +21,9 @@ import (
 // write fails the same way.
 func TestMarshalSchemasAsEncodingJSON(t *testing.T) {
 	shared := map[string]any{"type": "string", "description": "<a & b> \u2028 \x01 \xff é", "enum": []any{"x", json.Number("1.5e3"), 2.0, 1e21, int64(-3), nil, true}}
+	// A map met three times at one depth in a piece is copied from where
+	// it was written the second time in that piece, and met again in
+	// another piece from that piece (tool a's input and original).
 	// deep nests past maxIndent (where the manifest turns compact), a
 	// shared map at every depth, with lists and empty containers between.
 	deep := ir.Schema{"type": "object"}
@@ -32,9 +35,9 @@ func TestMarshalSchemasAsEncodingJSON(t *testing.T) {
 		}
 	}
 	m := &Manifest{Version: Version, Services: []Service{{
-		Name: "s", File: "s.py", Defs: map[string]any{"A": shared, "B": map[string]any{"$ref": "#/$defs/A"}},
+		Name: "s", File: "s.py", Defs: map[string]any{"A": shared, "B": map[string]any{"$ref": "#/$defs/A"}, "C": map[string]any{}, "D": true, "E": []any{shared}},
 		Tools: []Tool{
-			{Wire: "a", Input: ir.Schema{"properties": map[string]any{"x": shared, "y": shared}}, Original: ir.Schema{"properties": map[string]any{"x": shared}}, Output: ir.Schema{}, Pin: "p"},
+			{Wire: "a", Input: ir.Schema{"properties": map[string]any{"x": shared, "y": shared, "z": shared}}, Original: ir.Schema{"properties": map[string]any{"x": shared}}, Output: ir.Schema{}, Pin: "p"},
 			{Wire: "b<&>", Description: "<&>", Input: nil, Observed: ir.Schema{"other": map[string]string{"k": "<v>"}, "l": []string{"&"}, "nilmap": map[string]any(nil), "nillist": []any(nil), "z": json.Number("")}},
 			{Wire: "c", Input: ir.Schema{"\x00codemode-schema-": 1, "s": shared}},
 			{Wire: "d", Input: deep, Output: ir.Schema{"a": shared, "b": map[string]any{"c": shared, "l": []any{shared, []any{}, map[string]any{}, []any{[]any{shared}}}}}},
@@ -59,6 +62,11 @@ func TestMarshalSchemasAsEncodingJSON(t *testing.T) {
 	loop[0] = loop
 	cyc := map[string]any{"a": 1, "b": 2}
 	cyc["c"] = cyc
+	// Each of a service's defs is a piece of its own: one that cannot be
+	// written fails the manifest as a tool's schema does.
+	if _, err := Marshal(&Manifest{Version: Version, Services: []Service{{Name: "s", Defs: map[string]any{"A": shared, "B": math.NaN()}}}}); err == nil {
+		t.Error("NaN in a def: no error")
+	}
 	for name, s := range map[string]ir.Schema{"NaN": {"x": math.NaN()}, "a list in itself": {"x": loop}, "a map in itself": cyc} {
 		bad := &Manifest{Version: Version, Services: []Service{{Name: "s", Tools: []Tool{{Wire: "bad", Input: s}}}}}
 		if _, err := Marshal(bad); err == nil {

@@ -56,10 +56,14 @@ type Pinner struct {
 	v1    bool
 	plain bool // no HTML escaping (the manifest's encoder; see Marshal)
 	buf   []byte
-	seen  map[*byte]bool    // maps written once, by identity
-	cache map[*byte][]byte  // maps met twice: their bytes
-	open  map[*byte]bool    // maps being written (a cycle fails)
-	defs  map[*byte]defHash // format 2: the hash of each definition map
+	// hashBuf is where definitionEntry writes a definition to hash it;
+	// hashing is set while it is in use.
+	hashBuf []byte
+	hashing bool
+	seen    map[*byte]bool    // maps written once, by identity
+	cache   map[*byte][]byte  // maps met twice: their bytes
+	open    map[*byte]bool    // maps being written (a cycle fails)
+	defs    map[*byte]defHash // format 2: the hash of each definition map
 	// sets is format 2's bytes of each "$defs" object written, by identity
 	// (parse shares one among the tools that reach the same definitions).
 	sets  map[*byte][]byte
@@ -397,7 +401,18 @@ func (p *Pinner) definitionEntry(b []byte, name string, v any) ([]byte, error) {
 			}
 		}
 	}
-	j, err := p.value(nil, v)
+	// The definition is written to be hashed, into a buffer kept for it
+	// (a definition met while another is written, under a nested "$defs",
+	// gets a buffer of its own).
+	var scratch []byte
+	busy := p.hashing
+	if !busy {
+		scratch, p.hashing = p.hashBuf[:0], true
+	}
+	j, err := p.value(scratch, v)
+	if !busy {
+		p.hashBuf, p.hashing = j[:0], false
+	}
 	if err != nil {
 		return b, err
 	}

@@ -138,8 +138,13 @@ type jsonItem struct {
 // value is the object j stands for, as tokens.value builds it.
 func (j *jsonJoin) value(ord order) (map[string]any, bool) {
 	split := map[string]bool{}
+	n := 0 // members, to make out at its size
 	for _, it := range j.items {
+		if it.piece != nil {
+			n += len(it.piece.values)
+		}
 		if it.inner != nil {
+			n++
 			k := it.inner.path[len(it.inner.path)-1]
 			if split[k] {
 				return nil, false
@@ -149,7 +154,7 @@ func (j *jsonJoin) value(ord order) (map[string]any, bool) {
 	}
 	t := &tokens{path: j.path}
 	record := t.records()
-	out := map[string]any{}
+	out := make(map[string]any, n)
 	var keys []string
 	for _, it := range j.items {
 		if it.inner != nil {

@@ -20,7 +20,9 @@ type rawParam struct {
 // params merges path-item and operation parameters, the operation's
 // winning, in source order.
 func (o *oas) params(item pathItemObj, itemPtr string, op operationObj, opPtr string) []rawParam {
-	var out []rawParam
+	// Made at the size of both lists (a parameter is some 200 bytes; grown
+	// one at a time the list was allocated about twice).
+	out := make([]rawParam, 0, len(item.Parameters)+len(op.Parameters))
 	index := map[string]int{}
 	add := func(list []any, base string) {
 		for i, p := range list {

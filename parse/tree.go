@@ -98,6 +98,18 @@ type tokens struct {
 	order order
 	path  []string // keys and indexes from the root to the current value
 	buf   []byte   // scratch for unquoting strings
+	// The members and elements of the objects and arrays being read, from
+	// the outermost in: a container's are gathered here first, so its map
+	// or slice is made once at its size (grown one member at a time, most
+	// of a document's maps and slices were allocated two or three times).
+	members  []member
+	elements []any
+	strs     map[string]any // see strValue
+}
+
+type member struct {
+	key string
+	v   any
 }
 
 // newTokens reads data, a value standing at path. Repeated keys are
@@ -123,7 +135,7 @@ func (t *tokens) value() (any, error) {
 	}
 	switch raw[0] {
 	case '"':
-		return t.str(raw), nil
+		return t.strValue(raw), nil
 	case 't':
 		return true, nil
 	case 'f':
@@ -132,6 +144,28 @@ func (t *tokens) value() (any, error) {
 		return nil, nil
 	}
 	return json.Number(raw), nil
+}
+
+// strValue is str(raw) as a value, the same one (string and interface
+// both) for each string met again in the document: a document repeats its
+// keys and many values (types, media types, $refs, shared descriptions),
+// and each was a string and a boxed interface of its own.
+// Only a string written without escapes is kept (its text is itself).
+func (t *tokens) strValue(raw []byte) any {
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+		return t.str(raw)
+	}
+	if v, ok := t.strs[string(body)]; ok {
+		return v
+	}
+	if t.strs == nil {
+		t.strs = map[string]any{}
+	}
+	s := string(body)
+	var v any = s
+	t.strs[s] = v
+	return v
 }
 
 // str is the string a JSON string token stands for, as Decode unquotes
@@ -158,7 +192,7 @@ func (t *tokens) array() (any, error) {
 	if _, err := t.dec.ReadToken(); err != nil { // '['
 		return nil, err
 	}
-	out := []any{}
+	start := len(t.elements)
 	for i := 0; t.dec.PeekKind() != ']'; i++ {
 		t.path = append(t.path, strconv.Itoa(i))
 		v, err := t.value()
@@ -166,8 +200,12 @@ func (t *tokens) array() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, v)
+		t.elements = append(t.elements, v)
 	}
+	out := make([]any, len(t.elements)-start)
+	copy(out, t.elements[start:])
+	clear(t.elements[start:])
+	t.elements = t.elements[:start]
 	_, err := t.dec.ReadToken() // ']'
 	return out, err
 }
@@ -179,30 +217,37 @@ func (t *tokens) object() (any, error) {
 	if _, err := t.dec.ReadToken(); err != nil { // '{'
 		return nil, err
 	}
-	out := map[string]any{}
-	var keys []string
-	record := t.records()
+	start := len(t.members)
 	for t.dec.PeekKind() != '}' {
 		raw, err := t.dec.ReadValue()
 		if err != nil {
 			return nil, err
 		}
-		key := t.str(raw)
+		key := t.strValue(raw).(string)
 		t.path = append(t.path, key)
 		v, err := t.value()
 		t.path = t.path[:len(t.path)-1]
 		if err != nil {
 			return nil, err
 		}
-		out[key] = v
-		if record {
-			keys = append(keys, key)
-		}
+		t.members = append(t.members, member{key, v})
 	}
 	if _, err := t.dec.ReadToken(); err != nil { // '}'
 		return nil, err
 	}
-	if record {
+	read := t.members[start:]
+	out := make(map[string]any, len(read))
+	for _, m := range read { // in order: a repeated key's last value wins
+		out[m.key] = m.v
+	}
+	if t.records() {
+		var keys []string // nil for {}
+		if len(read) > 0 {
+			keys = make([]string, len(read))
+			for i, m := range read {
+				keys[i] = m.key
+			}
+		}
 		var b strings.Builder
 		for _, s := range t.path {
 			b.WriteByte('/')
@@ -210,6 +255,8 @@ func (t *tokens) object() (any, error) {
 		}
 		t.order[b.String()] = keys
 	}
+	clear(read)
+	t.members = t.members[:start]
 	return out, nil
 }
 
