@@ -13,17 +13,18 @@ const MaxQueryWords = 64
 
 // focus is what of a query is searched for, and the context it gives
 // around it: its first MaxQueryWords words, without the request's frame
-// and the values it names for the call; of several sentences, the ones
-// that ask for something (asks), the others being context ("We're
-// migrating billing this week. Refund the last charge.").
+// and the values it names for the call. Of several sentences, the ones
+// that ask for something (asks) are the need and the others its context
+// ("We're migrating billing this week. Refund the last charge."); with
+// none that asks, the ones that tell something (tells) are the context
+// and the rest the need; otherwise the whole query is the need.
 func focus(q string) (need, context string) {
 	if ws := spans(q); len(ws) > MaxQueryWords {
 		q = q[:ws[MaxQueryWords-1].to]
 	}
 	ss := splitSentences(q)
 	if len(ss) > 1 {
-		var ask, tell, rest []string
-		var restU []string
+		var ask, tell, rest, restU []string // restU: rest unframed
 		for _, s := range ss {
 			u := unframe(s)
 			switch {
