@@ -423,12 +423,7 @@ func rankNear(t *testing.T, changes map[string]func(string) string, tol float64)
 	qs := append(loadEval(t), loadEvalFile(t, "heldapart.tsv", "heldapart")...)
 	plain, _ := scoreEval(f, qs)
 	for name, change := range changes {
-		changed := make([]evalQuery, len(qs))
-		for i, q := range qs {
-			changed[i] = q
-			changed[i].Text = change(q.Text)
-		}
-		scores, _ := scoreEval(f, changed)
+		scores, _ := scoreEval(f, changeQueries(qs, change))
 		for half, sc := range scores {
 			top1, _, top8, _ := sc.Rates()
 			want1, _, want8, _ := plain[half].Rates()
@@ -437,6 +432,16 @@ func rankNear(t *testing.T, changes map[string]func(string) string, tol float64)
 			}
 		}
 	}
+}
+
+// changeQueries is qs with each query's text changed by change.
+func changeQueries(qs []evalQuery, change func(string) string) []evalQuery {
+	out := make([]evalQuery, len(qs))
+	for i, q := range qs {
+		out[i] = q
+		out[i].Text = change(q.Text)
+	}
+	return out
 }
 
 // TestInflectedVerbsRankAsBare pins the bug that a query's verb in
@@ -544,12 +549,7 @@ func meanNearBare(t *testing.T, name string, frames []string, tol float64) {
 	plain, _ := scoreEval(f, qs)
 	sum := map[string]float64{}
 	for _, frame := range frames {
-		changed := make([]evalQuery, len(qs))
-		for i, q := range qs {
-			changed[i] = q
-			changed[i].Text = fmt.Sprintf(frame, q.Text)
-		}
-		scores, _ := scoreEval(f, changed)
+		scores, _ := scoreEval(f, changeQueries(qs, func(q string) string { return fmt.Sprintf(frame, q) }))
 		for half, sc := range scores {
 			top1, _, _, _ := sc.Rates()
 			sum[half] += top1

@@ -3,6 +3,7 @@ package manifest
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 )
@@ -40,19 +41,10 @@ func standing(m *Manifest, f func(s any, depth int)) {
 				}
 			}
 		}
-		for _, k := range sortedKeys(s.Defs) {
+		for _, k := range slices.Sorted(maps.Keys(s.Defs)) {
 			f(s.Defs[k], 4) // manifest, services, service, defs
 		}
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 func (w *frameWriter) open(c byte) {
@@ -148,7 +140,7 @@ func (w *frameWriter) defs(defs map[string]any) {
 	}
 	w.key("defs")
 	w.open('{')
-	for _, k := range sortedKeys(defs) {
+	for _, k := range slices.Sorted(maps.Keys(defs)) {
 		w.key(k)
 		w.b = append(w.b, w.pieces[w.next]...)
 		w.next++
