@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestPrintAndValue(t *testing.T) {
@@ -413,5 +415,27 @@ func TestFindBinary(t *testing.T) {
 	t.Setenv(BinaryEnv, filepath.Join(dir, "nope"))
 	if _, err := FindBinary(); err == nil || !strings.Contains(err.Error(), BinaryEnv) {
 		t.Errorf("override err = %v", err)
+	}
+}
+
+// TestReplyPipeIsOutsideThePoller: the child's replies are read by a
+// blocking read on the thread that wrote the request (see replyPipe); a
+// read end in Go's poller (O_NONBLOCK) doubled a host call's round trip.
+func TestReplyPipeIsOutsideThePoller(t *testing.T) {
+	w := newWorker(t, Config{})
+	rc, err := w.outF.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flags int
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { flags, ferr = unix.FcntlInt(fd, unix.F_GETFL, 0) }); err != nil || ferr != nil {
+		t.Fatal(err, ferr)
+	}
+	if flags&unix.O_NONBLOCK != 0 {
+		t.Errorf("the reply pipe's read end is non-blocking (flags %#x)", flags)
+	}
+	if out := feed(t, w, "print(1)", nil, &recorder{}); !out.OK() {
+		t.Errorf("feed: %+v", out)
 	}
 }
