@@ -97,10 +97,14 @@
 // (BenchmarkFindEval, 5,892 tools, load 2-3 on two cores): 0.31 ms by
 // words, 0.58 ms with vectors, 4.4-4.8 ms with the sentence encoder too
 // (5.1 ms embedding the query after the words), nearly all of it the
-// query's embedding. Both cosines (word vectors and sentences) are gonum's
+// query's embedding. Both cosines (word vectors and sentences) are a SIMD
 // dot kernel: a scalar loop over the touched tools was a tenth of a
 // search's CPU; in one run, quiet machine, p50 with vectors 0.72-0.84 →
-// 0.45-0.48 ms, with sentences 4.6-5.1 → 4.3 ms, rankings unchanged.
+// 0.45-0.48 ms, with sentences 4.6-5.1 → 4.3 ms, rankings unchanged
+// (gonum's Sdot then; vek's AVX2 Dot since the tenth round, with the
+// encoder's products: on another AMD EPYC VM, alternated three times,
+// p50 with sentences 4.5/6.0/5.8 → 4.6/4.5/3.7 ms, every ranking figure
+// unchanged).
 //
 // A request's frame is dropped before anything else reads the query
 // (frame.go): "find a tool to create an issue", "is there an API that

@@ -1,6 +1,10 @@
 package findtool
 
-import "math"
+import (
+	"math"
+
+	"github.com/viterin/vek/vek32"
+)
 
 // denseWeight is how much the dense score (the cosine of a tool's mean word
 // vector with the query's, above denseFloor, rescaled to 0..1) adds to a
@@ -105,7 +109,7 @@ func (s *semantic) dense(query []string) []float64 {
 		if dv == nil {
 			continue
 		}
-		c := dot.Sdot(len(qv), qv, 1, dv, 1)
+		c := vek32.Dot(qv, dv)
 		if float64(c) > denseFloor {
 			out[i] = (float64(c) - denseFloor) / (1 - denseFloor)
 		}

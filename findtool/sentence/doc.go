@@ -60,10 +60,16 @@
 // a batch (alone the JS refuses it).
 //
 // Here every matrix is kept transposed so that each output is one dot
-// product of two contiguous rows, and the dot products are gonum's
-// (gonum.org/v1/gonum/blas/gonum Sdot, SSE assembly: 28-29 GFLOPS on one
-// core here, against 7-10 for pure Go loops, register-blocked or not, and
-// 16 for gonum's Sgemm at these shapes). Layer 1's last feed-forward
+// product of two contiguous rows. The dot products are vek's
+// (github.com/viterin/vek/vek32 Dot: AVX2 and FMA assembly, chosen at run
+// time, a Go loop on a CPU without them); gonum's Sdot (SSE) was used
+// before, 28-29 GFLOPS on one core of an Intel machine, against 7-10 for
+// pure Go loops and 16 for gonum's Sgemm at these shapes. On an AMD EPYC
+// VM vek's Dot is 3.1× gonum's Sdot at 512 floats and 2.9× at 1,536, and
+// Embed (BenchmarkEmbed8Words, old and new binaries alternated three
+// times) went from 4.4-4.8 to 2.9-3.2 ms for 8 words and from 12.2-13.2
+// to 7.7-8.3 ms for 30; what is left streams the 20 MB of weights from
+// memory once per text. Layer 1's last feed-forward
 // matrix is linear, so it multiplies the mean of its inputs once rather
 // than each token's (a sixth of the work), which the graph's order of sums
 // gives within float32 rounding.
@@ -82,7 +88,7 @@
 // token, 21-25 GFLOPS. With two CPUs Embed splits each large product's
 // columns over both (the vectors are bit for bit the same: each column is
 // one goroutine's); on this loaded machine that gained no wall time (4.2
-// against 4.0 ms), for 5% more CPU. BenchmarkMatmul's gonum kernel is 4-5 times the
+// against 4.0 ms), for 5% more CPU. BenchmarkMatmul's gonum kernel was 4-5 times the
 // pure Go loop's speed there. EmbedMany of thousands of tool texts (about
 // 20 tokens each) takes seconds (3,000 × 20 × 0.33 ms on two cores: 10
 // s), so a caller indexing a large pack keeps the vectors or embeds in

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/viterin/vek/vek32"
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
@@ -346,7 +347,7 @@ func (m *Model) attention(ws *workspace, y *layer, n int, qkv, out []float32) {
 			top := float32(math.Inf(-1))
 			for j := 0; j < n; j++ {
 				kj := qkv[j*w+in+hh*hd : j*w+in+hh*hd+hd]
-				p[j] = blas.Sdot(hd, q, 1, kj, 1)
+				p[j] = vek32.Dot(q, kj)
 				top = max(top, p[j])
 			}
 			var sum float32
@@ -372,7 +373,7 @@ func matmul(c, a []float32, n, k int, wt []float32, cols int, bias []float32, lo
 		w := wt[j*k : (j+1)*k]
 		b := bias[j]
 		for i := 0; i < n; i++ {
-			c[i*cols+j] = blas.Sdot(k, a[i*k:(i+1)*k], 1, w, 1) + b
+			c[i*cols+j] = vek32.Dot(a[i*k:(i+1)*k], w) + b
 		}
 	}
 }
