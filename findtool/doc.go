@@ -102,9 +102,9 @@
 // search's CPU; in one run, quiet machine, p50 with vectors 0.72-0.84 →
 // 0.45-0.48 ms, with sentences 4.6-5.1 → 4.3 ms, rankings unchanged
 // (gonum's Sdot then; vek's AVX2 Dot since the tenth round, with the
-// encoder's products: on another AMD EPYC VM, alternated three times,
-// p50 with sentences 4.5/6.0/5.8 → 4.6/4.5/3.7 ms, every ranking figure
-// unchanged).
+// encoder's products: on another AMD EPYC VM, every evaluation query once,
+// alternated three times, p50 with sentences 5.4-5.7 → 4.0-4.5 ms, every
+// ranking figure unchanged).
 //
 // A request's frame is dropped before anything else reads the query
 // (frame.go): "find a tool to create an issue", "is there an API that
