@@ -25,6 +25,14 @@ const maxAliasValues = 1_000_000
 // null, and github.com/goccy/go-yaml takes 4 to 5 times as long, allocates
 // 6 times as much and reads 1e3 and timestamps as strings.
 func decodeYAML(file string, data []byte) (any, order, error) {
+	if v, ord, ok := decodeYAMLFast(data); ok {
+		return v, ord, nil
+	}
+	return decodeYAMLNodes(file, data)
+}
+
+// decodeYAMLNodes is decodeYAML by yaml.v3's nodes, for any document.
+func decodeYAMLNodes(file string, data []byte) (any, order, error) {
 	if _, pieces, ok := splitYAML(data, true); ok {
 		// Each piece was converted on its own goroutine too.
 		if v, ord, ok := joinConverted(pieces); ok {
