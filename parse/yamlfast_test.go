@@ -206,3 +206,19 @@ func TestYAMLFastDeclinesOutsideSubset(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLReadableEightAtATimeMatchesByByte: the eight-byte skip over
+// printable ASCII finds every byte yaml.v3 refuses, wherever it falls in
+// a word: each byte value at each offset of a printable line.
+func TestYAMLReadableEightAtATimeMatchesByByte(t *testing.T) {
+	for c := range 256 {
+		for at := range 24 {
+			b := []byte(strings.Repeat("abcdefgh", 3))
+			b[at] = byte(c)
+			want := c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' || c == '\r'
+			if got := yamlReadable(b); got != want {
+				t.Fatalf("byte %#x at %d: readable %v, want %v", c, at, got, want)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"strconv"
@@ -241,7 +242,18 @@ func scanYAMLLines(data []byte) ([]yamlLine, bool) {
 // data: UTF-8, and no control character but tab, newline and CR (it
 // refuses the whole document otherwise).
 func yamlReadable(data []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	for i := 0; i < len(data); {
+		// Eight printable ASCII bytes at a time (no high bit, none below
+		// 0x20, no 0x7f): decodeYAMLFast checks a whole document, and a
+		// byte at a time was a sixth of its time.
+		if i+8 <= len(data) {
+			w := binary.LittleEndian.Uint64(data[i:])
+			if w&highs == 0 && (w-0x20*ones)&highs == 0 && ((w^0x7f*ones)-ones)&^(w^0x7f*ones)&highs == 0 {
+				i += 8
+				continue
+			}
+		}
 		c := data[i]
 		if c < utf8.RuneSelf {
 			if c < 0x20 && c != '\n' && c != '\t' && c != '\r' || c == 0x7f {
