@@ -27,11 +27,13 @@ import (
 // and single-line quoted keys, plain scalars (folded over lines as yaml.v3
 // folds them), single-line quoted scalars with yaml.v3's escapes, literal
 // and folded block scalars with any chomping and indentation indicator,
-// comments, empty values, and the empty flow collections [] and {}. It
-// declines tabs, CRs, line breaks other than \n, a BOM, document markers,
-// directives, anchors, aliases, tags, "<<" keys, "?" keys, other flow
-// collections, multi-line quoted scalars, repeated keys, a document that
-// is not a mapping or a sequence, and anything yaml.v3 would refuse.
+// comments, empty values, the empty flow collections [] and {}, and flow
+// sequences of quoted and simple plain scalars on one line. It declines
+// tabs, CRs, line breaks other than \n, a BOM, document markers (but a
+// first "---"), directives, anchors, aliases, tags, "<<" keys, "?" keys,
+// other flow collections, multi-line quoted scalars, repeated keys, a
+// document that is not a mapping or a sequence, and anything yaml.v3
+// would refuse.
 func decodeYAMLFast(data []byte) (v any, ord order, ok bool) {
 	if bytes.IndexByte(data, '\t') >= 0 || bytes.IndexByte(data, '\r') >= 0 ||
 		bytes.Contains(data, []byte("\xef\xbb\xbf")) || bytes.Contains(data, []byte("\xc2\x85")) ||
