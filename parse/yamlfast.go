@@ -1,7 +1,6 @@
 package parse
 
 import (
-	"bytes"
 	"runtime"
 	"strconv"
 	"strings"
@@ -35,10 +34,7 @@ import (
 // document that is not a mapping or a sequence, and anything yaml.v3
 // would refuse.
 func decodeYAMLFast(data []byte) (v any, ord order, ok bool) {
-	if bytes.IndexByte(data, '\t') >= 0 || bytes.IndexByte(data, '\r') >= 0 ||
-		bytes.Contains(data, []byte("\xef\xbb\xbf")) || bytes.Contains(data, []byte("\xc2\x85")) ||
-		bytes.Contains(data, []byte("\xe2\x80\xa8")) || bytes.Contains(data, []byte("\xe2\x80\xa9")) ||
-		!yamlReadable(data) {
+	if !readableChars(data, true) {
 		return nil, nil, false
 	}
 	// One string for the whole document: keys and scalars are slices of

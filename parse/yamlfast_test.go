@@ -204,7 +204,7 @@ func TestYAMLFastDeclinesOutsideSubset(t *testing.T) {
 		"a: &x 1\nb: *x\n", "a: !!str 1\n", "a: !x 1\n", "<<: {a: 1}\n", "b:\n  <<: {a: 1}\n",
 		"? a\n: b\n", "a: 1\na: 2\n", "'a': 1\na: 2\n",
 		"a: 1\n---\nb: 2\n", "a: 1\n...\n", "%YAML 1.2\n---\na: 1\n", "--- a: 1\n",
-		"a:\tb\n", "a: b\r\n", "\xef\xbb\xbfa: 1\n", "a: b\xc2\x85c\n", "a: \x01\n", "a: \xff\n",
+		"a:\tb\n", "a: b\r\n", "\xef\xbb\xbfa: 1\n", "a: b\xc2\x85c\n", "a: b\xe2\x80\xa8c\n", "a: b\xe2\x80\xa9c\n", "a: \xef\xbb\xbfb\n", "a: \x01\n", "a: \xff\n",
 		"a: \"\\/\"\n", "a: \"\\q\"\n", "a: \"\\ud800\"\n", "a: \"\\x4\"\n", "a: \"b\\\n  c\"\n",
 		"a: \"b\n  c\"\n", "a: 'b\n  c'\n",
 		"a: [a,]\n", "a: {a: 1}\n", "a: [a, [b]]\n", "a: [a: b]\n", "a: [a\n  , b]\n",
@@ -231,6 +231,10 @@ func TestYAMLReadableEightAtATimeMatchesByByte(t *testing.T) {
 			want := c >= 0x20 && c < 0x7f || c == '\n' || c == '\t' || c == '\r'
 			if got := yamlReadable(b); got != want {
 				t.Fatalf("byte %#x at %d: readable %v, want %v", c, at, got, want)
+			}
+			want = want && c != '\t' && c != '\r'
+			if got := readableChars(b, true); got != want {
+				t.Fatalf("byte %#x at %d: readable for the fast path %v, want %v", c, at, got, want)
 			}
 		}
 	}
