@@ -17,14 +17,27 @@ const maxAliasValues = 1_000_000
 // (numbers as json.Number, mappings as map[string]any) and records key
 // order the same way.
 //
-// yaml.v3 building its nodes is most of it (stripe.yaml: about 0.13 of
-// 0.16 CPU s, 47 MB of 76). Measured side by side on stripe.yaml, the
-// other maintained decoders are no faster: go.yaml.in/yaml/v3 is the same
+// A document in the block-style subset large specs use is read by
+// decodeYAMLFast (stripe.yaml, 4.5 MB: 30 to 40 ms and 0.05 CPU s, 20 MB,
+// against 150 to 175 ms, 0.27 to 0.32 CPU s and 75 MB by yaml.v3's nodes
+// split over two cores, measured side by side); yaml.v3 decodes the rest.
+// yaml.v3 building its nodes is most of its own decode (stripe.yaml on one
+// goroutine: about 0.13 of 0.16 CPU s, 47 MB of 76). Measured side by side
+// on stripe.yaml, the other maintained decoders are no faster: go.yaml.in/yaml/v3 is the same
 // code (same allocations, same values on the corpus), go.yaml.in/yaml/v4
 // allocates 5% more and reads "-0" as a float and a plain "<<" value as
 // null, and github.com/goccy/go-yaml takes 4 to 5 times as long, allocates
 // 6 times as much and reads 1e3 and timestamps as strings.
 func decodeYAML(file string, data []byte) (any, order, error) {
+	if v, ord, ok := decodeYAMLFast(data); ok {
+		return v, ord, nil
+	}
+	return decodeYAMLNodes(file, data)
+}
+
+// decodeYAMLNodes is decodeYAML by yaml.v3's nodes, for any document (split
+// over cores when large, see splitYAML), and its errors.
+func decodeYAMLNodes(file string, data []byte) (any, order, error) {
 	if _, pieces, ok := splitYAML(data, true); ok {
 		// Each piece was converted on its own goroutine too.
 		if v, ord, ok := joinConverted(pieces); ok {
