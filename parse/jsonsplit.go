@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // jsonSplitMin is the size from which decodeJSON decodes a document in
@@ -46,22 +45,7 @@ func decodeJSONSplit(data []byte) (any, order, bool) {
 	if !ok || skipJSONSpace(data, end) != len(data) || len(sp.pieces) < 2 {
 		return nil, nil, false
 	}
-	next := make(chan *jsonPiece, len(sp.pieces))
-	for _, p := range sp.pieces {
-		next <- p
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(procs, len(sp.pieces)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range next {
-				p.decode()
-			}
-		}()
-	}
-	wg.Wait()
+	onCores(sp.pieces, procs, (*jsonPiece).decode)
 	top := &jsonJoin{}
 	holders := map[string]*jsonJoin{"": top}
 	for _, p := range sp.pieces {

@@ -2,7 +2,6 @@ package parse
 
 import (
 	"strings"
-	"sync"
 )
 
 // fastSplitMin is the size from which decodeYAMLFast reads a document in
@@ -86,22 +85,7 @@ func decodeFastSplit(p *fastYAML, procs int) (any, order, bool) {
 	if len(pieces) < 2 {
 		return nil, nil, false
 	}
-	next := make(chan *fastPiece, len(pieces))
-	for _, pc := range pieces {
-		next <- pc
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(procs, len(pieces)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for pc := range next {
-				pc.read(s, keys)
-			}
-		}()
-	}
-	wg.Wait()
+	onCores(pieces, procs, func(pc *fastPiece) { pc.read(s, keys) })
 	return joinFast(pieces, keys)
 }
 

@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -69,31 +68,17 @@ func splitYAML(data []byte, convert bool) (root *yaml.Node, pieces []*yamlPiece,
 		return nil, nil, false
 	}
 	pieces = sp.pieces
-	next := make(chan *yamlPiece, len(pieces))
-	for _, p := range pieces {
-		next <- p
-	}
-	close(next)
-	var wg sync.WaitGroup
-	for range min(procs, len(pieces)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range next {
-				if p.err = unmarshalPiece(p); p.err == nil && convert {
-					p.conv = convertPiece(p)
-				}
-				if convert {
-					// Only the values are joined (or, when they
-					// cannot be, the whole is decoded again): the
-					// nodes are garbage the collector need not mark
-					// while the other pieces decode.
-					p.root, p.text = yaml.Node{}, nil
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	onCores(pieces, procs, func(p *yamlPiece) {
+		if p.err = unmarshalPiece(p); p.err == nil && convert {
+			p.conv = convertPiece(p)
+		}
+		if convert {
+			// Only the values are joined (or, when they cannot be, the
+			// whole is decoded again): the nodes are garbage the
+			// collector need not mark while the other pieces decode.
+			p.root, p.text = yaml.Node{}, nil
+		}
+	})
 	if convert {
 		for _, p := range pieces {
 			if p.err != nil {
