@@ -50,7 +50,9 @@ func decodeYAMLFast(data []byte) (v any, ord order, ok bool) {
 		return nil, nil, false
 	}
 	if procs := runtime.GOMAXPROCS(0); len(data) >= fastSplitMin && procs >= 2 && p.col == 0 {
-		return decodeFastSplit(p, procs)
+		if v, ord, ok, cut := decodeFastSplit(p, procs); cut {
+			return v, ord, ok
+		}
 	}
 	r := p.rest()
 	if !seqEntry(r) {

@@ -239,3 +239,18 @@ func TestYAMLReadableEightAtATimeMatchesByByte(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLFastReadsALargeDocumentItCannotCut: a large document the split
+// finds no two pieces in (one entry holding a block scalar, one holding a
+// folded plain scalar) is read on one goroutine, not declined: the split
+// declined it, and yaml.v3 took seven to thirty times as long.
+func TestYAMLFastReadsALargeDocumentItCannotCut(t *testing.T) {
+	for _, doc := range []string{
+		"a: |\n" + strings.Repeat("   line of text\n", 1<<16),
+		"a: x\n" + strings.Repeat("  word word word\n", 1<<16),
+	} {
+		if whole, split := checkFast(t, "large.yaml", []byte(doc)); !whole || !split {
+			t.Errorf("%.12q…: read whole %v, split %v; want both", doc, whole, split)
+		}
+	}
+}

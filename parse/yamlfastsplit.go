@@ -34,8 +34,10 @@ type fastPiece struct {
 // the next entry of the whole's mapping or makes the whole decline (a
 // block or plain scalar ends before it), so each piece reads its lines as
 // the whole reads them. ok is false when a piece declines (the whole
-// would too) or a key repeats across pieces.
-func decodeFastSplit(p *fastYAML, procs int) (any, order, bool) {
+// would too) or a key repeats across pieces; cut is false when the
+// document has no two pieces to read (one large entry that is no block
+// mapping: "a: |" and a megabyte of text), for one goroutine to read.
+func decodeFastSplit(p *fastYAML, procs int) (v any, ord order, ok, cut bool) {
 	s := p.s
 	target := max(1, len(s)/(2*procs))
 	// The top-level entries: every line at column 0 but a comment or an
@@ -52,7 +54,7 @@ func decodeFastSplit(p *fastYAML, procs int) (any, order, bool) {
 		ls += e + 1
 	}
 	if len(tops) == 0 || tops[0] != p.ls {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	tops = append(tops, len(s))
 	var pieces []*fastPiece
@@ -83,10 +85,11 @@ func decodeFastSplit(p *fastYAML, procs int) (any, order, bool) {
 	}
 	flush(len(s))
 	if len(pieces) < 2 {
-		return nil, nil, false
+		return nil, nil, false, false
 	}
 	onCores(pieces, procs, func(pc *fastPiece) { pc.read(s, keys) })
-	return joinFast(pieces, keys)
+	v, ord, ok = joinFast(pieces, keys)
+	return v, ord, ok, true
 }
 
 // splitHeader reads the top-level entry s[a:b] when its value is a block
