@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -668,25 +669,13 @@ func (p *fastYAML) quoted(a int) (string, int, bool) {
 			if err != nil || r >= 0xd800 && r <= 0xdfff || r > 0x10ffff {
 				return "", 0, false
 			}
-			// yaml.v3 writes the code point as UTF-8 whatever it is.
-			b = appendUTF8(b, rune(r))
+			// Surrogates and code points past 0x10FFFF are declined
+			// above, so this is the UTF-8 yaml.v3 writes.
+			b = utf8.AppendRune(b, rune(r))
 			j += n
 		}
 	}
 	return "", 0, false
-}
-
-// appendUTF8 appends r as UTF-8 (r is no surrogate, and at most 0x10FFFF).
-func appendUTF8(b []byte, r rune) []byte {
-	switch {
-	case r <= 0x7f:
-		return append(b, byte(r))
-	case r <= 0x7ff:
-		return append(b, byte(0xc0+(r>>6)), byte(0x80+(r&0x3f)))
-	case r <= 0xffff:
-		return append(b, byte(0xe0+(r>>12)), byte(0x80+((r>>6)&0x3f)), byte(0x80+(r&0x3f)))
-	}
-	return append(b, byte(0xf0+(r>>18)), byte(0x80+((r>>12)&0x3f)), byte(0x80+((r>>6)&0x3f)), byte(0x80+(r&0x3f)))
 }
 
 // block reads the literal or folded block scalar whose header starts at
