@@ -170,6 +170,7 @@ type Index struct {
 	acronyms map[string][]string
 	actions  []action           // what each tool does
 	nameVerb []string           // the term of each tool's name's first verb, or ""
+	nameHead []string           // the term of each tool's name's first word
 	many     []bool             // reading tools that give many things
 	idf      map[string]float64 // per term
 	postings map[string][]posting
@@ -231,6 +232,7 @@ func New(docs []Doc) *Index {
 		countPhrases(phrases, string(t.Wire), t.Title, t.Description)
 		x.actions = append(x.actions, toolAction(t))
 		x.nameVerb = append(x.nameVerb, nameVerb(t))
+		x.nameHead = append(x.nameHead, nameHead(t))
 		x.many = append(x.many, collection(t))
 		var ft fieldTerms
 		var ln [numFields]int
@@ -473,6 +475,7 @@ func (x *Index) Search(query string, k int) []Hit {
 	}
 	intent := queryAction(query)
 	plural := pluralObject(query)
+	denominal := denominalVerb(query, intent)
 	hits := make([]Hit, 0, len(touched))
 	top := 0.0
 	for _, i := range touched {
@@ -500,6 +503,19 @@ func (x *Index) Search(query string, k int) []Hit {
 				} else {
 					score *= 1 / listMatch
 				}
+			}
+		}
+		// A verb the lists lack, said of a thing ("silence an alert"),
+		// makes or changes what a tool's name has as its noun
+		// (postSilences): a tool that writes over one that reads or
+		// deletes it. A name that opens with the word does what it says
+		// (explain, merge_pull_request) and is left as it is.
+		if denominal != "" && x.nameHead[i] != denominal && x.inName(denominal, i) {
+			switch x.actions[i] {
+			case actCreate, actUpdate:
+				score *= intentMatch
+			case actRead, actDelete:
+				score *= intentMismatch
 			}
 		}
 		// A service the query names ("... on github") over the others,
@@ -644,6 +660,13 @@ func (x *Index) split(w string) []string {
 }
 
 // has reports whether tool doc has term t.
+// inName reports whether term t is in tool doc's name.
+func (x *Index) inName(t string, doc int32) bool {
+	ps := x.postings[t]
+	j := sort.Search(len(ps), func(j int) bool { return ps[j].doc >= doc })
+	return j < len(ps) && ps[j].doc == doc && ps[j].named > 0
+}
+
 func (x *Index) has(t string, doc int32) bool {
 	if t == "" {
 		return false

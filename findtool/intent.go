@@ -158,6 +158,44 @@ func toolAction(t *ir.Tool) action {
 	return actNone
 }
 
+// denominalVerb is the search term of a verb that no action's list has,
+// said of a thing, in a query with no intent (intent is queryAction's):
+// the first word of one of its sentences, of four letters or more, that a
+// determiner follows ("silence an alert", "protect the main branch"; "The
+// on-call engineer asked me. Silence the alert"). A first word followed
+// by anything else is mostly a noun ("replies to a thread", "commit
+// history of a branch"). "" when there is none.
+func denominalVerb(q string, intent action) string {
+	if intent != actNone {
+		return ""
+	}
+	for _, s := range splitSentences(q) {
+		ws := words(s, false)
+		if len(ws) >= 2 && len(ws[0]) >= 4 && isAlpha(ws[0]) && !stopWords[ws[0]] && determiners[ws[1]] {
+			return term(ws[0])
+		}
+	}
+	return ""
+}
+
+// determiners are the words that open a noun phrase: a word before one
+// is a verb.
+var determiners = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the my our your this that these those its their his her all every each some any both`) {
+		determiners[w] = true
+	}
+}
+
+// nameHead is the search term of the first word of a tool's wire name.
+func nameHead(t *ir.Tool) string {
+	if ws := words(string(t.Wire), false); len(ws) > 0 {
+		return term(ws[0])
+	}
+	return ""
+}
+
 // nameVerb is the search term of the first verb of a tool's wire name
 // ("create" of create_or_update_file), "" for none.
 func nameVerb(t *ir.Tool) string {

@@ -111,3 +111,38 @@ func TestProIsNoAbbreviationOfProtect(t *testing.T) {
 		}
 	}
 }
+
+// TestSilenceAnAlertMakesASilence: a verb no action's list has, said of a
+// thing, favours the tool that writes what its name has as a noun
+// ("silence the alert" ranked getSilences above postSilences), and a first
+// word that is a noun ("replies to a thread") and a name that opens with
+// the verb (merge_pull_request) are left as they were.
+func TestSilenceAnAlertMakesASilence(t *testing.T) {
+	x := New([]Doc{
+		{"am", op("getSilences", "GET", "/silences", "Get a list of silences")},
+		{"am", op("postSilences", "POST", "/silences", "Post a new silence or update an existing one")},
+		{"am", op("deleteSilence", "DELETE", "/silence/{silenceID}", "Delete a silence by its ID")},
+	})
+	if got := first(x, "silence the alert"); got != "am.postSilences" {
+		t.Errorf("first %s, want am.postSilences", got)
+	}
+	for q, want := range map[string]string{
+		"silence an alert":       "silenc",
+		"protect the branch":     "protect",
+		"replies to a thread":    "",
+		"create an issue":        "", // the lists' verbs have their intent
+		"tag a release":          "", // too short to tell
+		"commit history of a PR": "",
+	} {
+		if got := denominalVerb(q, queryAction(q)); got != want {
+			t.Errorf("denominalVerb(%q) = %q, want %q", q, got, want)
+		}
+	}
+	y := New([]Doc{
+		{"gh", tool("merge_pull_request", "Merge a pull request")},
+		{"gh", op("pulls/check-if-merged", "GET", "/repos/{owner}/{repo}/pulls/{pull_number}/merge", "Check if a pull request has been merged")},
+	})
+	if got := first(y, "merge the pull request"); got != "gh.merge_pull_request" {
+		t.Errorf("first %s, want gh.merge_pull_request", got)
+	}
+}
