@@ -725,5 +725,17 @@
 //   - the sentence weight raised where the words match weakly (0.75 × (1 +
 //     α(1 − c)), c the name cover of the best lexical tool; or centred on
 //     c = 0.5): tune top-1 .745 → .737 (α 0.5), .730 (1), .701 (2); centred
-//     .737 at 0.5 and 1; α −0.3 .730.
+//     .737 at 0.5 and 1; α −0.3 .730;
+//   - a query in the first person ("my", "me", "I") favouring the tools
+//     about the caller (a name word or path segment "me", "my", "current",
+//     "authenticated", "whoami", "self" but not "self-hosted"), ×1.1-1.5:
+//     tune top-1 with sentences .752 → .759 at each (1.35 best on words
+//     and vectors: .701, .730), "add an ssh key to my account" and
+//     "notifications I haven't read" found, but "check my rate limit" lost
+//     a place to Zoom's /users/me tools, and at 1.35 heldapart top-3 fell
+//     .701 → .691 (top-8 .804 → .799) while fresh rose .684 → .693: where a
+//     catalogue has a hundred /me operations an incidental "my" lifts them
+//     all. One tune query for that risk: left out;
+//   - a yes/no question's auxiliary first ("is my crawl done yet", "did
+//     the job fail") read as a read: no tune query moved.
 package findtool
