@@ -70,6 +70,10 @@ const phraseBonus = 0.5
 // (and its inverse one that gets one thing).
 const listMatch = 1.15
 
+// deprecatedFactor scales the score of a tool its API marks deprecated:
+// an agent should be shown what replaces it first.
+const deprecatedFactor = 0.8
+
 // serviceBoost scales the score of a tool of a service the query names.
 const serviceBoost = 1.5
 
@@ -517,6 +521,10 @@ func (x *Index) Search(query string, k int) []Hit {
 			case actRead, actDelete:
 				score *= intentMismatch
 			}
+		}
+		// A deprecated operation below the one that replaces it.
+		if d.Tool.Deprecated {
+			score *= deprecatedFactor
 		}
 		// A service the query names ("... on github") over the others,
 		// and one whose tools share the query's words ("in the cluster").

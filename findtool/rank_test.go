@@ -146,3 +146,18 @@ func TestSilenceAnAlertMakesASilence(t *testing.T) {
 		t.Errorf("first %s, want gh.merge_pull_request", got)
 	}
 }
+
+// TestDeprecatedBelowItsReplacement: of two tools that say the same, the
+// one its API marks deprecated comes second, though its name fits the
+// query better.
+func TestDeprecatedBelowItsReplacement(t *testing.T) {
+	old := op("teams/list-members", "GET", "/teams/{team_id}/members", "List team members")
+	old.Deprecated = true
+	x := New([]Doc{
+		{"gh", old},
+		{"gh", op("teams/list-members-in-org", "GET", "/orgs/{org}/teams/{team_slug}/members", "List team members")},
+	})
+	if got := first(x, "list team members"); got != "gh.teams/list-members-in-org" {
+		t.Errorf("first %s, want gh.teams/list-members-in-org", got)
+	}
+}

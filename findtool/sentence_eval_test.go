@@ -81,7 +81,7 @@ func evalPackDocs(tb testing.TB) []Doc {
 
 // searchToolOf is gateway's searchTool.
 func searchToolOf(t *manifest.Tool) *ir.Tool {
-	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Title: t.Title, Description: t.Description, HTTP: t.HTTP, Annotations: t.Annotations}
+	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Title: t.Title, Description: t.Description, HTTP: t.HTTP, Annotations: t.Annotations, Deprecated: t.Deprecated}
 	props, _ := t.Input["properties"].(map[string]any)
 	for _, p := range t.Params {
 		ps, _ := props[p.Arg].(map[string]any)

@@ -66,9 +66,10 @@ func NewFinder(m *manifest.Manifest, fileDir string, keep func(ir.ServiceName, *
 }
 
 // searchTool is the part of a tool the index searches: names, description,
-// parameter names and descriptions (from the input schema).
+// parameter names and descriptions (from the input schema), and whether
+// it is deprecated.
 func searchTool(t *manifest.Tool) *ir.Tool {
-	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Title: t.Title, Description: t.Description, HTTP: t.HTTP, Annotations: t.Annotations}
+	it := &ir.Tool{Wire: t.Wire, Py: t.Py, Title: t.Title, Description: t.Description, HTTP: t.HTTP, Annotations: t.Annotations, Deprecated: t.Deprecated}
 	props, _ := t.Input["properties"].(map[string]any)
 	for _, p := range t.Params {
 		ps, _ := props[p.Arg].(map[string]any)
