@@ -747,7 +747,11 @@
 //     all. One tune query for that risk: left out;
 //   - a yes/no question's auxiliary first ("is my crawl done yet", "did
 //     the job fail") read as a read: no tune query moved; nor "a new …"
-//     read as a create in a query with no other intent.
+//     read as a create in a query with no other intent;
+//   - answers that show every match of the first eight rather than none
+//     under 0.4 of the best (gateway's MinShare 0 or 0.3): tune unchanged
+//     (top-8 .898), so the cut costs tune nothing (fresh and heldapart
+//     top-8 one query each), and it stays.
 //
 // Learned fusion weights, measured and left out (the branch s11-fusion's
 // TestFusionExperiment, $CODEMODE_FUSION_EXPERIMENT): the seventeen
