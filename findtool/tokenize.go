@@ -104,7 +104,7 @@ func term(w string) string {
 // stems caches stem: catalogues repeat their words thousands of times.
 var stems sync.Map
 
-// stem is w's Snowball English stem.
+// stem is w's Snowball English stem, of its American spelling.
 func stem(w string) string {
 	if len(w) < 3 {
 		return w
@@ -112,7 +112,7 @@ func stem(w string) string {
 	if s, ok := stems.Load(w); ok {
 		return s.(string)
 	}
-	env := snowballstem.NewEnv(w)
+	env := snowballstem.NewEnv(american(w))
 	english.Stem(env)
 	s := env.Current()
 	stems.Store(w, s)
