@@ -667,7 +667,6 @@ func (x *Index) split(w string) []string {
 	return best
 }
 
-// has reports whether tool doc has term t.
 // inName reports whether term t is in tool doc's name.
 func (x *Index) inName(t string, doc int32) bool {
 	ps := x.postings[t]
@@ -675,6 +674,7 @@ func (x *Index) inName(t string, doc int32) bool {
 	return j < len(ps) && ps[j].doc == doc && ps[j].named > 0
 }
 
+// has reports whether tool doc has term t.
 func (x *Index) has(t string, doc int32) bool {
 	if t == "" {
 		return false
