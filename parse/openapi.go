@@ -113,6 +113,20 @@ type oas struct {
 	// queue and found are closure's buffers, kept from one to the next.
 	queue []string
 	found []*defEntry
+	// refTargets is what each local $ref deref has followed names, with
+	// its pointer: the parameters and responses of a large API are mostly
+	// references to a few shared ones, each looked up again by every
+	// operation that lists it.
+	refTargets map[string]refTarget
+	// paramObjs is each parameter reached through a $ref, read (its
+	// object is never changed, so reading it again gives the same).
+	paramObjs map[*byte]parameterObj
+}
+
+// refTarget is where a $ref led: the object and its pointer.
+type refTarget struct {
+	m   map[string]any
+	ptr string
 }
 
 var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
@@ -190,6 +204,10 @@ func (o *oas) deref(v any, ptr string) (map[string]any, string) {
 		if !ok {
 			return m, ptr
 		}
+		if t, ok := o.refTargets[ref]; ok {
+			v, ptr = t.m, t.ptr
+			continue
+		}
 		frag, local := strings.CutPrefix(ref, "#")
 		if !local {
 			o.d.add(ir.DiagUnresolvedRef, ptr, "$ref %q points outside this document; skipped", ref)
@@ -204,6 +222,12 @@ func (o *oas) deref(v any, ptr string) (map[string]any, string) {
 		if !found {
 			o.d.add(ir.DiagUnresolvedRef, ptr, "$ref %q does not resolve; skipped", ref)
 			return nil, ptr
+		}
+		if m := asMap(target); m != nil {
+			if o.refTargets == nil {
+				o.refTargets = map[string]refTarget{}
+			}
+			o.refTargets[ref] = refTarget{m, frag}
 		}
 		v, ptr = target, frag
 	}

@@ -31,7 +31,7 @@ func (o *oas) params(item pathItemObj, itemPtr string, op operationObj, opPtr st
 			if m == nil {
 				continue
 			}
-			rp := rawParam{readParameter(m), ptr, at}
+			rp := rawParam{o.readParameter(m, ptr != at), ptr, at}
 			name, in := rp.Name, rp.In
 			if name == "" || in == "" {
 				o.d.add(ir.DiagBadParameter, at, "parameter has no name or no \"in\"; skipped")
@@ -49,6 +49,25 @@ func (o *oas) params(item pathItemObj, itemPtr string, op operationObj, opPtr st
 	add(item.Parameters, itemPtr)
 	add(op.Parameters, opPtr)
 	return out
+}
+
+// readParameter reads a parameter object; shared says it was reached
+// through a $ref, and so is likely listed by other operations too, which
+// then get the same reading.
+func (o *oas) readParameter(m map[string]any, shared bool) parameterObj {
+	if !shared {
+		return readParameter(m)
+	}
+	id := mapID(m)
+	if p, ok := o.paramObjs[id]; ok {
+		return p
+	}
+	p := readParameter(m)
+	if o.paramObjs == nil {
+		o.paramObjs = map[*byte]parameterObj{}
+	}
+	o.paramObjs[id] = p
+	return p
 }
 
 // paramSchema is the walked schema of a path/query/header/cookie parameter,
