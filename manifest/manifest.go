@@ -157,8 +157,13 @@ func sameMap(a, b any) bool {
 
 // unhoist gives a schema back the shared definitions it reaches (through
 // "#/$defs/..." references, transitively), so every tool schema is
-// self-contained again after loading and carries no more than it uses.
-func unhoist(defs map[string]any, schema ir.Schema) ir.Schema {
+// self-contained again after loading and carries no more than it uses. A
+// definition of its own ("$defs" in schema) stands for the shared one of
+// that name. refs holds what each shared definition refers to, worked
+// out the first time one is reached and kept for the service's other
+// tools: a tool's schema is walked, and the definitions it reaches are
+// followed by name, not walked again for each tool that reaches them.
+func unhoist(defs map[string]any, refs map[string][]string, schema ir.Schema) ir.Schema {
 	if schema == nil || len(defs) == 0 {
 		return schema
 	}
@@ -167,41 +172,62 @@ func unhoist(defs map[string]any, schema ir.Schema) ir.Schema {
 	for k, v := range own {
 		merged[k] = v
 	}
-	var visit func(v any)
-	visit = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			if ref, ok := x["$ref"].(string); ok {
-				if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
-					name, _, _ = strings.Cut(name, "/")
-					name = ir.UnescapeToken(name)
-					if _, have := merged[name]; !have {
-						if d, ok := defs[name]; ok {
-							merged[name] = d
-							visit(d)
-						}
-					}
-				}
-			}
-			for k, e := range x {
-				if k != "$defs" {
-					visit(e)
-				}
-			}
-		case []any:
-			for _, e := range x {
-				visit(e)
-			}
+	var queue []string
+	reach := func(name string) {
+		if _, have := merged[name]; have {
+			return
+		}
+		if d, ok := defs[name]; ok {
+			merged[name] = d
+			queue = append(queue, name)
 		}
 	}
-	visit(schema)
+	eachRef(map[string]any(schema), reach)
 	for _, d := range own {
-		visit(d)
+		eachRef(d, reach)
+	}
+	for len(queue) > 0 {
+		name := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		names, ok := refs[name]
+		if !ok {
+			eachRef(defs[name], func(n string) { names = append(names, n) })
+			if names == nil {
+				names = []string{}
+			}
+			refs[name] = names
+		}
+		for _, n := range names {
+			reach(n)
+		}
 	}
 	if len(merged) > 0 {
 		schema["$defs"] = merged
 	}
 	return schema
+}
+
+// eachRef calls f with the definition name of each "#/$defs/..."
+// reference in v, outside any "$defs" object of v's.
+func eachRef(v any, f func(name string)) {
+	switch x := v.(type) {
+	case map[string]any:
+		if ref, ok := x["$ref"].(string); ok {
+			if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
+				name, _, _ = strings.Cut(name, "/")
+				f(ir.UnescapeToken(name))
+			}
+		}
+		for k, e := range x {
+			if k != "$defs" {
+				eachRef(e, f)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			eachRef(e, f)
+		}
+	}
 }
 
 // Service returns the named service.
@@ -242,17 +268,55 @@ func Read(data []byte) (*Manifest, error) {
 	}
 	for i := range m.Services {
 		s := &m.Services[i]
+		refs := map[string][]string{}
 		for j := range s.Tools {
 			t := &s.Tools[j]
 			if !usesRefs(t.Input) && !usesRefs(t.Original) && !usesRefs(t.Output) {
 				continue
 			}
-			t.Input = unhoist(s.Defs, t.Input)
-			t.Original = unhoist(s.Defs, t.Original)
-			t.Output = unhoist(s.Defs, t.Output)
+			t.Input = unhoist(s.Defs, refs, t.Input)
+			t.Original = unhoist(s.Defs, refs, t.Original)
+			t.Output = unhoist(s.Defs, refs, t.Output)
 		}
 	}
 	return &m, nil
+}
+
+// ReadObserved reads only the observed result schemas of the manifest in
+// data (Tool.Observed, by service and wire name), the version checked as
+// Read does: what codemode gen carries over when it regenerates a pack,
+// without decoding and unhoisting every schema. nil when there are none.
+func ReadObserved(data []byte) (map[ir.ToolID]ir.Schema, error) {
+	var m struct {
+		Version  int `json:"version"`
+		Services []struct {
+			Name  ir.ServiceName `json:"name"`
+			Tools []struct {
+				Wire     ir.WireName `json:"wire"`
+				Observed ir.Schema   `json:"observed"`
+			} `json:"tools"`
+		} `json:"services"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("bad manifest: %v", err)
+	}
+	if m.Version != Version {
+		return nil, fmt.Errorf("manifest version %d, this codemode reads version %d: regenerate with codemode gen", m.Version, Version)
+	}
+	var out map[ir.ToolID]ir.Schema
+	for _, s := range m.Services {
+		for _, t := range s.Tools {
+			if t.Observed != nil {
+				if out == nil {
+					out = map[ir.ToolID]ir.Schema{}
+				}
+				out[ir.ToolID{Service: s.Name, Wire: t.Wire}] = t.Observed
+			}
+		}
+	}
+	return out, nil
 }
 
 // usesRefs reports whether a schema contains a "$ref" anywhere.
