@@ -37,6 +37,7 @@ type goalMetric struct {
 // -benchtime each is run at (cmd/bench runs them).
 var GoalBenchmarks = []struct{ Pkg, Pattern, Benchtime string }{
 	{"./parse", "^BenchmarkCompileVsKinFloor$", "2x"},
+	{"./parse", "^BenchmarkReadManifest$", "3x"},
 	{"./runtime", "^(BenchmarkRunCodeFloor|BenchmarkCallOverhead|BenchmarkTimeLimitLateness)$", "10x"},
 	{"./runtime", "^BenchmarkPoolUnderLoad$", "3x"},
 }
@@ -48,6 +49,7 @@ var goalMetrics = []goalMetric{
 	{"compile Stripe: peak live heap", "./parse", "BenchmarkCompileVsKinFloor", "stripe-peak-MB", " MB", 300},
 	{"compile GitHub REST: peak live heap", "./parse", "BenchmarkCompileVsKinFloor", "github-peak-MB", " MB", 300},
 	{"compile Kubernetes: peak live heap", "./parse", "BenchmarkCompileVsKinFloor", "kubernetes-peak-MB", " MB", 300},
+	{"load Stripe's manifest (manifest.Read, as run and serve load a pack) / encoding/json decode", "./parse", "BenchmarkReadManifest", "read-x-floor", "×", 0},
 	{"warm trivial run_code, no type check / bare Monty feed", "./runtime", "BenchmarkRunCodeFloor", "notc-x-feed", "×", 50},
 	{"warm trivial run_code with type check, small pack", "./runtime", "BenchmarkRunCodeFloor", "tc-ms", " ms", 3},
 	{"one-service program, type-checked: large pack / small pack", "./runtime", "BenchmarkRunCodeFloor", "tc-large/small", "×", 1.5},

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/enrich"
@@ -141,4 +142,41 @@ func walkUnhoist(defs map[string]any, schema ir.Schema) ir.Schema {
 		schema["$defs"] = merged
 	}
 	return schema
+}
+
+// BenchmarkReadManifest reads Stripe's generated manifest (9 MB) with
+// manifest.Read, the runtime's load of a pack, beside encoding/json
+// decoding the same bytes into any (the floor): read-x-floor is their
+// ratio in one run.
+func BenchmarkReadManifest(b *testing.B) {
+	svc, err := parse.OpenAPIFile("../testdata/corpus/openapi/stripe.yaml", parse.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := enrich.Run(svc, enrich.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	ir.Resolve(svc)
+	_, ms := emit.Emit(svc, string(svc.Name)+".py", nil)
+	data, err := manifest.Marshal(&manifest.Manifest{Version: manifest.Version, Services: []manifest.Service{ms}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var read, floor time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if _, err := manifest.Read(data); err != nil {
+			b.Fatal(err)
+		}
+		read += time.Since(start)
+		start = time.Now()
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			b.Fatal(err)
+		}
+		floor += time.Since(start)
+	}
+	b.ReportMetric(read.Seconds()/floor.Seconds(), "read-x-floor")
 }
