@@ -27,8 +27,8 @@ import (
 
 // compileSpec compiles one spec the way a pack does (parse, enrich,
 // Resolve, the Python module, the manifest entry with its pins, and the
-// manifest's bytes).
-func compileSpec(tb testing.TB, name string, data []byte) {
+// manifest's bytes, which it returns).
+func compileSpec(tb testing.TB, name string, data []byte) []byte {
 	svc, err := parse.OpenAPI(name, data, parse.Options{})
 	if err != nil {
 		tb.Fatal(err)
@@ -37,11 +37,18 @@ func compileSpec(tb testing.TB, name string, data []byte) {
 		tb.Fatal(err)
 	}
 	ir.Resolve(svc)
-	py, ms := emit.Emit(svc, string(svc.Name)+".py", nil)
-	if _, err := manifest.Marshal(&manifest.Manifest{Version: manifest.Version, Services: []manifest.Service{ms}}); err != nil {
+	return manifestOf(tb, svc)
+}
+
+// manifestOf emits svc (enriched and resolved) and returns the bytes of a
+// manifest of it alone.
+func manifestOf(tb testing.TB, svc *ir.Service) []byte {
+	_, ms := emit.Emit(svc, string(svc.Name)+".py", nil)
+	data, err := manifest.Marshal(&manifest.Manifest{Version: manifest.Version, Services: []manifest.Service{ms}})
+	if err != nil {
 		tb.Fatal(err)
 	}
-	_ = py
+	return data
 }
 
 // kinLoad is the floor: kin-openapi loading the same bytes (decode and

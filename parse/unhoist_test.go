@@ -3,13 +3,13 @@ package parse_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/enrich"
 	"github.com/codemode-dev/codemode/ir"
 	"github.com/codemode-dev/codemode/manifest"
@@ -43,11 +43,7 @@ func TestReadUnhoistsAsAFullWalkOnCorpus(t *testing.T) {
 		// One tool has an observed schema, to be found again.
 		svc.Tools[0].ResultObserved = true
 		svc.Tools[0].Observed = ir.Schema{"type": "object", "properties": map[string]any{"id": map[string]any{"type": "string"}}}
-		_, ms := emit.Emit(svc, string(svc.Name)+".py", nil)
-		data, err := manifest.Marshal(&manifest.Manifest{Version: manifest.Version, Services: []manifest.Service{ms}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := manifestOf(t, svc)
 		got, err := manifest.Read(data)
 		if err != nil {
 			t.Fatal(err)
@@ -149,19 +145,11 @@ func walkUnhoist(defs map[string]any, schema ir.Schema) ir.Schema {
 // decoding the same bytes into any (the floor): read-x-floor is their
 // ratio in one run.
 func BenchmarkReadManifest(b *testing.B) {
-	svc, err := parse.OpenAPIFile("../testdata/corpus/openapi/stripe.yaml", parse.Options{})
+	spec, err := os.ReadFile("../testdata/corpus/openapi/stripe.yaml")
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := enrich.Run(svc, enrich.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	ir.Resolve(svc)
-	_, ms := emit.Emit(svc, string(svc.Name)+".py", nil)
-	data, err := manifest.Marshal(&manifest.Manifest{Version: manifest.Version, Services: []manifest.Service{ms}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	data := compileSpec(b, "stripe.yaml", spec)
 	var read, floor time.Duration
 	for b.Loop() {
 		start := time.Now()
