@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/viterin/vek/vek32"
 )
 
 // query8 and query30 are queries of 8 and 30 words as an agent writes them.
@@ -81,9 +83,11 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 // BenchmarkMatmul: one token row block (11 tokens, a query) through the
-// 512 → 1536 feed-forward matrix, with gonum's dot products (matmul) and
-// with the fastest pure Go loop tried (four tokens' rows updated from
-// each weight row, axpy order): why the kernels are gonum's.
+// 512 → 1536 feed-forward matrix: with matmul's kernel (dot4x3, four rows
+// by three columns), with vek's dot product one output at a time (matmul
+// on a CPU without AVX2 and FMA), with vek's own matrix product (axpy
+// order) and with the fastest pure Go loop tried (four tokens' rows
+// updated from each weight row): why the kernel is matmul's own.
 func BenchmarkMatmul(b *testing.B) {
 	const n, k, cols = 11, Dims, ffnDims
 	a := make([]float32, n*k)
@@ -100,9 +104,25 @@ func BenchmarkMatmul(b *testing.B) {
 	flops := func(b *testing.B) {
 		b.ReportMetric(2*n*k*cols*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOPS")
 	}
-	b.Run("gonum", func(b *testing.B) {
+	if haveKernel {
+		b.Run("kernel", func(b *testing.B) {
+			for b.Loop() {
+				matmul(c, a, n, k, wt, cols, bias, 0, cols)
+			}
+			flops(b)
+		})
+	}
+	b.Run("dot", func(b *testing.B) {
+		defer func(h bool) { haveKernel = h }(haveKernel)
+		haveKernel = false
 		for b.Loop() {
 			matmul(c, a, n, k, wt, cols, bias, 0, cols)
+		}
+		flops(b)
+	})
+	b.Run("vek-matmul", func(b *testing.B) {
+		for b.Loop() {
+			vek32.MatMul_Into(c, a, w, k)
 		}
 		flops(b)
 	})

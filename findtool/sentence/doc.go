@@ -60,17 +60,29 @@
 // a batch (alone the JS refuses it).
 //
 // Here every matrix is kept transposed so that each output is one dot
-// product of two contiguous rows. The dot products are vek's
-// (github.com/viterin/vek/vek32 Dot: AVX2 and FMA assembly, chosen at run
-// time, a Go loop on a CPU without them); gonum's Sdot (SSE) was used
-// before, 28-29 GFLOPS on one core of an Intel machine, against 7-10 for
-// pure Go loops and 16 for gonum's Sgemm at these shapes. On an AMD EPYC
-// VM vek's Dot is 3.1× gonum's Sdot at 512 floats and 2.9× at 1,536, and
-// Embed (BenchmarkEmbed8Words, old and new binaries alternated three
-// times) went from 4.4-4.8 to 2.9-3.2 ms for 8 words and from 12.2-13.2
-// to 7.7-8.3 ms for 30; what is left streams the 20 MB of weights from
-// memory once per text. Layer 1's last feed-forward
-// matrix is linear, so it multiplies the mean of its inputs once rather
+// product of two contiguous rows. A product of three or more tokens is
+// worked out in blocks of four tokens by three outputs (dot4x3, twelve
+// AVX2 accumulators, in kernel_amd64.s): a block loads 7 vectors for 12
+// fused multiply-adds where one dot product at a time loads 2 for 1. No
+// Go library these machines reach has such a kernel: vek's matrix product
+// (github.com/viterin/vek) goes in axpy order and gonum's Sgemm is pure
+// Go; BenchmarkMatmul has them side by side (11 tokens through the
+// 512 → 1536 matrix on an Intel Xeon VM: the kernel 46-47 GFLOPS, vek's
+// Dot one output at a time 18-25, vek's MatMul 9, a pure Go loop 1.5).
+// TestMatmulKernelMatchesFloat64 holds both paths to a float64 product.
+// Every other product (one token's, or on a CPU without AVX2 and FMA, or
+// built with the purego tag) takes vek's Dot (AVX2 and FMA assembly,
+// chosen at run time, a Go loop on a CPU without them); gonum's Sdot
+// (SSE) was used before, 28-29 GFLOPS on one core of an Intel machine. On
+// an AMD EPYC VM vek's Dot was 3.1× gonum's Sdot at 512 floats and 2.9× at
+// 1,536, and Embed (BenchmarkEmbed8Words, old and new binaries alternated
+// three times) went from 4.4-4.8 to 2.9-3.2 ms for 8 words and from
+// 12.2-13.2 to 7.7-8.3 ms for 30. The kernel took Embed's CPU time on an
+// Intel Xeon VM (alternated three times, -cpu 1) from 5.6-8.0 to 5.1-5.8
+// ms for 8 words (11 tokens) and from 22-28 to 13-15 ms for 30 (40
+// tokens). A short text gains less: its one-row products (the mean's) and
+// each block column's first reading of the 20 MB of weights are left as
+// they were. Layer 1's last feed-forward matrix is linear, so it multiplies the mean of its inputs once rather
 // than each token's (a sixth of the work), which the graph's order of sums
 // gives within float32 rounding.
 //
@@ -79,7 +91,7 @@
 // Against the JS (TestEmbedMatchesTFJS, 53 texts: short, long, past 128
 // tokens, punctuation, NFKC forms, astral code points, scripts the
 // vocabulary lacks, identifiers, unknown words): the largest difference of
-// one component 6.0e-7 (allowed 1e-5); token ids identical for all.
+// one component 5.8e-7 with the kernel, 6.0e-7 before it (allowed 1e-5); token ids identical for all.
 // Embed (BenchmarkEmbed8Words, BenchmarkEmbed30Words, -cpu 1, on a
 // machine whose two cores other work shared, load 4-6): an 8-word query
 // (11 tokens) 4.0 ms of CPU (3.3-9 ms of wall time; the JS on its wasm

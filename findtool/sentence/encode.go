@@ -369,11 +369,44 @@ func (m *Model) attention(ws *workspace, y *layer, n int, qkv, out []float32) {
 // matmul sets columns lo to hi of c (n × cols) to a (n × k) times the
 // transposed matrix wt (cols × k), plus bias.
 func matmul(c, a []float32, n, k int, wt []float32, cols int, bias []float32, lo, hi int) {
+	if haveKernel && n >= 3 && k%8 == 0 {
+		matmulBlocked(c, a, n, k, wt, cols, bias, lo, hi)
+		return
+	}
 	for j := lo; j < hi; j++ {
 		w := wt[j*k : (j+1)*k]
 		b := bias[j]
 		for i := 0; i < n; i++ {
 			c[i*cols+j] = vek32.Dot(a[i*k:(i+1)*k], w) + b
+		}
+	}
+}
+
+// matmulBlocked is matmul in blocks of four rows by three columns, each
+// block one dot4x3: a block loads each weight once for four rows, where
+// a dot product at a time loads it once a row. A last block short of rows
+// or columns repeats the last one: those sums are worked out twice and
+// written twice, the same value. (Below three rows a dot product at a
+// time is as fast.)
+func matmulBlocked(c, a []float32, n, k int, wt []float32, cols int, bias []float32, lo, hi int) {
+	if lo >= hi {
+		return
+	}
+	// The kernel reads k floats from each row it is given, unchecked.
+	_, _ = a[n*k-1], wt[hi*k-1]
+	var out [12]float32
+	for j := lo; j < hi; j += 3 {
+		js := [3]int{j, min(j+1, hi-1), min(j+2, hi-1)}
+		w0, w1, w2 := &wt[js[0]*k], &wt[js[1]*k], &wt[js[2]*k]
+		for i := 0; i < n; i += 4 {
+			is := [4]int{i, min(i+1, n-1), min(i+2, n-1), min(i+3, n-1)}
+			dot4x3(&a[is[0]*k], &a[is[1]*k], &a[is[2]*k], &a[is[3]*k], w0, w1, w2, k, &out)
+			for r, ii := range is {
+				row := c[ii*cols : (ii+1)*cols]
+				for q, jj := range js {
+					row[jj] = out[3*r+q] + bias[jj]
+				}
+			}
 		}
 	}
 }
@@ -391,11 +424,12 @@ func (ws *workspace) matmul(c, a []float32, n, k int, wt []float32, cols int, bi
 		return
 	}
 	step := (cols + p - 1) / p
+	step = (step + 2) / 3 * 3 // whole blocks of matmulBlocked's columns
 	var wg sync.WaitGroup
 	for lo := step; lo < cols; lo += step {
 		wg.Go(func() { matmul(c, a, n, k, wt, cols, bias, lo, min(lo+step, cols)) })
 	}
-	matmul(c, a, n, k, wt, cols, bias, 0, step)
+	matmul(c, a, n, k, wt, cols, bias, 0, min(step, cols))
 	wg.Wait()
 }
 
