@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/codemode-dev/codemode/ir"
 )
@@ -186,11 +187,14 @@ type Index struct {
 	sen      *sentences       // nil without a sentence encoder (WithSentences)
 	// assoc is the learned word associations (associations).
 	assoc map[string][]association
+	// scratches are searchScratch values (shared by the copies With...
+	// makes: they index the same tools).
+	scratches *sync.Pool
 }
 
 // New indexes docs. Docs with a nil Tool are skipped.
 func New(docs []Doc) *Index {
-	x := &Index{pairs: map[string][]int32{}, postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}, idf: map[string]float64{}, assoc: associations()}
+	x := &Index{pairs: map[string][]int32{}, postings: map[string][]posting{}, byName: map[string]int{}, bare: map[string][]int{}, idf: map[string]float64{}, assoc: associations(), scratches: &sync.Pool{}}
 	type fieldTerms [numFields]map[string]int
 	var tfs []fieldTerms
 	phrases := map[string]map[string]int{} // initials → phrase → count
@@ -437,9 +441,12 @@ func (x *Index) Search(query string, k int) []Hit {
 		queryIDF += x.idf[w]
 	}
 	queryIDF /= float64(max(len(terms), 1))
-	acc := make([]float64, len(x.docs))
-	nameHits := make([]float64, len(x.docs)) // name terms matched, weighted
-	var touched []int32
+	sc := x.scratch(len(x.docs))
+	defer x.done(sc)
+	acc := sc.acc
+	nameHits := sc.nameHits // name terms matched, weighted
+	touched := sc.touched[:0]
+	defer func() { sc.touched = touched }()
 	// A word that is as often a noun, said as the query's verb ("file an
 	// issue", "post a message"), counts less in a tool whose name does not
 	// use it as its verb (create_or_update_file).
@@ -480,7 +487,7 @@ func (x *Index) Search(query string, k int) []Hit {
 	intent := queryAction(query)
 	plural := pluralObject(query)
 	denominal := denominalVerb(query, intent)
-	hits := make([]Hit, 0, len(touched))
+	hits := sc.hits[:0]
 	top := 0.0
 	for _, i := range touched {
 		d := x.docs[i]
@@ -537,13 +544,14 @@ func (x *Index) Search(query string, k int) []Hit {
 		hits = append(hits, Hit{Service: d.Service, Tool: d.Tool, Score: score})
 		top = max(top, score)
 	}
+	sc.hits = hits
 	// With word vectors, the lexical score plus a little of the tool's
 	// likeness in meaning to the query, in units of the best score (so
 	// scores stay in the lexical ranking's units).
 	if x.sem != nil && top > 0 {
-		if dense := x.sem.dense(raw); dense != nil {
-			for j, i := range touched {
-				hits[j].Score += denseWeight * top * dense[i]
+		if dense := x.sem.dense(raw, touched); dense != nil {
+			for j, d := range dense {
+				hits[j].Score += denseWeight * top * d
 			}
 		}
 	}
@@ -573,7 +581,36 @@ func (x *Index) Search(query string, k int) []Hit {
 		return top
 	}
 	sort.Slice(hits, func(a, b int) bool { return better(hits[a], hits[b]) })
+	sc.hits = nil // the caller's now
 	return hits[:k]
+}
+
+// searchScratch is what one search works in, kept for the next (pooled):
+// a search over thousands of tools would otherwise allocate a few hundred
+// kilobytes, which the garbage collector pays for in proportion.
+type searchScratch struct {
+	acc, nameHits []float64 // per tool; zero but where touched says
+	touched       []int32
+	hits          []Hit
+}
+
+// scratch is a zeroed searchScratch for n tools.
+func (x *Index) scratch(n int) *searchScratch {
+	if sc, ok := x.scratches.Get().(*searchScratch); ok && len(sc.acc) == n {
+		return sc
+	}
+	return &searchScratch{acc: make([]float64, n), nameHits: make([]float64, n)}
+}
+
+// done zeroes what sc's search touched and keeps sc for another.
+func (x *Index) done(sc *searchScratch) {
+	for _, i := range sc.touched {
+		sc.acc[i], sc.nameHits[i] = 0, 0
+	}
+	sc.touched = sc.touched[:0]
+	clear(sc.hits) // no Tool kept alive by the pool
+	sc.hits = sc.hits[:0]
+	x.scratches.Put(sc)
 }
 
 // Matcher reports whether a name or word shares a search term with query.

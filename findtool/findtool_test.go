@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/codemode-dev/codemode/ir"
@@ -323,4 +325,37 @@ func TestSearchOfOneLongWord(t *testing.T) {
 	for _, q := range []string{strings.Repeat("a", 1<<20), strings.Repeat("é", 1<<19), "create " + strings.Repeat("issue", 1<<18)} {
 		x.Search(q, 8)
 	}
+}
+
+// TestSearchKeepsNothingBetweenSearches: a search works in scratch space
+// kept for the next one; whatever order searches come in, each one's hits
+// (every match, with scores) are those of the same search on a fresh
+// index, also from many goroutines at once.
+func TestSearchKeepsNothingBetweenSearches(t *testing.T) {
+	docs := corpusDocs(t, "")
+	queries := []string{"create an issue on github", "take a screenshot of the page", "list", "delete the branch", "zzzz nothing matches"}
+	want := map[string][]Hit{}
+	for _, q := range queries {
+		want[q] = New(docs).Search(q, 0)
+	}
+	x := New(docs)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 3 * len(queries) {
+				q := queries[(i+g)%len(queries)]
+				k := []int{0, 8, 1}[i%3]
+				got := x.Search(q, k)
+				w := want[q]
+				if k > 0 && k < len(w) {
+					w = w[:k]
+				}
+				if !slices.Equal(got, w) {
+					t.Errorf("Search(%q, %d) after other searches = %v, want %v", q, k, names(got), names(w))
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -96,22 +96,24 @@ func (s *semantic) mean(words []string) []float32 {
 	return out
 }
 
-// dense is each tool's dense score for the raw query words: the cosine of
-// the means above denseFloor, rescaled to 0..1; nil when the query has no
-// word with a vector.
-func (s *semantic) dense(query []string) []float64 {
+// dense is the dense score of each of docs for the raw query words, in
+// docs' order: the cosine of the means above denseFloor, rescaled to 0..1;
+// nil when the query has no word with a vector. Only the tools the words
+// touched are scored: the others get no score to add to.
+func (s *semantic) dense(query []string, docs []int32) []float64 {
 	qv := s.mean(query)
 	if qv == nil {
 		return nil
 	}
-	out := make([]float64, len(s.docVec))
-	for i, dv := range s.docVec {
+	out := make([]float64, len(docs))
+	for j, i := range docs {
+		dv := s.docVec[i]
 		if dv == nil {
 			continue
 		}
 		c := vek32.Dot(qv, dv)
 		if float64(c) > denseFloor {
-			out[i] = (float64(c) - denseFloor) / (1 - denseFloor)
+			out[j] = (float64(c) - denseFloor) / (1 - denseFloor)
 		}
 	}
 	return out

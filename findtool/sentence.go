@@ -171,17 +171,37 @@ func (s *sentences) fuse(q []float32, docs []int32, hits []Hit) {
 	for _, h := range hits {
 		top = max(top, h.Score)
 	}
-	for j, i := range docs {
-		dv := s.docVec[i]
-		if dv == nil {
-			continue
-		}
-		// A SIMD dot product (vek's AVX2 kernel where the CPU has it): a
-		// scalar loop here was a tenth of a search's CPU over thousands
-		// of touched tools.
-		c := vek32.Dot(qv, dv)
-		if float64(c) > sentenceFloor {
-			hits[j].Score += sentenceWeight * top * (float64(c) - sentenceFloor) / (1 - sentenceFloor)
+	add := func(lo, hi int) {
+		for j, i := range docs[lo:hi] {
+			dv := s.docVec[i]
+			if dv == nil {
+				continue
+			}
+			// A SIMD dot product (vek's AVX2 kernel where the CPU has it):
+			// a scalar loop here was a tenth of a search's CPU over
+			// thousands of touched tools.
+			c := vek32.Dot(qv, dv)
+			if float64(c) > sentenceFloor {
+				hits[lo+j].Score += sentenceWeight * top * (float64(c) - sentenceFloor) / (1 - sentenceFloor)
+			}
 		}
 	}
+	// Thousands of tools are megabytes of vectors to read: with the query
+	// embedded, the other cores are idle, so each reads a share.
+	parts := min(runtime.GOMAXPROCS(0), len(docs)/fuseShare)
+	if parts <= 1 {
+		add(0, len(docs))
+		return
+	}
+	step := (len(docs) + parts - 1) / parts
+	var wg sync.WaitGroup
+	for lo := step; lo < len(docs); lo += step {
+		wg.Go(func() { add(lo, min(lo+step, len(docs))) })
+	}
+	add(0, step)
+	wg.Wait()
 }
+
+// fuseShare is the fewest tools whose sentence cosines fuse hands to a
+// goroutine of their own.
+const fuseShare = 1024
