@@ -28,6 +28,10 @@ type Finder struct {
 	byWire map[toolKey]found
 	shapes *Shapes
 	count  int
+	// outputs is each tool's described output schema, worked out once
+	// (*manifest.Tool → string): with its $refs resolved it is the same
+	// in every answer that shows the tool.
+	outputs sync.Map
 }
 
 type toolKey struct {
@@ -363,23 +367,12 @@ func OptionalArgs(t *manifest.Tool, matches func(string) bool) string {
 // last saw, else says it is unknown.
 func (f *Finder) Returns(service ir.ServiceName, t *manifest.Tool) string {
 	if t.Output != nil {
-		var defs map[string]any
-		if fd, ok := f.byWire[toolKey{service, t.Wire}]; ok {
-			defs = fd.svc.Defs
+		if s, ok := f.outputs.Load(t); ok {
+			return s.(string)
 		}
-		shape := SchemaShape(inlineRefs(t.Output, defs, refDepth))
-		// A $ref'd result is a named type in the stub ("-> Pet"): say
-		// its name with its shape.
-		if _, isRef := t.Output["$ref"]; !isRef {
-			return shape
-		}
-		if ret := returnType(t.Signature); ret != "" && ret != "Any" && shape != ret {
-			if shape == "Any" {
-				return ret
-			}
-			return ret + " " + shape
-		}
-		return shape
+		s := f.outputShape(service, t)
+		f.outputs.Store(t, s)
+		return s
 	}
 	if t.Observed != nil {
 		// gen typed the stub's return from results seen ("-> PageResult").
@@ -395,6 +388,27 @@ func (f *Finder) Returns(service ir.ServiceName, t *manifest.Tool) string {
 		}
 	}
 	return "unknown (no output schema and not seen yet): print a small part first, e.g. print(str(r)[:300])"
+}
+
+// outputShape is Returns for a tool with an output schema.
+func (f *Finder) outputShape(service ir.ServiceName, t *manifest.Tool) string {
+	var defs map[string]any
+	if fd, ok := f.byWire[toolKey{service, t.Wire}]; ok {
+		defs = fd.svc.Defs
+	}
+	shape := SchemaShape(inlineRefs(t.Output, defs, refDepth))
+	// A $ref'd result is a named type in the stub ("-> Pet"): say
+	// its name with its shape.
+	if _, isRef := t.Output["$ref"]; !isRef {
+		return shape
+	}
+	if ret := returnType(t.Signature); ret != "" && ret != "Any" && shape != ret {
+		if shape == "Any" {
+			return ret
+		}
+		return ret + " " + shape
+	}
+	return shape
 }
 
 // refDepth is how many $refs deep a result's shape is resolved.
