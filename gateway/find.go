@@ -371,7 +371,9 @@ func (f *Finder) Returns(service ir.ServiceName, t *manifest.Tool) string {
 			return s.(string)
 		}
 		s := f.outputShape(service, t)
-		f.outputs.Store(t, s)
+		if fd, ok := f.byWire[toolKey{service, t.Wire}]; ok && fd.tool == t {
+			f.outputs.Store(t, s) // only the Finder's own tools: bounded
+		}
 		return s
 	}
 	if t.Observed != nil {
