@@ -40,6 +40,7 @@ var GoalBenchmarks = []struct{ Pkg, Pattern, Benchtime string }{
 	{"./parse", "^BenchmarkReadManifest$", "3x"},
 	{"./runtime", "^(BenchmarkRunCodeFloor|BenchmarkCallOverhead|BenchmarkTimeLimitLateness)$", "10x"},
 	{"./runtime", "^BenchmarkPoolUnderLoad$", "3x"},
+	{"./gateway", "^BenchmarkFindEval$", "1000x"},
 }
 
 var goalMetrics = []goalMetric{
@@ -63,6 +64,8 @@ var goalMetrics = []goalMetric{
 	{"hand-out wait p50, 32 programs at once", "./runtime", "BenchmarkPoolUnderLoad", "p50-ms@32", " ms", 0},
 	{"hand-out wait p99, 32 programs at once", "./runtime", "BenchmarkPoolUnderLoad", "p99-ms@32", " ms", 0},
 	{"workers the pool keeps after 32 programs at once (4 at rest, grows to 16 while programs wait)", "./runtime", "BenchmarkPoolUnderLoad", "kept@32", " workers", 0},
+	{"find_tool search and answer p50 over the 5,892-tool evaluation pack, words only (issue 14)", "./gateway", "BenchmarkFindEval/words", "p50-ms", " ms", 0},
+	{"find_tool search and answer p50 over the 5,892-tool evaluation pack, with word vectors and the sentence encoder (issue 14)", "./gateway", "BenchmarkFindEval/sentences", "p50-ms", " ms", 5},
 }
 
 // Goals reads every goal from the Go benchmarks' results, and the stub
