@@ -446,7 +446,6 @@ func (x *Index) Search(query string, k int) []Hit {
 	acc := sc.acc
 	nameHits := sc.nameHits // name terms matched, weighted
 	touched := sc.touched[:0]
-	defer func() { sc.touched = touched }()
 	// A word that is as often a noun, said as the query's verb ("file an
 	// issue", "post a message"), counts less in a tool whose name does not
 	// use it as its verb (create_or_update_file).
@@ -484,6 +483,7 @@ func (x *Index) Search(query string, k int) []Hit {
 			}
 		}
 	}
+	sc.touched = touched // for done to zero; complete from here
 	intent := queryAction(query)
 	plural := pluralObject(query)
 	denominal := denominalVerb(query, intent)

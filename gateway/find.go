@@ -370,8 +370,13 @@ func (f *Finder) Returns(service ir.ServiceName, t *manifest.Tool) string {
 		if s, ok := f.outputs.Load(t); ok {
 			return s.(string)
 		}
-		s := f.outputShape(service, t)
-		if fd, ok := f.byWire[toolKey{service, t.Wire}]; ok && fd.tool == t {
+		fd, own := f.byWire[toolKey{service, t.Wire}]
+		var defs map[string]any
+		if own {
+			defs = fd.svc.Defs
+		}
+		s := outputShape(t, defs)
+		if own && fd.tool == t {
 			f.outputs.Store(t, s) // only the Finder's own tools: bounded
 		}
 		return s
@@ -392,12 +397,9 @@ func (f *Finder) Returns(service ir.ServiceName, t *manifest.Tool) string {
 	return "unknown (no output schema and not seen yet): print a small part first, e.g. print(str(r)[:300])"
 }
 
-// outputShape is Returns for a tool with an output schema.
-func (f *Finder) outputShape(service ir.ServiceName, t *manifest.Tool) string {
-	var defs map[string]any
-	if fd, ok := f.byWire[toolKey{service, t.Wire}]; ok {
-		defs = fd.svc.Defs
-	}
+// outputShape is Returns for a tool with an output schema, its $refs
+// resolved in defs (its service's definitions).
+func outputShape(t *manifest.Tool, defs map[string]any) string {
 	shape := SchemaShape(inlineRefs(t.Output, defs, refDepth))
 	// A $ref'd result is a named type in the stub ("-> Pet"): say
 	// its name with its shape.
