@@ -14,19 +14,40 @@ import (
 // beforehand (see marshalIndented), are copied in where they stand, and
 // the small structs between (a source, security schemes, annotations, an
 // HTTP operation, enrichment decisions) are left to encoding/json and
-// indented. TestFrameKnowsEveryField fails when a struct gains a field.
+// indented. The schemas are not copied in as it goes: it marks where
+// each stands (at), so it can run while they are written, and join puts
+// frame and schemas together. TestFrameKnowsEveryField fails when a
+// struct gains a field.
 type frameWriter struct {
-	b      []byte
-	depth  int
-	first  bool     // no member written yet in the innermost container
-	pieces [][]byte // the schemas, in the order they stand
-	next   int
-	err    error
+	b     []byte
+	depth int
+	first bool  // no member written yet in the innermost container
+	at    []int // where in b each schema stands, in order
+	err   error
+}
+
+// piece marks that the next schema stands here.
+func (w *frameWriter) piece() { w.at = append(w.at, len(w.b)) }
+
+// join is the frame with the schemas (pieces, in the order they stand)
+// where it marked them, in one buffer of the size they make.
+func (w *frameWriter) join(pieces [][]byte) []byte {
+	n := len(w.b)
+	for _, p := range pieces {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	from := 0
+	for i, at := range w.at {
+		out = append(append(out, w.b[from:at]...), pieces[i]...)
+		from = at
+	}
+	return append(out, w.b[from:]...)
 }
 
 // standing calls f with each schema that stands as its own piece, in
-// order, and the nesting it stands at: what frameWriter.schema and
-// frameWriter.defs take from pieces. A service's defs are a piece each
+// order, and the nesting it stands at: where frameWriter.schema and
+// frameWriter.defs mark a piece. A service's defs are a piece each
 // (sorted by name; the frame writes the object around them): written as
 // one, they were a tenth of the manifest's schemas on one goroutine, in a
 // buffer grown a quarter at a time.
@@ -127,8 +148,7 @@ func (w *frameWriter) schema(k string, s map[string]any, omitEmpty bool) {
 	case len(s) == 0:
 		w.b = append(w.b, '{', '}')
 	default:
-		w.b = append(w.b, w.pieces[w.next]...)
-		w.next++
+		w.piece()
 	}
 }
 
@@ -142,8 +162,7 @@ func (w *frameWriter) defs(defs map[string]any) {
 	w.open('{')
 	for _, k := range slices.Sorted(maps.Keys(defs)) {
 		w.key(k)
-		w.b = append(w.b, w.pieces[w.next]...)
-		w.next++
+		w.piece()
 	}
 	w.close('}')
 }
