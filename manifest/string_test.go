@@ -33,6 +33,12 @@ func TestAppendStringIsEncodingJSON(t *testing.T) {
 	for c := range 256 {
 		checkString(t, string([]byte{byte(c)}))
 		checkString(t, "ab"+string([]byte{byte(c)})+"cd")
+		// at every place of the eight bytes read at once, and after
+		for at := range 19 {
+			b := []byte(strings.Repeat("plain~ ", 3))
+			b[at] = byte(c)
+			checkString(t, string(b))
+		}
 	}
 	for _, s := range []string{
 		"", "<a & b>", "\u2028\u2029", "é\xffé", "\xe2\x80", "\xe2\x80\xa8x", "\"\\\"", "\x00\x1f\x7f",
