@@ -24,6 +24,9 @@ type pattern struct {
 	need []string // folded (see fold); nil: no prefilter, always run
 	// all is every set, the most selective first, as bytes.
 	all []clause
+	// lead is what every match starts with, nil when there is nothing
+	// to name (see leads).
+	lead *leads
 }
 
 // A clause is a set of folded literals one of which a text must contain;
@@ -64,6 +67,9 @@ func mustCompile(expr string) *pattern {
 			}
 			p.all = append(p.all, c)
 		}
+	}
+	if re, err := syntax.Parse(expr, syntax.Perl); err == nil {
+		p.lead = newLeads(expr, re)
 	}
 	patterns = append(patterns, p)
 	return p
@@ -402,8 +408,9 @@ func appendFold(b []byte, s string) []byte {
 // a buffer last folded is most often the next one asked for: it is
 // folded once, not once per pattern.
 type folded struct {
-	text string
-	fold []byte
+	text  string
+	fold  []byte
+	ascii bool // text has no byte past ASCII: fold is aligned with it
 	// pairs has a bit set for each two adjacent bytes of fold: a literal
 	// with a pair not in it is not in fold, known without a search.
 	pairs [1 << 16 / 64]uint64
@@ -415,7 +422,7 @@ func (b *folded) refold(s string) {
 		k := pair(b.fold[i], b.fold[i+1])
 		b.pairs[k/64] = 0
 	}
-	b.text, b.fold = s, appendFold(b.fold[:0], s)
+	b.text, b.fold, b.ascii = s, appendFold(b.fold[:0], s), isASCII(s)
 	for i := 0; i+1 < len(b.fold); i++ {
 		k := pair(b.fold[i], b.fold[i+1])
 		b.pairs[k/64] |= 1 << (k % 64)
@@ -475,55 +482,122 @@ next:
 	return false
 }
 
+// scan is the regexp's submatch indexes of up to n matches of s (all
+// when n < 0), found by the pattern's leads; ok is false when it has
+// none or s is not ASCII, and the regexp must search itself.
+func (p *pattern) scan(s string, n int) (ms [][]int, ok bool) {
+	if p.lead == nil {
+		return nil, false
+	}
+	b := foldBufs.Get().(*folded)
+	if b.text != s || len(b.fold) == 0 {
+		b.refold(s)
+	}
+	if !b.ascii {
+		foldBufs.Put(b)
+		return nil, false
+	}
+	var buf [16]int
+	at := p.lead.places(buf[:0], b.fold)
+	foldBufs.Put(b)
+	end := 0
+	for _, i := range at {
+		if n >= 0 && len(ms) == n {
+			break
+		}
+		if i < end {
+			continue
+		}
+		if m := p.lead.matchAt(s, i); m != nil {
+			ms = append(ms, m)
+			end = m[1]
+		}
+	}
+	return ms, true
+}
+
+// submatches is the strings of s that m indexes ("" where a group took
+// no part), as FindStringSubmatch gives them.
+func submatches(s string, m []int) []string {
+	out := make([]string, len(m)/2)
+	for i := range out {
+		if m[2*i] >= 0 {
+			out[i] = s[m[2*i]:m[2*i+1]]
+		}
+	}
+	return out
+}
+
 func (p *pattern) MatchString(s string) bool {
-	return p.may(s) && p.Regexp.MatchString(s)
+	if !p.may(s) {
+		return false
+	}
+	if ms, ok := p.scan(s, 1); ok {
+		return len(ms) > 0
+	}
+	return p.Regexp.MatchString(s)
 }
 
 func (p *pattern) FindString(s string) string {
-	if !p.may(s) {
-		return ""
+	if m := p.FindStringIndex(s); m != nil {
+		return s[m[0]:m[1]]
 	}
-	return p.Regexp.FindString(s)
+	return ""
 }
 
 func (p *pattern) FindStringIndex(s string) []int {
-	if !p.may(s) {
-		return nil
+	if m := p.FindStringSubmatchIndex(s); m != nil {
+		return m[:2:2]
 	}
-	return p.Regexp.FindStringIndex(s)
+	return nil
 }
 
 func (p *pattern) FindStringSubmatch(s string) []string {
-	if !p.may(s) {
-		return nil
+	if m := p.FindStringSubmatchIndex(s); m != nil {
+		return submatches(s, m)
 	}
-	return p.Regexp.FindStringSubmatch(s)
+	return nil
 }
 
 func (p *pattern) FindStringSubmatchIndex(s string) []int {
 	if !p.may(s) {
 		return nil
 	}
+	if ms, ok := p.scan(s, 1); ok {
+		if len(ms) == 0 {
+			return nil
+		}
+		return ms[0]
+	}
 	return p.Regexp.FindStringSubmatchIndex(s)
 }
 
 func (p *pattern) FindAllStringIndex(s string, n int) [][]int {
-	if !p.may(s) {
-		return nil
+	ms := p.FindAllStringSubmatchIndex(s, n)
+	for i, m := range ms {
+		ms[i] = m[:2:2]
 	}
-	return p.Regexp.FindAllStringIndex(s, n)
+	return ms
 }
 
 func (p *pattern) FindAllStringSubmatch(s string, n int) [][]string {
-	if !p.may(s) {
+	ms := p.FindAllStringSubmatchIndex(s, n)
+	if ms == nil {
 		return nil
 	}
-	return p.Regexp.FindAllStringSubmatch(s, n)
+	out := make([][]string, len(ms))
+	for i, m := range ms {
+		out[i] = submatches(s, m)
+	}
+	return out
 }
 
 func (p *pattern) FindAllStringSubmatchIndex(s string, n int) [][]int {
-	if !p.may(s) {
+	if n == 0 || !p.may(s) {
 		return nil
+	}
+	if ms, ok := p.scan(s, n); ok {
+		return ms
 	}
 	return p.Regexp.FindAllStringSubmatchIndex(s, n)
 }
