@@ -27,6 +27,29 @@ type pattern struct {
 	// lead is what every match starts with, nil when there is nothing
 	// to name (see leads).
 	lead *leads
+	// anchored is true when every match starts at the text's start (^
+	// without (?m), or \A): neither filter nor leads pay there.
+	anchored bool
+}
+
+// atStart says whether every match of re starts at the text's start.
+func atStart(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpBeginText:
+		return true
+	case syntax.OpCapture:
+		return atStart(re.Sub[0])
+	case syntax.OpConcat:
+		return len(re.Sub) > 0 && atStart(re.Sub[0])
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if !atStart(s) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // A clause is a set of folded literals one of which a text must contain;
@@ -44,7 +67,13 @@ var patterns []*pattern
 // mustCompile is regexp.MustCompile with a prefilter.
 func mustCompile(expr string) *pattern {
 	p := &pattern{Regexp: regexp.MustCompile(expr)}
-	if re, err := syntax.Parse(expr, syntax.Perl); err == nil {
+	if re, err := syntax.Parse(expr, syntax.Perl); err == nil && atStart(re) {
+		// Tried at the text's start alone: the regexp looks at no more
+		// than it matches, and folding the text to filter it (most often
+		// what follows a match, a new text each time) looked at all of
+		// it.
+		p.anchored = true
+	} else if err == nil {
 		sets := sortSets(needAll(re))
 		if n, ok := needs(re); ok && !slices.Contains(n, "") && !slices.ContainsFunc(sets, func(o []string) bool { return slices.Equal(o, n) }) {
 			// The one set needs finds, even one sortSets would not
@@ -68,7 +97,7 @@ func mustCompile(expr string) *pattern {
 			p.all = append(p.all, c)
 		}
 	}
-	if re, err := syntax.Parse(expr, syntax.Perl); err == nil {
+	if re, err := syntax.Parse(expr, syntax.Perl); err == nil && !p.anchored {
 		p.lead = newLeads(expr, re)
 	}
 	patterns = append(patterns, p)
