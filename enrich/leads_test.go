@@ -7,7 +7,8 @@ import (
 )
 
 // checkLeads fails when a pattern's leads find other matches in s than
-// its regexp does (all of them, the first, whether there is one).
+// its regexp does (all of them, the first two, the first, whether there
+// is one).
 func checkLeads(t *testing.T, p *pattern, s string) {
 	t.Helper()
 	if got, want := p.FindAllStringSubmatchIndex(s, -1), p.Regexp.FindAllStringSubmatchIndex(s, -1); !reflect.DeepEqual(got, want) {
@@ -15,6 +16,12 @@ func checkLeads(t *testing.T, p *pattern, s string) {
 	}
 	if got, want := p.FindStringSubmatch(s), p.Regexp.FindStringSubmatch(s); !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s on %q: leads find first %q, the regexp %q", p, s, got, want)
+	}
+	if got, want := p.FindAllStringIndex(s, 2), p.Regexp.FindAllStringIndex(s, 2); !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s on %q: leads find the first two at %v, the regexp %v", p, s, got, want)
+	}
+	if got, want := p.FindString(s), p.Regexp.FindString(s); got != want {
+		t.Fatalf("%s on %q: leads find %q first, the regexp %q", p, s, got, want)
 	}
 	if got, want := p.MatchString(s), p.Regexp.MatchString(s); got != want {
 		t.Fatalf("%s on %q: leads match %v, the regexp %v", p, s, got, want)

@@ -67,13 +67,16 @@ var patterns []*pattern
 // mustCompile is regexp.MustCompile with a prefilter.
 func mustCompile(expr string) *pattern {
 	p := &pattern{Regexp: regexp.MustCompile(expr)}
-	if re, err := syntax.Parse(expr, syntax.Perl); err == nil && atStart(re) {
+	re, err := syntax.Parse(expr, syntax.Perl)
+	switch {
+	case err != nil:
+	case atStart(re):
 		// Tried at the text's start alone: the regexp looks at no more
 		// than it matches, and folding the text to filter it (most often
 		// what follows a match, a new text each time) looked at all of
 		// it.
 		p.anchored = true
-	} else if err == nil {
+	default:
 		sets := sortSets(needAll(re))
 		if n, ok := needs(re); ok && !slices.Contains(n, "") && !slices.ContainsFunc(sets, func(o []string) bool { return slices.Equal(o, n) }) {
 			// The one set needs finds, even one sortSets would not
@@ -96,8 +99,6 @@ func mustCompile(expr string) *pattern {
 			}
 			p.all = append(p.all, c)
 		}
-	}
-	if re, err := syntax.Parse(expr, syntax.Perl); err == nil && !p.anchored {
 		p.lead = newLeads(expr, re)
 	}
 	patterns = append(patterns, p)
@@ -567,58 +568,93 @@ func (p *pattern) MatchString(s string) bool {
 	return p.Regexp.MatchString(s)
 }
 
+// first is the submatch indexes of the first match of s by the
+// pattern's leads (nil when there is none); ok as for scan.
+func (p *pattern) first(s string) (m []int, ok bool) {
+	ms, ok := p.scan(s, 1)
+	if len(ms) > 0 {
+		m = ms[0]
+	}
+	return m, ok
+}
+
 func (p *pattern) FindString(s string) string {
-	if m := p.FindStringIndex(s); m != nil {
+	if !p.may(s) {
+		return ""
+	}
+	if m, ok := p.first(s); ok {
+		if m == nil {
+			return ""
+		}
 		return s[m[0]:m[1]]
 	}
-	return ""
+	return p.Regexp.FindString(s)
 }
 
 func (p *pattern) FindStringIndex(s string) []int {
-	if m := p.FindStringSubmatchIndex(s); m != nil {
+	if !p.may(s) {
+		return nil
+	}
+	if m, ok := p.first(s); ok {
+		if m == nil {
+			return nil
+		}
 		return m[:2:2]
 	}
-	return nil
+	return p.Regexp.FindStringIndex(s)
 }
 
 func (p *pattern) FindStringSubmatch(s string) []string {
-	if m := p.FindStringSubmatchIndex(s); m != nil {
+	if !p.may(s) {
+		return nil
+	}
+	if m, ok := p.first(s); ok {
+		if m == nil {
+			return nil
+		}
 		return submatches(s, m)
 	}
-	return nil
+	return p.Regexp.FindStringSubmatch(s)
 }
 
 func (p *pattern) FindStringSubmatchIndex(s string) []int {
 	if !p.may(s) {
 		return nil
 	}
-	if ms, ok := p.scan(s, 1); ok {
-		if len(ms) == 0 {
-			return nil
-		}
-		return ms[0]
+	if m, ok := p.first(s); ok {
+		return m
 	}
 	return p.Regexp.FindStringSubmatchIndex(s)
 }
 
 func (p *pattern) FindAllStringIndex(s string, n int) [][]int {
-	ms := p.FindAllStringSubmatchIndex(s, n)
-	for i, m := range ms {
-		ms[i] = m[:2:2]
+	if n == 0 || !p.may(s) {
+		return nil
 	}
-	return ms
+	if ms, ok := p.scan(s, n); ok {
+		for i, m := range ms {
+			ms[i] = m[:2:2]
+		}
+		return ms
+	}
+	return p.Regexp.FindAllStringIndex(s, n)
 }
 
 func (p *pattern) FindAllStringSubmatch(s string, n int) [][]string {
-	ms := p.FindAllStringSubmatchIndex(s, n)
-	if ms == nil {
+	if n == 0 || !p.may(s) {
 		return nil
 	}
-	out := make([][]string, len(ms))
-	for i, m := range ms {
-		out[i] = submatches(s, m)
+	if ms, ok := p.scan(s, n); ok {
+		if ms == nil {
+			return nil
+		}
+		out := make([][]string, len(ms))
+		for i, m := range ms {
+			out[i] = submatches(s, m)
+		}
+		return out
 	}
-	return out
+	return p.Regexp.FindAllStringSubmatch(s, n)
 }
 
 func (p *pattern) FindAllStringSubmatchIndex(s string, n int) [][]int {
