@@ -59,6 +59,10 @@ type handler struct {
 	// (check lets go of it around the upstream call).
 	mu       sync.Mutex
 	inflight int // calls whose request is out
+	// cut is the first call whose request the time limit stopped while
+	// it was out, and how long it had waited for its upstream.
+	cut       string
+	cutWaited time.Duration
 	futures  map[uint32]*future
 	wake     chan struct{} // an aio call is done
 	wg       sync.WaitGroup
@@ -394,6 +398,9 @@ func (h *handler) do(ctx context.Context, e *toolEntry, args map[string]any) (ou
 		ev.Status, ev.Message, ev.Reason = StatusRefused, err.Error(), ReasonLimit
 	case errors.Is(err, context.DeadlineExceeded):
 		ev.Status, ev.Message = StatusCut, "the time limit stopped the run during this call"
+		if tr.sent && h.cut == "" {
+			h.cut, h.cutWaited = e.call(), tr.took
+		}
 	case errors.Is(err, context.Canceled) && context.Cause(ctx) != nil && !errors.Is(context.Cause(ctx), context.Canceled):
 		// Stopped for a stated cause (a gateway's drain timeout).
 		ev.Status, ev.Message = StatusCut, "the run was stopped during this call: "+context.Cause(ctx).Error()

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,19 +39,27 @@ func withBlockingEverything(t testing.TB, limit time.Duration) (*runtime.Runtime
 }
 
 // TestTimeLimitCutsHostCall: a program waiting on an upstream call past its
-// time limit is stopped by the time limit, and the upstream call's context
-// is cancelled at the program's deadline (not left running).
+// time limit is stopped by the time limit, which names the call, and the
+// upstream call's context is cancelled at the program's deadline (not left
+// running).
 func TestTimeLimitCutsHostCall(t *testing.T) {
 	rt, u := withBlockingEverything(t, 300*time.Millisecond)
 	res := run(t, rt, "print('before')\napi.everything.echo(message='x')\nprint('after')\n")
 	if res.Limit != "time" {
 		t.Fatalf("limit = %q (%s), want time", res.Limit, res.Error)
 	}
-	// The call it waited on was long: the hint names the primitive for that.
-	const want = "LimitError: time limit (300ms) exceeded; the program was stopped. Make fewer or smaller calls, or filter less data per program." +
+	// The error names the call it was waiting on and for how long; the
+	// call was long: the hint names the primitive for that.
+	const head = "LimitError: time limit (300ms) exceeded while api.everything.echo had waited "
+	const tail = " for its upstream; the program was stopped. Make fewer or smaller calls, or filter less data per program." +
 		"\nHint: " + wantJobsHint + "."
-	if res.Error != want {
-		t.Errorf("error = %q, want %q", res.Error, want)
+	waited, okHead := strings.CutPrefix(res.Error, head)
+	waited, okTail := strings.CutSuffix(waited, tail)
+	if !okHead || !okTail {
+		t.Fatalf("error = %q, want %q<duration>%q", res.Error, head, tail)
+	}
+	if d, err := time.ParseDuration(waited); err != nil || d <= 200*time.Millisecond || d > 300*time.Millisecond {
+		t.Errorf("waited %q (%v), want the time to the limit", waited, err)
 	}
 	var le *runtime.LimitError
 	if !errors.As(res.Err, &le) || le.Limit != "time" {

@@ -424,12 +424,12 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Error = "cancelled: the run was cancelled; the program made no more calls"
 		res.Err = ctx.Err()
 	case err != nil && rctx.Err() != nil:
-		res.setLimit(string(monty.LimitTime), limitMessage(&monty.Outcome{Limit: monty.LimitTime}, r.limits))
+		res.setLimit(string(monty.LimitTime), limitMessage(&monty.Outcome{Limit: monty.LimitTime}, r.limits, h.waitedOn()))
 	case errors.As(err, new(*checkerError)):
 		res.Error = err.Error()
 		res.Err = &TypeCheckError{Message: res.Error}
 	case err != nil && errors.Is(err, monty.ErrMemoryLimit):
-		res.setLimit(string(monty.LimitMemory), limitMessage(&monty.Outcome{Limit: monty.LimitMemory}, r.limits))
+		res.setLimit(string(monty.LimitMemory), limitMessage(&monty.Outcome{Limit: monty.LimitMemory}, r.limits, ""))
 	case err != nil:
 		res.WorkerDied = true
 		res.Error = "the sandbox worker died while running the program (" + err.Error() + "); it was replaced. " + completedCalls(res.Calls)
@@ -438,7 +438,7 @@ func (r *Runtime) Run(ctx context.Context, session, code string) (*Result, error
 		res.Error = "Type check failed, nothing ran:\n" + hintTyping(out.TypingError, code, r)
 		res.Err = &TypeCheckError{Message: res.Error, Checker: out.TypingError}
 	case out.Limit != "":
-		res.setLimit(string(out.Limit), limitMessage(out, r.limits))
+		res.setLimit(string(out.Limit), limitMessage(out, r.limits, h.waitedOn()))
 	case out.Exception != nil:
 		res.Error = formatException(out.Exception, r)
 		res.Err = &ProgramError{Type: out.Exception.Type, Message: res.Error}
@@ -644,6 +644,18 @@ func (r *Runtime) inputs() []monty.NamedValue {
 	return in
 }
 
+// waitedOn names the call the time limit stopped while its request was
+// out, with how long it had waited ("" when none): a slow upstream, not
+// the program's own work, is then what to move into a job.
+func (h *handler) waitedOn() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.cut == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s had waited %s for its upstream", h.cut, h.cutWaited.Round(time.Millisecond))
+}
+
 // ResetSession forgets a persistent session's state and its reads.
 func (r *Runtime) ResetSession(session string) error {
 	r.gate.Forget(session)
@@ -653,10 +665,16 @@ func (r *Runtime) ResetSession(session string) error {
 	return r.removeState(session)
 }
 
-func limitMessage(out *monty.Outcome, l Limits) string {
+// limitMessage is the error of a program a limit stopped; during, for
+// the time limit, the call it stopped while waiting for its upstream (see
+// handler.waitedOn), "" when none.
+func limitMessage(out *monty.Outcome, l Limits, during string) string {
 	switch out.Limit {
 	case monty.LimitTime:
-		return fmt.Sprintf("LimitError: time limit (%s) exceeded; the program was stopped. Make fewer or smaller calls, or filter less data per program.", l.Time)
+		if during != "" {
+			during = " while " + during
+		}
+		return fmt.Sprintf("LimitError: time limit (%s) exceeded%s; the program was stopped. Make fewer or smaller calls, or filter less data per program.", l.Time, during)
 	case monty.LimitMemory:
 		return fmt.Sprintf("LimitError: memory limit (%d MiB) exceeded; the program was stopped. Keep less data in variables.", l.Memory>>20)
 	}
