@@ -63,10 +63,10 @@ type handler struct {
 	// it was out, and how long it had waited for its upstream.
 	cut       string
 	cutWaited time.Duration
-	futures  map[uint32]*future
-	wake     chan struct{} // an aio call is done
-	wg       sync.WaitGroup
-	slots    *semaphore.Weighted // MaxParallel aio calls at once
+	futures   map[uint32]*future
+	wake      chan struct{} // an aio call is done
+	wg        sync.WaitGroup
+	slots     *semaphore.Weighted // MaxParallel aio calls at once
 }
 
 // Print keeps output up to the limit, cut at a UTF-8 character boundary;
