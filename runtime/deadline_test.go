@@ -58,8 +58,10 @@ func TestTimeLimitCutsHostCall(t *testing.T) {
 	if !okHead || !okTail {
 		t.Fatalf("error = %q, want %q<duration>%q", res.Error, head, tail)
 	}
-	if d, err := time.ParseDuration(waited); err != nil || d <= 200*time.Millisecond || d > 300*time.Millisecond {
-		t.Errorf("waited %q (%v), want the time to the limit", waited, err)
+	// From the request to the cut: the time to the limit, and the few
+	// milliseconds the cut takes (BenchmarkTimeLimitLateness).
+	if d, err := time.ParseDuration(waited); err != nil || d <= 200*time.Millisecond || d > 400*time.Millisecond {
+		t.Errorf("waited %q (%v), want about the time to the limit", waited, err)
 	}
 	var le *runtime.LimitError
 	if !errors.As(res.Err, &le) || le.Limit != "time" {
