@@ -1,7 +1,12 @@
 package enrich
 
 import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,7 +50,7 @@ func TestLeadsFindWhatTheRegexpFinds(t *testing.T) {
 	}
 	with := 0
 	for _, p := range patterns {
-		if p.lead == nil {
+		if p.leads() == nil {
 			continue
 		}
 		with++
@@ -54,7 +59,7 @@ func TestLeadsFindWhatTheRegexpFinds(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d patterns have leads; %d texts", with, len(patterns), len(texts))
-	if enumIntroRe.lead == nil {
+	if enumIntroRe.leads() == nil {
 		t.Errorf("enumIntroRe has no leads")
 	}
 }
@@ -65,8 +70,8 @@ func TestLeadsSeeTheCharacterBefore(t *testing.T) {
 	p := mustCompile(`(?i)\b(?:one of|must be)\s+(\w+)`)
 	q := mustCompile(`(?:is |be )?one of`)
 	patterns = patterns[:len(patterns)-2]
-	if p.lead == nil || q.lead == nil {
-		t.Fatalf("no leads: %v %v", p.lead, q.lead)
+	if p.leads() == nil || q.leads() == nil {
+		t.Fatalf("no leads: %v %v", p.leads(), q.leads())
 	}
 	for _, s := range []string{
 		"someone of them", "one of a", "xone of b, must be c", "Must Be x; MUST BEy", "be one of these, is one of those",
@@ -84,9 +89,68 @@ func FuzzLeads(f *testing.F) {
 	f.Add("the following are supported: json, yaml")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, p := range patterns {
-			if p.lead != nil {
+			if p.leads() != nil {
 				checkLeads(t, p, s)
 			}
 		}
 	})
+}
+
+// TestLeadsFindWhatTheRegexpFindsHeldApart: the same over descriptions
+// the rules were never written against, every eighth in ASCII of the
+// held-apart catalogues (testdata/heldapart, in their order).
+func TestLeadsFindWhatTheRegexpFindsHeldApart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("thousands of descriptions")
+	}
+	files, _ := filepath.Glob("../testdata/heldapart/*/*.json")
+	seen := map[string]bool{}
+	var texts []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				if d, ok := x[k].(string); ok && k == "description" {
+					if !seen[d] && isASCII(d) {
+						seen[d] = true
+						if len(seen)%8 == 0 {
+							texts = append(texts, d)
+						}
+					}
+					continue
+				}
+				walk(x[k])
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, ".source.json") {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc any
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		walk(doc)
+	}
+	if len(texts) < 1500 {
+		t.Fatalf("%d held-apart descriptions", len(texts))
+	}
+	for _, p := range patterns {
+		if p.leads() != nil {
+			for _, s := range texts {
+				checkLeads(t, p, s)
+			}
+		}
+	}
+	t.Logf("%d held-apart descriptions", len(texts))
 }

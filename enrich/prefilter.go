@@ -25,8 +25,10 @@ type pattern struct {
 	// all is every set, the most selective first, as bytes.
 	all []clause
 	// lead is what every match starts with, nil when there is nothing
-	// to name (see leads).
-	lead *leads
+	// to name (see leads); worked out on first use (leads), as its two
+	// anchored regexps would add a third to every process's start.
+	lead     *leads
+	leadOnce sync.Once
 	// anchored is true when every match starts at the text's start (^
 	// without (?m), or \A): neither filter nor leads pay there.
 	anchored bool
@@ -99,7 +101,6 @@ func mustCompile(expr string) *pattern {
 			}
 			p.all = append(p.all, c)
 		}
-		p.lead = newLeads(expr, re)
 	}
 	patterns = append(patterns, p)
 	return p
@@ -512,11 +513,27 @@ next:
 	return false
 }
 
+// leads is the pattern's leads, nil when it has none or is tried at the
+// text's start alone.
+func (p *pattern) leads() *leads {
+	p.leadOnce.Do(func() {
+		if p.anchored {
+			return
+		}
+		expr := p.Regexp.String()
+		if re, err := syntax.Parse(expr, syntax.Perl); err == nil {
+			p.lead = newLeads(expr, re)
+		}
+	})
+	return p.lead
+}
+
 // scan is the regexp's submatch indexes of up to n matches of s (all
 // when n < 0), found by the pattern's leads; ok is false when it has
 // none or s is not ASCII, and the regexp must search itself.
 func (p *pattern) scan(s string, n int) (ms [][]int, ok bool) {
-	if p.lead == nil {
+	lead := p.leads()
+	if lead == nil {
 		return nil, false
 	}
 	b := foldBufs.Get().(*folded)
@@ -528,7 +545,7 @@ func (p *pattern) scan(s string, n int) (ms [][]int, ok bool) {
 		return nil, false
 	}
 	var buf [16]int
-	at := p.lead.places(buf[:0], b.fold)
+	at := lead.places(buf[:0], b.fold)
 	foldBufs.Put(b)
 	end := 0
 	for _, i := range at {
@@ -538,7 +555,7 @@ func (p *pattern) scan(s string, n int) (ms [][]int, ok bool) {
 		if i < end {
 			continue
 		}
-		if m := p.lead.matchAt(s, i); m != nil {
+		if m := lead.matchAt(s, i); m != nil {
 			ms = append(ms, m)
 			end = m[1]
 		}
