@@ -10,8 +10,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	goruntime "runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/codemode-dev/codemode/emit"
 	"github.com/codemode-dev/codemode/enrich"
@@ -95,71 +98,36 @@ func ObservedIn(dir string) map[ir.ToolID]ir.Schema {
 }
 
 // Compile parses every source of p, enriches, resolves and emits. Nothing
-// is written to disk.
+// is written to disk. The services are compiled on up to GOMAXPROCS
+// goroutines (each is independent of the others until its name is checked
+// against theirs) and gathered in the pack's order: the output, and the
+// error when one fails (the first in that order), are those of compiling
+// them one by one.
 func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 	out := &Output{Files: map[string][]byte{}, Manifest: &manifest.Manifest{Version: manifest.Version}}
 	eopts, err := p.enrichOptions()
 	if err != nil {
 		return nil, err
 	}
+	units := p.compileServices(ctx, eopts, opts)
 	seen := map[ir.ServiceName]string{}
-	for _, src := range p.Services {
-		svc, err := p.parse(ctx, src)
-		if err != nil {
-			return nil, err
+	for i, u := range units {
+		src := p.Services[i]
+		if u.parseErr != nil {
+			return nil, u.parseErr
 		}
-		// The generated files name the source as the pack does, so they do
-		// not change with the directory codemode runs in.
-		if f := src.MCP + src.OpenAPI; f != "" {
-			resolved := svc.Source.File
-			svc.Source.File = filepath.ToSlash(f)
-			for i := range svc.Diagnostics {
-				if svc.Diagnostics[i].File == resolved {
-					svc.Diagnostics[i].File = svc.Source.File
-				}
-			}
+		if prev, dup := seen[u.svc.Name]; dup {
+			return nil, fmt.Errorf("%s: service name %q is already used by %s; set name: in the pack", src.Describe(), u.svc.Name, prev)
 		}
-		if len(src.MCPCommand) > 0 {
-			// As written, not as resolved against the pack's directory: the
-			// manifest records the pack's identity of the service.
-			svc.Source.Command = JoinCommand(src.MCPCommand)
+		seen[u.svc.Name] = src.Describe()
+		if u.err != nil {
+			return nil, u.err
 		}
-		if prev, dup := seen[svc.Name]; dup {
-			return nil, fmt.Errorf("%s: service name %q is already used by %s; set name: in the pack", src.Describe(), svc.Name, prev)
-		}
-		seen[svc.Name] = src.Describe()
-		var decisions []enrich.Decision
-		if !opts.NoEnrich && !p.Enrich.Disabled {
-			decisions, err = enrich.Run(svc, eopts)
-			if err != nil {
-				return nil, fmt.Errorf("%s: enrich: %w", src.Describe(), err)
-			}
-			markEnriched(svc, decisions)
-		}
-		for _, t := range svc.Tools {
-			if s := opts.Observed[ir.ToolID{Service: svc.Name, Wire: t.Wire}]; t.Output == nil && s != nil {
-				t.Observed = s
-			}
-		}
-		ir.Resolve(svc)
-		file := string(svc.Name) + ".py"
-		py, ms := emit.Emit(svc, file, byTool(decisions))
-		if err := checkGenerated(src, file, py, ms.Stub); err != nil {
-			return nil, err
-		}
-		out.Files[file] = py
-		if src.Grant != nil {
-			if err := runtime.CheckGrant(&ms, src.Grant); err != nil {
-				return nil, fmt.Errorf("%s: %w", src.Describe(), err)
-			}
-		}
-		if _, err := policyRules(src, &ms); err != nil {
-			return nil, fmt.Errorf("%s: %w", src.Describe(), err)
-		}
-		out.Manifest.Services = append(out.Manifest.Services, ms)
-		out.Services = append(out.Services, svc)
-		out.Decisions = append(out.Decisions, decisions...)
-		out.Diagnostics = append(out.Diagnostics, svc.Diagnostics...)
+		out.Files[u.file] = u.py
+		out.Manifest.Services = append(out.Manifest.Services, u.ms)
+		out.Services = append(out.Services, u.svc)
+		out.Decisions = append(out.Decisions, u.decisions...)
+		out.Diagnostics = append(out.Diagnostics, u.svc.Diagnostics...)
 	}
 	out.Diagnostics = p.filter(out.Diagnostics)
 	m, err := manifest.Marshal(out.Manifest)
@@ -183,6 +151,112 @@ func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 		out.Trees = append(out.Trees, trees...)
 	}
 	return out, nil
+}
+
+// A unit is one service of a pack, compiled: its module and manifest entry,
+// or the error that stopped it (parseErr when it could not be read at all,
+// before its name is known).
+type unit struct {
+	svc       *ir.Service
+	file      string
+	py        []byte
+	ms        manifest.Service
+	decisions []enrich.Decision
+	parseErr  error
+	err       error
+}
+
+// compileServices compiles every service of p (compileService), on up to
+// GOMAXPROCS goroutines, and returns them in order. Once one fails, no
+// service after it is started (what Compile reports is then that failure
+// or one before it).
+func (p *Pack) compileServices(ctx context.Context, eopts enrich.Options, opts Options) []unit {
+	units := make([]unit, len(p.Services))
+	var next atomic.Int64
+	var failed atomic.Int64 // the first failed index known, else len
+	failed.Store(int64(len(units)))
+	work := func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(units) || int64(i) > failed.Load() {
+				return
+			}
+			u := &units[i]
+			*u = p.compileService(ctx, p.Services[i], eopts, opts)
+			if u.parseErr != nil || u.err != nil {
+				for {
+					f := failed.Load()
+					if int64(i) >= f || failed.CompareAndSwap(f, int64(i)) {
+						break
+					}
+				}
+			}
+		}
+	}
+	workers := min(goruntime.GOMAXPROCS(0), len(units))
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Add(1)
+		go func() { defer wg.Done(); work() }()
+	}
+	work()
+	wg.Wait()
+	return units
+}
+
+// compileService parses, enriches, resolves and emits one service.
+func (p *Pack) compileService(ctx context.Context, src Service, eopts enrich.Options, opts Options) unit {
+	svc, err := p.parse(ctx, src)
+	if err != nil {
+		return unit{parseErr: err}
+	}
+	u := unit{svc: svc}
+	// The generated files name the source as the pack does, so they do
+	// not change with the directory codemode runs in.
+	if f := src.MCP + src.OpenAPI; f != "" {
+		resolved := svc.Source.File
+		svc.Source.File = filepath.ToSlash(f)
+		for i := range svc.Diagnostics {
+			if svc.Diagnostics[i].File == resolved {
+				svc.Diagnostics[i].File = svc.Source.File
+			}
+		}
+	}
+	if len(src.MCPCommand) > 0 {
+		// As written, not as resolved against the pack's directory: the
+		// manifest records the pack's identity of the service.
+		svc.Source.Command = JoinCommand(src.MCPCommand)
+	}
+	if !opts.NoEnrich && !p.Enrich.Disabled {
+		u.decisions, err = enrich.Run(svc, eopts)
+		if err != nil {
+			u.err = fmt.Errorf("%s: enrich: %w", src.Describe(), err)
+			return u
+		}
+		markEnriched(svc, u.decisions)
+	}
+	for _, t := range svc.Tools {
+		if s := opts.Observed[ir.ToolID{Service: svc.Name, Wire: t.Wire}]; t.Output == nil && s != nil {
+			t.Observed = s
+		}
+	}
+	ir.Resolve(svc)
+	u.file = string(svc.Name) + ".py"
+	u.py, u.ms = emit.Emit(svc, u.file, byTool(u.decisions))
+	if err := checkGenerated(src, u.file, u.py, u.ms.Stub); err != nil {
+		u.err = err
+		return u
+	}
+	if src.Grant != nil {
+		if err := runtime.CheckGrant(&u.ms, src.Grant); err != nil {
+			u.err = fmt.Errorf("%s: %w", src.Describe(), err)
+			return u
+		}
+	}
+	if _, err := policyRules(src, &u.ms); err != nil {
+		u.err = fmt.Errorf("%s: %w", src.Describe(), err)
+	}
+	return u
 }
 
 // checkGenerated refuses a generated file (or type-check stub) that breaks
