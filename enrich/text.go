@@ -332,9 +332,16 @@ func stripLinksAndTags(s string) string {
 			b[k] = ' '
 		}
 	}
-	for _, m := range mdLinkRe.FindAllStringSubmatchIndex(s, -1) {
-		blank(m[0], m[2])
-		blank(m[3], m[1])
+	// Each pattern runs only where its match can be: a link has "](", a
+	// tag "<" (Stripe's descriptions link a lot and tag little).
+	if strings.Contains(s, "](") {
+		for _, m := range mdLinkRe.FindAllStringSubmatchIndex(s, -1) {
+			blank(m[0], m[2])
+			blank(m[3], m[1])
+		}
+	}
+	if strings.IndexByte(s, '<') < 0 {
+		return string(b)
 	}
 	for _, m := range htmlTagRe.FindAllStringSubmatchIndex(s, -1) {
 		name := strings.ToLower(s[m[2]:m[3]])
