@@ -100,9 +100,9 @@ func ObservedIn(dir string) map[ir.ToolID]ir.Schema {
 // Compile parses every source of p, enriches, resolves and emits. Nothing
 // is written to disk. The services are compiled on up to GOMAXPROCS
 // goroutines (each is independent of the others until its name is checked
-// against theirs) and gathered in the pack's order: the output, and the
-// error when one fails (the first in that order), are those of compiling
-// them one by one.
+// against theirs), the live ones listed from the start, and gathered in
+// the pack's order: the output, and the error when one fails (the first in
+// that order), are those of compiling them one by one.
 func Compile(ctx context.Context, p *Pack, opts Options) (*Output, error) {
 	out := &Output{Files: map[string][]byte{}, Manifest: &manifest.Manifest{Version: manifest.Version}}
 	eopts, err := p.enrichOptions()
@@ -169,9 +169,13 @@ type unit struct {
 // compileServices compiles every service of p (compileService), on up to
 // GOMAXPROCS goroutines, and returns them in order. Once one fails, no
 // service after it is started (what Compile reports is then that failure
-// or one before it).
+// or one before it). The live services are listed from the start, up to
+// maxListing at once (listing waits on a process or a server, not on
+// this CPU); none is still being listed when it returns.
 func (p *Pack) compileServices(ctx context.Context, eopts enrich.Options, opts Options) []unit {
 	units := make([]unit, len(p.Services))
+	lists, stop := p.listLive(ctx)
+	defer stop()
 	var next atomic.Int64
 	var failed atomic.Int64 // the first failed index known, else len
 	failed.Store(int64(len(units)))
@@ -182,7 +186,7 @@ func (p *Pack) compileServices(ctx context.Context, eopts enrich.Options, opts O
 				return
 			}
 			u := &units[i]
-			*u = p.compileService(ctx, p.Services[i], eopts, opts)
+			*u = p.compileService(ctx, p.Services[i], eopts, opts, lists[i])
 			if u.parseErr != nil || u.err != nil {
 				for {
 					f := failed.Load()
@@ -204,9 +208,57 @@ func (p *Pack) compileServices(ctx context.Context, eopts enrich.Options, opts O
 	return units
 }
 
-// compileService parses, enriches, resolves and emits one service.
-func (p *Pack) compileService(ctx context.Context, src Service, eopts enrich.Options, opts Options) unit {
-	svc, err := p.parse(ctx, src)
+// maxListing is how many live services a pack lists at once.
+const maxListing = 8
+
+// listLive starts listing every live service of p (mcp_command, mcp_url),
+// maxListing at a time in pack order, and returns, for each service, a
+// function that waits for its parse (nil for a service from a file), and
+// stop, which ends the listings no one waited for and waits for them all.
+func (p *Pack) listLive(ctx context.Context) (lists []func() (*ir.Service, error), stop func()) {
+	lists = make([]func() (*ir.Service, error), len(p.Services))
+	type listing struct {
+		i    int
+		svc  *ir.Service
+		err  error
+		done chan struct{}
+	}
+	var live []*listing
+	for i, src := range p.Services {
+		if len(src.MCPCommand) > 0 || src.MCPURL != "" {
+			l := &listing{i: i, done: make(chan struct{})}
+			live = append(live, l)
+			lists[i] = func() (*ir.Service, error) { <-l.done; return l.svc, l.err }
+		}
+	}
+	if len(live) == 0 {
+		return lists, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(len(live))
+	go func() { // starts them in order, maxListing at a time
+		slots := make(chan struct{}, maxListing)
+		for _, l := range live {
+			slots <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-slots }()
+				defer close(l.done)
+				l.svc, l.err = p.parse(ctx, p.Services[l.i])
+			}()
+		}
+	}()
+	return lists, func() { cancel(); wg.Wait() }
+}
+
+// listed, when not nil, gives its parse, done by listLive.
+func (p *Pack) compileService(ctx context.Context, src Service, eopts enrich.Options, opts Options, listed func() (*ir.Service, error)) unit {
+	read := func() (*ir.Service, error) { return p.parse(ctx, src) }
+	if listed != nil {
+		read = listed
+	}
+	svc, err := read()
 	if err != nil {
 		return unit{parseErr: err}
 	}

@@ -85,6 +85,7 @@ func TestCompileReportsFirstFailureInPackOrder(t *testing.T) {
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"tools": [`), 0o644)
 	big := "../testdata/corpus/openapi/stripe.yaml" // slow: finishes after the others
+	dead := filepath.Join(dir, "no-such-server")
 	prev := goruntime.GOMAXPROCS(max(goruntime.GOMAXPROCS(0), 4))
 	defer goruntime.GOMAXPROCS(prev)
 	for _, c := range []struct {
@@ -95,6 +96,9 @@ func TestCompileReportsFirstFailureInPackOrder(t *testing.T) {
 		{"unreadable before clash", []pack.Service{{OpenAPI: big}, {MCP: bad}, {MCP: good}, {MCP: good}}, bad + ": invalid JSON: unexpected end of input"},
 		{"clash before unreadable", []pack.Service{{MCP: good}, {MCP: good}, {MCP: bad}}, good + `: service name "mcp_servers_everything" is already used by ` + good + "; set name: in the pack"},
 		{"unreadable after a slow one", []pack.Service{{OpenAPI: big}, {MCP: good}, {MCP: bad}}, bad + ": invalid JSON: unexpected end of input"},
+		// Live services are listed from the start, beside the rest.
+		{"dead server before unreadable", []pack.Service{{MCP: good}, {Name: "x", MCPCommand: []string{dead, "stdio"}}, {MCP: bad}}, "mcp x: cannot start the server: fork/exec " + dead + ": no such file or directory"},
+		{"unreadable before dead server", []pack.Service{{OpenAPI: big}, {MCP: bad}, {Name: "x", MCPCommand: []string{dead, "stdio"}}}, bad + ": invalid JSON: unexpected end of input"},
 	} {
 		p := &pack.Pack{Dir: ".", Out: filepath.Join(dir, "api"), Services: c.services}
 		_, err := pack.Compile(context.Background(), p, pack.Options{})

@@ -19,6 +19,11 @@
 //	       prompts (conformance.go)
 //	asker  tool ask sends elicitation/create whatever the client declared
 //	       and waits for the answer (conformance.go)
+//	barrier  at start, makes a file named by its process id in
+//	       $BARRIER_DIR and waits until $BARRIER_N such files are there
+//	       (at most 20 s; then it says so on stderr and exits 1), then
+//	       answers with one tool, ready: servers listed one at a time
+//	       never get past it
 package testmcp
 
 import (
@@ -28,6 +33,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -100,6 +106,15 @@ func Main(args []string) int {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + " " + in.Tag + " done"}}}, nil, nil
 			})
 		}
+	case "barrier":
+		if err := barrier(os.Getenv("BARRIER_DIR"), os.Getenv("BARRIER_N"), 20*time.Second); err != nil {
+			fmt.Fprintln(os.Stderr, "barrier:", err)
+			return 1
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: "ready", Description: "Answers once every server of the barrier has started."},
+			func(context.Context, *mcp.CallToolRequest, none) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ready"}}}, nil, nil
+			})
 	case "conformance":
 		s = conformanceServer()
 	case "asker":
@@ -161,4 +176,30 @@ func loop(nolist bool) int {
 		fmt.Printf(`{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result)
 	}
 	return 0
+}
+
+// barrier makes dir/<pid> and waits until dir holds n entries, for at most
+// wait.
+func barrier(dir, n string, wait time.Duration) error {
+	want, err := strconv.Atoi(n)
+	if err != nil || dir == "" {
+		return fmt.Errorf("set BARRIER_DIR and BARRIER_N (a number), not %q and %q", dir, n)
+	}
+	if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(os.Getpid())), nil, 0o600); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return err
+		}
+		if len(entries) >= want {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("only %d of %d servers started within %v", len(entries), want, wait)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
