@@ -36,7 +36,7 @@ type goalMetric struct {
 // GoalBenchmarks are the Go benchmarks that measure the goals, with the
 // -benchtime each is run at (cmd/bench runs them).
 var GoalBenchmarks = []struct{ Pkg, Pattern, Benchtime string }{
-	{"./parse", "^BenchmarkCompileVsKinFloor$", "2x"},
+	{"./parse", "^BenchmarkCompileVsKinFloor$", "5x"}, // 2x flipped Kubernetes between 0.44 and 0.64 from run to run
 	{"./parse", "^BenchmarkReadManifest$", "3x"},
 	{"./pack", "^BenchmarkCompilePack$", "3x"},
 	{"./runtime", "^(BenchmarkRunCodeFloor|BenchmarkCallOverhead|BenchmarkTimeLimitLateness)$", "10x"},
