@@ -27,32 +27,17 @@ import (
 // logging each call's start to the returned file.
 func slowPack(t testing.TB) (dir, log string) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	montyBin, err := monty.FindBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("CODEMODE_MONTY", montyBin)
-	dir = t.TempDir()
-	stub := filepath.Join(dir, "testmcp")
-	if err := os.Symlink(exe, stub); err != nil {
-		t.Fatal(err)
-	}
-	log = filepath.Join(dir, "calls.log")
-	// The store comes from the environment when CODEMODE_STORE is set, else
-	// it is the default beside the pack.
-	yaml := fmt.Sprintf("out: api\nstore: ${CODEMODE_STORE}\nservices:\n  - name: slow\n    mcp_command: [%q, slow]\n    env:\n      SLOW_LOG: %q\n", stub, log)
-	if err := os.WriteFile(filepath.Join(dir, "codemode.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var out strings.Builder
-	gen := &exec.Cmd{Path: exe, Args: []string{"codemode", "gen", "-c", "codemode.yaml"}, Dir: dir, Stdout: &out, Stderr: &out}
-	if err := gen.Run(); err != nil {
-		t.Fatalf("gen: %v\n%s", err, out.String())
-	}
+	dir = genStubPack(t, func(dir, stub string) string {
+		log = filepath.Join(dir, "calls.log")
+		// The store comes from the environment when CODEMODE_STORE is set, else
+		// it is the default beside the pack.
+		return fmt.Sprintf("out: api\nstore: ${CODEMODE_STORE}\nservices:\n  - name: slow\n    mcp_command: [%q, slow]\n    env:\n      SLOW_LOG: %q\n", stub, log)
+	})
 	return dir, log
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -68,22 +67,10 @@ func startServe(t *testing.T) (*exec.Cmd, io.WriteCloser, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	// The test binary runs as testmcp when named so (testscript.RunMain).
-	stub := filepath.Join(dir, "testmcp")
-	if err := os.Symlink(exe, stub); err != nil {
-		t.Fatal(err)
-	}
-	yaml := fmt.Sprintf("out: api\nservices:\n  - name: stub\n    mcp_command: [%q, stubborn]\nruntime:\n  read_gate: \"off\"\n", stub)
-	if err := os.WriteFile(filepath.Join(dir, "codemode.yaml"), []byte(yaml), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("CODEMODE_MONTY", montyBin)
-	var genOut strings.Builder
-	gen := &exec.Cmd{Path: exe, Args: []string{"codemode", "gen", "-c", "codemode.yaml"}, Dir: dir, Stdout: &genOut, Stderr: &genOut}
-	if err := gen.Run(); err != nil {
-		t.Fatalf("gen: %v\n%s", err, genOut.String())
-	}
+	dir := genStubPack(t, func(_, stub string) string {
+		return fmt.Sprintf("out: api\nservices:\n  - name: stub\n    mcp_command: [%q, stubborn]\nruntime:\n  read_gate: \"off\"\n", stub)
+	})
 	var stderr strings.Builder
 	cmd := &exec.Cmd{Path: exe, Args: []string{"codemode", "serve", "-c", "codemode.yaml", "--audit", "off"}, Dir: dir, Stderr: &stderr}
 	stdin, err := cmd.StdinPipe()
