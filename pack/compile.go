@@ -252,7 +252,8 @@ func (p *Pack) listLive(ctx context.Context) (lists []func() (*ir.Service, error
 	return lists, func() { cancel(); wg.Wait() }
 }
 
-// listed, when not nil, gives its parse, done by listLive.
+// compileService parses, enriches, resolves and emits one service of p;
+// listed, when not nil, waits for its parse, done by listLive.
 func (p *Pack) compileService(ctx context.Context, src Service, eopts enrich.Options, opts Options, listed func() (*ir.Service, error)) unit {
 	read := func() (*ir.Service, error) { return p.parse(ctx, src) }
 	if listed != nil {
