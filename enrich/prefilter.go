@@ -596,16 +596,10 @@ func (p *pattern) first(s string) (m []int, ok bool) {
 }
 
 func (p *pattern) FindString(s string) string {
-	if !p.may(s) {
-		return ""
-	}
-	if m, ok := p.first(s); ok {
-		if m == nil {
-			return ""
-		}
+	if m := p.FindStringIndex(s); m != nil {
 		return s[m[0]:m[1]]
 	}
-	return p.Regexp.FindString(s)
+	return ""
 }
 
 func (p *pattern) FindStringIndex(s string) []int {
@@ -622,16 +616,10 @@ func (p *pattern) FindStringIndex(s string) []int {
 }
 
 func (p *pattern) FindStringSubmatch(s string) []string {
-	if !p.may(s) {
-		return nil
-	}
-	if m, ok := p.first(s); ok {
-		if m == nil {
-			return nil
-		}
+	if m := p.FindStringSubmatchIndex(s); m != nil {
 		return submatches(s, m)
 	}
-	return p.Regexp.FindStringSubmatch(s)
+	return nil
 }
 
 func (p *pattern) FindStringSubmatchIndex(s string) []int {
@@ -658,20 +646,15 @@ func (p *pattern) FindAllStringIndex(s string, n int) [][]int {
 }
 
 func (p *pattern) FindAllStringSubmatch(s string, n int) [][]string {
-	if n == 0 || !p.may(s) {
+	ms := p.FindAllStringSubmatchIndex(s, n)
+	if ms == nil {
 		return nil
 	}
-	if ms, ok := p.scan(s, n); ok {
-		if ms == nil {
-			return nil
-		}
-		out := make([][]string, len(ms))
-		for i, m := range ms {
-			out[i] = submatches(s, m)
-		}
-		return out
+	out := make([][]string, len(ms))
+	for i, m := range ms {
+		out[i] = submatches(s, m)
 	}
-	return p.Regexp.FindAllStringSubmatch(s, n)
+	return out
 }
 
 func (p *pattern) FindAllStringSubmatchIndex(s string, n int) [][]int {

@@ -39,19 +39,15 @@ func corpusPack(t testing.TB) *pack.Pack {
 // of compiling them one at a time (GOMAXPROCS 1), in the pack's order.
 func TestConcurrentCompileMatchesOneAtATime(t *testing.T) {
 	p := corpusPack(t)
-	ctx := context.Background()
-	prev := goruntime.GOMAXPROCS(1)
-	one, err := pack.Compile(ctx, p, pack.Options{})
-	goruntime.GOMAXPROCS(max(prev, 4))
-	if err != nil {
-		goruntime.GOMAXPROCS(prev)
-		t.Fatal(err)
+	compileOn := func(procs int) *pack.Output {
+		defer goruntime.GOMAXPROCS(goruntime.GOMAXPROCS(procs))
+		out, err := pack.Compile(context.Background(), p, pack.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
 	}
-	many, err := pack.Compile(ctx, p, pack.Options{})
-	goruntime.GOMAXPROCS(prev)
-	if err != nil {
-		t.Fatal(err)
-	}
+	one, many := compileOn(1), compileOn(max(goruntime.GOMAXPROCS(0), 4))
 	if len(one.Files) != len(many.Files) {
 		t.Fatalf("%d files one at a time, %d at once", len(one.Files), len(many.Files))
 	}
