@@ -289,12 +289,29 @@ func (p *printer) literal(t *ir.Type) string {
 	return literalText(t)
 }
 
+// literalText is t's Literal[...] text, written in one buffer (it is
+// worked out for every Literal parameter and key of a service).
 func literalText(t *ir.Type) string {
-	ls := make([]string, 0, len(t.Literals))
+	n := len("Literal[]")
 	for _, v := range t.Literals {
-		ls = append(ls, pyLiteral(v))
+		if s, ok := v.(string); ok {
+			n += len(s) + 2
+		} else {
+			n += 8
+		}
+		n += len(", ")
 	}
-	return "Literal[" + strings.Join(ls, ", ") + "]"
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString("Literal[")
+	for i, v := range t.Literals {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		ir.WritePyLiteral(&b, v)
+	}
+	b.WriteByte(']')
+	return b.String()
 }
 
 func sourceLine(s ir.Source) string {

@@ -76,6 +76,9 @@ func PyLiteral(v any) string {
 	return b.String()
 }
 
+// WritePyLiteral writes PyLiteral(v) to b.
+func WritePyLiteral(b *strings.Builder, v any) { writePy(b, v, nil) }
+
 // PyLiteralCut is PyLiteral cut for a message: a string longer than
 // maxString bytes keeps its first maxString-3 (at a character boundary)
 // followed by ..., and a list or dict stops with ... once the literal is
