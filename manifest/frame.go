@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // A frameWriter writes a manifest as indentJSON indents what encoding/json
@@ -30,20 +32,63 @@ type frameWriter struct {
 func (w *frameWriter) piece() { w.at = append(w.at, len(w.b)) }
 
 // join is the frame with the schemas (pieces, in the order they stand)
-// where it marked them, in one buffer of the size they make.
+// where it marked them, in one buffer of the size they make. A large
+// manifest is copied on every core, each a run of pieces: what a copy of
+// tens of megabytes costs is mostly the kernel mapping the new buffer's
+// pages, and each core maps its own.
 func (w *frameWriter) join(pieces [][]byte) []byte {
 	n := len(w.b)
 	for _, p := range pieces {
 		n += len(p)
 	}
-	out := make([]byte, 0, n)
-	from := 0
+	out := make([]byte, n)
+	// off[i] is where the frame's bytes before piece i go; piece i
+	// follows them.
+	off := make([]int, len(w.at)+1)
+	o, from := 0, 0
 	for i, at := range w.at {
-		out = append(append(out, w.b[from:at]...), pieces[i]...)
+		off[i] = o
+		o += at - from + len(pieces[i])
 		from = at
 	}
-	return append(out, w.b[from:]...)
+	off[len(w.at)] = o
+	copyRun := func(first, end int) {
+		for i := first; i < end; i++ {
+			from := 0
+			if i > 0 {
+				from = w.at[i-1]
+			}
+			c := off[i] + copy(out[off[i]:], w.b[from:w.at[i]])
+			copy(out[c:], pieces[i])
+		}
+	}
+	// Each of the first workers-1 runs ends at the first piece standing
+	// past its share of the bytes; the last is copied here.
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/joinPerCore))
+	var wg sync.WaitGroup
+	first := 0
+	for k := 1; k < workers; k++ {
+		end := first
+		for end < len(w.at) && off[end] < n*k/workers {
+			end++
+		}
+		wg.Add(1)
+		go func(first, end int) { defer wg.Done(); copyRun(first, end) }(first, end)
+		first = end
+	}
+	copyRun(first, len(w.at))
+	last := 0
+	if len(w.at) > 0 {
+		last = w.at[len(w.at)-1]
+	}
+	copy(out[off[len(w.at)]:], w.b[last:])
+	wg.Wait()
+	return out
 }
+
+// joinPerCore is the fewest bytes of a manifest join copies on a core of
+// its own (a variable for the tests).
+var joinPerCore = 4 << 20
 
 // standing calls f with each schema that stands as its own piece, in
 // order, and the nesting it stands at: where frameWriter.schema and

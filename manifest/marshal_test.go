@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -126,8 +127,10 @@ func TestIndentIsJSONIndent(t *testing.T) {
 // TestMarshalManyToolsAsEncodingJSON: a manifest with enough tools that
 // Marshal writes and indents their schemas on several goroutines gives
 // encoding/json's bytes, shared definitions, nesting past maxIndent and
-// empty schemas included.
+// empty schemas included; the frame and schemas joined on four
+// goroutines (a join per core of 1 kB) too.
 func TestMarshalManyToolsAsEncodingJSON(t *testing.T) {
+	defer func(n, procs int) { joinPerCore = n; runtime.GOMAXPROCS(procs) }(joinPerCore, runtime.GOMAXPROCS(4))
 	shared := map[string]any{"type": "object", "properties": map[string]any{"a": map[string]any{"type": "string", "enum": []any{"x", "<y>"}}}, "required": []any{"a"}}
 	deep := map[string]any{"type": "string"}
 	for range maxIndent + 5 {
@@ -149,15 +152,18 @@ func TestMarshalManyToolsAsEncodingJSON(t *testing.T) {
 		tools = append(tools, tl)
 	}
 	m := &Manifest{Version: Version, Services: []Service{{Name: "s", File: "s.py", Defs: map[string]any{"S": shared}, Tools: tools}}}
-	got, err := Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want, err := marshalStd(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("Marshal differs from encoding/json (%d bytes, want %d)", len(got), len(want))
+	for _, perCore := range []int{4 << 20, 1024} {
+		joinPerCore = perCore
+		got, err := Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("joined %d bytes per core: Marshal differs from encoding/json (%d bytes, want %d)", perCore, len(got), len(want))
+		}
 	}
 }
