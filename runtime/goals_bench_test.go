@@ -174,9 +174,9 @@ func BenchmarkRunCodeFloor(b *testing.B) {
 // is (program call - direct call) / host round trip (goal <= 2), and
 // ms/1000calls a program making 1,000 calls (goal <= 60). Each iteration
 // starts after refillPause, as BenchmarkRunCodeFloor's do: without it the
-// host round trips were measured while the pool started the worker that
-// replaces the last program's (a sandboxed process starting on the other
-// core), and the ratio moved from 1.0 to 2.3 from one run to the next.
+// calls were timed while the pool started the workers that replace the
+// last programs' (sandboxed processes starting on the other core), and
+// the ratio moved from 1.0 to 2.3 from one run to the next.
 func BenchmarkCallOverhead(b *testing.B) {
 	rt := goalRuntime(b, []string{"everything"}, func(c *runtime.Config) { c.NoTypeCheck = true })
 	svc, _ := rt.Manifest().Service("everything")
