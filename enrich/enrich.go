@@ -78,6 +78,9 @@ type Options struct {
 	// Overrides pin decisions by proposal ID: false rejects, true accepts
 	// (an accepted override must still pass Verify).
 	Overrides map[string]bool
+	// Prefetch, when set, holds proposals worked out while the service
+	// was parsed (see Prefetch); Run ends it first.
+	Prefetch *Prefetch
 }
 
 // ProposalID is the deterministic id of a proposal.
@@ -112,7 +115,12 @@ func Run(svc *ir.Service, opts Options) ([]Decision, error) {
 	var all []Decision
 	memo := proposalMemo{}
 	keys := slotKeys{}
-	memo.prefetch(svc, keys)
+	var reached map[*ir.Tool]bool
+	if pf := opts.Prefetch; pf != nil {
+		pf.End()
+		memo, keys, reached = pf.memo, pf.keys, pf.reached
+	}
+	memo.prefetch(svc, keys, reached)
 	verdicts := verdictMemo{}
 	cow := cowMemo{}
 	for _, t := range svc.Tools {
@@ -257,10 +265,11 @@ func mapID(m ir.Schema) *byte { return (*byte)(reflect.ValueOf(m).UnsafePointer(
 type proposalMemo map[memoID][]Proposal
 
 // prefetch fills the memo with the proposals for every parameter slot of
-// svc's tools as they stand, on up to GOMAXPROCS goroutines: the rules are
+// svc's tools as they stand (but those of the tools in reached, which a
+// Prefetch has looked at), on up to GOMAXPROCS goroutines: the rules are
 // pure and most of enrich's time on a large spec. A slot enrich changes
 // before it reaches it is simply missed here and proposed for later.
-func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys) {
+func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys, reached map[*ir.Tool]bool) {
 	type job struct {
 		key         memoID
 		description string
@@ -271,7 +280,7 @@ func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys) {
 	}
 	var jobs []*job
 	for _, t := range svc.Tools {
-		if t.Input == nil {
+		if t.Input == nil || reached[t] {
 			continue
 		}
 		for _, tg := range toolTargets(svc, t, false) {
@@ -288,8 +297,8 @@ func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys) {
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs)/32)
 	if workers <= 1 {
-		for k := range m {
-			delete(m, k) // proposed one at a time as Run meets them
+		for _, j := range jobs {
+			delete(m, j.key) // proposed one at a time as Run meets them
 		}
 		return
 	}

@@ -245,7 +245,7 @@ func (p *Pack) listLive(ctx context.Context) (lists []func() (*ir.Service, error
 				defer wg.Done()
 				defer func() { <-slots }()
 				defer close(l.done)
-				l.svc, l.err = p.parse(ctx, p.Services[l.i])
+				l.svc, l.err = p.parse(ctx, p.Services[l.i], nil)
 			}()
 		}
 	}()
@@ -255,9 +255,19 @@ func (p *Pack) listLive(ctx context.Context) (lists []func() (*ir.Service, error
 // compileService parses, enriches, resolves and emits one service of p;
 // listed, when not nil, waits for its parse, done by listLive.
 func (p *Pack) compileService(ctx context.Context, src Service, eopts enrich.Options, opts Options, listed func() (*ir.Service, error)) unit {
-	read := func() (*ir.Service, error) { return p.parse(ctx, src) }
-	if listed != nil {
+	enriching := !opts.NoEnrich && !p.Enrich.Disabled
+	// An OpenAPI document's proposals are worked out while it is parsed.
+	var pf *enrich.Prefetch
+	read := func() (*ir.Service, error) { return p.parse(ctx, src, nil) }
+	switch {
+	case listed != nil:
 		read = listed
+	case enriching && src.OpenAPI != "":
+		pf = enrich.NewPrefetch(ir.SourceOpenAPI)
+		read = func() (*ir.Service, error) {
+			defer pf.End()
+			return p.parse(ctx, src, pf.Add)
+		}
 	}
 	svc, err := read()
 	if err != nil {
@@ -280,7 +290,8 @@ func (p *Pack) compileService(ctx context.Context, src Service, eopts enrich.Opt
 		// manifest records the pack's identity of the service.
 		svc.Source.Command = JoinCommand(src.MCPCommand)
 	}
-	if !opts.NoEnrich && !p.Enrich.Disabled {
+	if enriching {
+		eopts.Prefetch = pf
 		u.decisions, err = enrich.Run(svc, eopts)
 		if err != nil {
 			u.err = fmt.Errorf("%s: enrich: %w", src.Describe(), err)
@@ -397,9 +408,11 @@ func (o *Output) Write() error {
 // file is written to a temporary file beside it and renamed into place.
 func WriteFiles(dir string, files map[string][]byte) error { return filetree.WriteFiles(dir, files) }
 
-// parse reads one source into a service, named by the pack when it says so.
-func (p *Pack) parse(ctx context.Context, src Service) (*ir.Service, error) {
-	opts := parse.Options{Service: src.Name}
+// parse reads one source into a service, named by the pack when it says
+// so; parsed, when not nil, is given each tool of an OpenAPI document as it
+// is built (parse.Options.Parsed).
+func (p *Pack) parse(ctx context.Context, src Service, parsed func(*ir.Tool)) (*ir.Service, error) {
+	opts := parse.Options{Service: src.Name, Parsed: parsed}
 	switch {
 	case src.MCP != "":
 		return parse.MCPFile(p.Path(src.MCP), opts)

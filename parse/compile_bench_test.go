@@ -25,15 +25,18 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// compileSpec compiles one spec the way a pack does (parse, enrich,
-// Resolve, the Python module, the manifest entry with its pins, and the
-// manifest's bytes, which it returns).
+// compileSpec compiles one spec the way a pack does (parse, enrich with
+// its proposals worked out during the parse, Resolve, the Python module,
+// the manifest entry with its pins, and the manifest's bytes, which it
+// returns).
 func compileSpec(tb testing.TB, name string, data []byte) []byte {
-	svc, err := parse.OpenAPI(name, data, parse.Options{})
+	pf := enrich.NewPrefetch(ir.SourceOpenAPI)
+	svc, err := parse.OpenAPI(name, data, parse.Options{Parsed: pf.Add})
+	pf.End()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := enrich.Run(svc, enrich.Options{}); err != nil {
+	if _, err := enrich.Run(svc, enrich.Options{Prefetch: pf}); err != nil {
 		tb.Fatal(err)
 	}
 	ir.Resolve(svc)

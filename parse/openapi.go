@@ -182,6 +182,9 @@ func (o *oas) service(opts Options) *ir.Service {
 			}
 			seen[string(tool.Wire)] = tool.Pointer
 			svc.Tools = append(svc.Tools, tool)
+			if opts.Parsed != nil {
+				opts.Parsed(tool)
+			}
 		}
 	}
 	svc.Diagnostics = o.d.list

@@ -15,6 +15,12 @@ type Options struct {
 	// Service overrides the service name (the api/<name>.py module). It is
 	// sanitized by ir.ServiceIdent like any other name.
 	Service string
+	// Parsed, when set, is called with each tool of an OpenAPI document as
+	// soon as it is built, in order, on the parser's goroutine: the parser
+	// changes neither the tool nor anything its schemas reach after that,
+	// so another goroutine may read them (enrich.Prefetch does) until the
+	// parse returns.
+	Parsed func(*ir.Tool)
 }
 
 // Error is a source that could not be compiled at all: it is not JSON or
