@@ -23,7 +23,9 @@ const maxFuzzInput = 64 << 10
 
 // compileBytes runs data through the whole compile pipeline as an MCP tool
 // list and as an OpenAPI document (whichever parses): parse, enrich,
-// Resolve, the Python printer, the stubs, the manifest and the Go package.
+// Resolve, the Python printer, the stubs, the manifest and the Go package
+// (an OpenAPI document's enrichment also with its proposals prefetched
+// during the parse, which must decide the same).
 // It returns each generated .py by name, or an error for a pipeline
 // invariant broken.
 func compileBytes(data []byte) (map[string][]byte, error) {
@@ -42,8 +44,26 @@ func compileBytes(data []byte) (map[string][]byte, error) {
 		if svc == nil {
 			return nil, fmt.Errorf("%s: nil service without error", kind)
 		}
-		if _, err := enrich.Run(svc, enrich.Options{}); err != nil {
+		decisions, err := enrich.Run(svc, enrich.Options{})
+		if err != nil {
 			return nil, fmt.Errorf("%s: enrich: %v", kind, err)
+		}
+		if kind == "openapi" {
+			// The same with the proposals worked out during the parse, as
+			// a pack compiles: the same decisions.
+			pf := enrich.NewPrefetch(ir.SourceOpenAPI)
+			again, err := parse.OpenAPI("fuzz.yaml", data, parse.Options{Parsed: pf.Add})
+			pf.End()
+			if err != nil {
+				return nil, fmt.Errorf("%s: parsed once, not twice: %v", kind, err)
+			}
+			prefetched, err := enrich.Run(again, enrich.Options{Prefetch: pf})
+			if err != nil {
+				return nil, fmt.Errorf("%s: enrich with its proposals prefetched: %v", kind, err)
+			}
+			if fmt.Sprint(prefetched) != fmt.Sprint(decisions) {
+				return nil, fmt.Errorf("%s: enrich with its proposals prefetched decided otherwise:\n%v\nnot\n%v", kind, prefetched, decisions)
+			}
 		}
 		ir.Resolve(svc)
 		py, spans := emit.Python(svc)
