@@ -49,6 +49,7 @@ test: tools postgres
 	go test -run '^$$' -fuzz '^FuzzYAMLSplit$$' -fuzztime 30000x ./parse
 	go test -run '^$$' -fuzz '^FuzzJSONSplit$$' -fuzztime 30000x ./parse
 	go test -run '^$$' -fuzz '^FuzzTokenize$$' -fuzztime 2000x ./findtool/sentence
+	go test -race -count=1 -run '^TestPrefetchedEnrichMatchesRunOnCorpus$$' ./parse
 	go test -count=1 -timeout 30m ./...
 
 conformance: tools

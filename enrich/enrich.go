@@ -108,7 +108,12 @@ func newProposal(tool ir.WireName, pointer, kind, rule, evidence string, to map[
 // Run enriches every tool of svc in place and returns the decisions in a
 // deterministic order: tools in order, parameters in order (for MCP each
 // top-level parameter followed by its nested properties), kinds in order.
-func Run(svc *ir.Service, opts Options) ([]Decision, error) {
+func Run(svc *ir.Service, opts Options) ([]Decision, error) { return run(svc, opts, nil) }
+
+// run is Run; enriched, when not nil, is called once the i-th tool is
+// enriched, after which run changes neither that tool nor svc.Diagnostics
+// for it (see RunResolving).
+func run(svc *ir.Service, opts Options, enriched func(i int)) ([]Decision, error) {
 	if svc == nil {
 		return nil, nil
 	}
@@ -123,12 +128,15 @@ func Run(svc *ir.Service, opts Options) ([]Decision, error) {
 	memo.prefetch(svc, keys, reached)
 	verdicts := verdictMemo{}
 	cow := cowMemo{}
-	for _, t := range svc.Tools {
+	for i, t := range svc.Tools {
 		ds, err := runTool(svc, t, opts, memo, keys, verdicts, cow)
 		if err != nil {
 			return all, fmt.Errorf("enrich %s: %w", t.Wire, err)
 		}
 		all = append(all, ds...)
+		if enriched != nil {
+			enriched(i)
+		}
 	}
 	return all, nil
 }

@@ -15,7 +15,18 @@ import (
 // Resolve is deterministic: object types are named in the order tools, parameters
 // and fields are visited, and structurally equal object schemas share one
 // ObjectType.
-func Resolve(svc *Service) {
+func Resolve(svc *Service) { ResolveFollowing(svc, nil) }
+
+// ResolveFollowing is Resolve run behind another pass over svc's tools
+// (enrich): ready(i) returns once the i-th tool is done with there, and
+// ready(len(svc.Tools)-1) once every tool is. Until then Resolve reads no
+// tool past the one it is on and changes nothing the other pass reads but
+// the tools it has read; svc.Diagnostics it changes only at the end. A nil
+// ready is Resolve.
+func ResolveFollowing(svc *Service, ready func(i int)) {
+	if ready == nil {
+		ready = func(int) {}
+	}
 	r := &resolver{
 		svc:   svc,
 		names: NewNamer(),
@@ -36,9 +47,15 @@ func Resolve(svc *Service) {
 	// The approximation walk only reads the schemas, as the type walk
 	// does: it runs beside it, and its diagnostics come first as before.
 	approx := make(chan []Diagnostic, 1)
-	go func() { approx <- approximations(svc) }()
+	go func() {
+		if len(svc.Tools) > 0 {
+			ready(len(svc.Tools) - 1)
+		}
+		approx <- approximations(svc)
+	}()
 	args := map[string]string{} // Pascal of each parameter name met
 	for i, t := range svc.Tools {
+		ready(i)
 		props, _ := t.Input["properties"].(map[string]any)
 		r.steps = 0
 		toolName := Pascal(string(t.Py))

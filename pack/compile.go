@@ -290,21 +290,22 @@ func (p *Pack) compileService(ctx context.Context, src Service, eopts enrich.Opt
 		// manifest records the pack's identity of the service.
 		svc.Source.Command = JoinCommand(src.MCPCommand)
 	}
-	if enriching {
-		eopts.Prefetch = pf
-		u.decisions, err = enrich.Run(svc, eopts)
-		if err != nil {
-			u.err = fmt.Errorf("%s: enrich: %w", src.Describe(), err)
-			return u
-		}
-		markEnriched(svc, u.decisions)
-	}
 	for _, t := range svc.Tools {
 		if s := opts.Observed[ir.ToolID{Service: svc.Name, Wire: t.Wire}]; t.Output == nil && s != nil {
 			t.Observed = s
 		}
 	}
-	ir.Resolve(svc)
+	if enriching {
+		eopts.Prefetch = pf
+		u.decisions, err = enrich.RunResolving(svc, eopts)
+		if err != nil {
+			u.err = fmt.Errorf("%s: enrich: %w", src.Describe(), err)
+			return u
+		}
+		markEnriched(svc, u.decisions)
+	} else {
+		ir.Resolve(svc)
+	}
 	u.file = string(svc.Name) + ".py"
 	u.py, u.ms = emit.Emit(svc, u.file, byTool(u.decisions))
 	if err := checkGenerated(src, u.file, u.py, u.ms.Stub); err != nil {

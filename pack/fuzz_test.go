@@ -24,8 +24,9 @@ const maxFuzzInput = 64 << 10
 // compileBytes runs data through the whole compile pipeline as an MCP tool
 // list and as an OpenAPI document (whichever parses): parse, enrich,
 // Resolve, the Python printer, the stubs, the manifest and the Go package
-// (an OpenAPI document's enrichment also with its proposals prefetched
-// during the parse, which must decide the same).
+// (an OpenAPI document also compiled as a pack does, its proposals
+// prefetched during the parse and Resolve following enrich, which must
+// decide and print the same).
 // It returns each generated .py by name, or an error for a pipeline
 // invariant broken.
 func compileBytes(data []byte) (map[string][]byte, error) {
@@ -48,25 +49,29 @@ func compileBytes(data []byte) (map[string][]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: enrich: %v", kind, err)
 		}
+		ir.Resolve(svc)
+		py, spans := emit.Python(svc)
 		if kind == "openapi" {
-			// The same with the proposals worked out during the parse, as
-			// a pack compiles: the same decisions.
+			// The same as a pack compiles, with the proposals worked out
+			// during the parse and Resolve following enrich: the same
+			// decisions and the same module.
 			pf := enrich.NewPrefetch(ir.SourceOpenAPI)
 			again, err := parse.OpenAPI("fuzz.yaml", data, parse.Options{Parsed: pf.Add})
 			pf.End()
 			if err != nil {
 				return nil, fmt.Errorf("%s: parsed once, not twice: %v", kind, err)
 			}
-			prefetched, err := enrich.Run(again, enrich.Options{Prefetch: pf})
+			prefetched, err := enrich.RunResolving(again, enrich.Options{Prefetch: pf})
 			if err != nil {
 				return nil, fmt.Errorf("%s: enrich with its proposals prefetched: %v", kind, err)
 			}
 			if fmt.Sprint(prefetched) != fmt.Sprint(decisions) {
 				return nil, fmt.Errorf("%s: enrich with its proposals prefetched decided otherwise:\n%v\nnot\n%v", kind, prefetched, decisions)
 			}
+			if py2, _ := emit.Python(again); string(py2) != string(py) {
+				return nil, fmt.Errorf("%s: with Resolve following enrich, the module differs:\n%s\nnot\n%s", kind, py2, py)
+			}
 		}
-		ir.Resolve(svc)
-		py, spans := emit.Python(svc)
 		if err := manifest.CheckPython(py); err != nil {
 			return nil, fmt.Errorf("%s: generated .py: %v\n%s", kind, err, py)
 		}

@@ -26,9 +26,9 @@ import (
 )
 
 // compileSpec compiles one spec the way a pack does (parse, enrich with
-// its proposals worked out during the parse, Resolve, the Python module,
-// the manifest entry with its pins, and the manifest's bytes, which it
-// returns).
+// its proposals worked out during the parse and Resolve following it, the
+// Python module, the manifest entry with its pins, and the manifest's
+// bytes, which it returns).
 func compileSpec(tb testing.TB, name string, data []byte) []byte {
 	pf := enrich.NewPrefetch(ir.SourceOpenAPI)
 	svc, err := parse.OpenAPI(name, data, parse.Options{Parsed: pf.Add})
@@ -36,10 +36,9 @@ func compileSpec(tb testing.TB, name string, data []byte) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := enrich.Run(svc, enrich.Options{Prefetch: pf}); err != nil {
+	if _, err := enrich.RunResolving(svc, enrich.Options{Prefetch: pf}); err != nil {
 		tb.Fatal(err)
 	}
-	ir.Resolve(svc)
 	return manifestOf(tb, svc)
 }
 

@@ -16,13 +16,15 @@ import (
 // TestPrefetchedEnrichMatchesRunOnCorpus: over every OpenAPI document of
 // the corpus, enrich with its proposals worked out during the parse
 // (enrich.Prefetch, as a pack compiles) gives the decisions and the
-// manifest enrich alone gives; and a Prefetch ended before the parse
-// starts (one that reached nothing) does too. Run with -race, it also
-// holds the parser to its word that a tool it has handed on is not
-// changed while the Prefetch reads it.
+// manifest enrich alone gives, and so do a Prefetch ended before the parse
+// starts (one that reached nothing) and Resolve following enrich tool by
+// tool (enrich.RunResolving, as a pack compiles too). Run with -race, it
+// also holds the parser to its word that a tool it has handed on is not
+// changed while the Prefetch reads it, and enrich and Resolve to theirs
+// that neither changes what the other reads.
 func TestPrefetchedEnrichMatchesRunOnCorpus(t *testing.T) {
 	if testing.Short() {
-		t.Skip("compiles the OpenAPI corpus three times")
+		t.Skip("compiles the OpenAPI corpus five times")
 	}
 	files, _ := filepath.Glob("../testdata/corpus/openapi/*")
 	n := 0
@@ -35,7 +37,7 @@ func TestPrefetchedEnrichMatchesRunOnCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		compile := func(pf *enrich.Prefetch) ([]byte, []byte) {
+		compile := func(pf *enrich.Prefetch, following bool) ([]byte, []byte) {
 			opts := parse.Options{}
 			if pf != nil {
 				opts.Parsed = pf.Add
@@ -47,7 +49,13 @@ func TestPrefetchedEnrichMatchesRunOnCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ds, err := enrich.Run(svc, enrich.Options{Prefetch: pf})
+			var ds []enrich.Decision
+			if following {
+				ds, err = enrich.RunResolving(svc, enrich.Options{Prefetch: pf})
+			} else {
+				ds, err = enrich.Run(svc, enrich.Options{Prefetch: pf})
+				ir.Resolve(svc)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,19 +63,27 @@ func TestPrefetchedEnrichMatchesRunOnCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ir.Resolve(svc)
 			return log, manifestOf(t, svc)
 		}
-		wantLog, wantManifest := compile(nil)
+		wantLog, wantManifest := compile(nil, false)
 		ended := enrich.NewPrefetch(ir.SourceOpenAPI)
 		ended.End()
-		for name, pf := range map[string]*enrich.Prefetch{"during the parse": enrich.NewPrefetch(ir.SourceOpenAPI), "ended first": ended} {
-			log, m := compile(pf)
+		for _, c := range []struct {
+			name      string
+			pf        *enrich.Prefetch
+			following bool
+		}{
+			{"proposals prefetched during the parse", enrich.NewPrefetch(ir.SourceOpenAPI), false},
+			{"proposals prefetched by a Prefetch ended first", ended, false},
+			{"Resolve following enrich", nil, true},
+			{"proposals prefetched, Resolve following enrich", enrich.NewPrefetch(ir.SourceOpenAPI), true},
+		} {
+			log, m := compile(c.pf, c.following)
 			if !bytes.Equal(log, wantLog) {
-				t.Errorf("%s, proposals prefetched %s: the decisions differ from enrich's alone", f, name)
+				t.Errorf("%s, %s: the decisions differ from enrich's alone", f, c.name)
 			}
 			if !bytes.Equal(m, wantManifest) {
-				t.Errorf("%s, proposals prefetched %s: the manifest differs from enrich's alone", f, name)
+				t.Errorf("%s, %s: the manifest differs from enrich's alone", f, c.name)
 			}
 		}
 	}
