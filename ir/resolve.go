@@ -19,10 +19,11 @@ func Resolve(svc *Service) { ResolveFollowing(svc, nil) }
 
 // ResolveFollowing is Resolve run behind another pass over svc's tools
 // (enrich): ready(i) returns once the i-th tool is done with there, and
-// ready(len(svc.Tools)-1) once every tool is. Until then Resolve reads no
-// tool past the one it is on and changes nothing the other pass reads but
-// the tools it has read; svc.Diagnostics it changes only at the end. A nil
-// ready is Resolve.
+// ready(len(svc.Tools)-1) once every tool is. Of a tool past the one it is
+// on Resolve reads only its Python name (Tool.Py, which the other pass
+// must leave alone), it changes only the tools it has reached, and
+// svc.Diagnostics only once every tool is done with. A nil ready is
+// Resolve.
 func ResolveFollowing(svc *Service, ready func(i int)) {
 	if ready == nil {
 		ready = func(int) {}
