@@ -133,6 +133,11 @@ func verifyConsistent(p Proposal, description string, s ir.Schema) (bool, string
 	if p.Kind == KindRuntimeDefault || p.Kind == KindStaticDefault {
 		return true, ""
 	}
+	if p.Kind == KindEnum {
+		if why := keyedElsewhere(p, description); why != "" {
+			return false, why
+		}
+	}
 	merged := mergedView(s, p.To)
 	stray := strayEnumValues(p, s)
 	for _, sv := range sourceValues(description, s) {
@@ -144,6 +149,91 @@ func verifyConsistent(p Proposal, description string, s ir.Schema) (bool, string
 		}
 	}
 	return true, ""
+}
+
+// A statedValue is a value one of a parameter's proposals says it takes:
+// the default the description states, or an end of an inclusive bound
+// ("starting at 1").
+type statedValue struct {
+	val      any
+	from     string // the proposal's ID
+	evidence string
+}
+
+// statedValues are the values ps (the proposals the rules read in one
+// parameter's description) state, of those that pass verification alone
+// (ok).
+func statedValues(ps []Proposal, ok func(Proposal) bool) []statedValue {
+	if len(ps) < 2 {
+		return nil
+	}
+	var out []statedValue
+	for _, p := range ps {
+		var keys []string
+		switch p.Kind {
+		case KindStaticDefault:
+			keys = []string{"default"}
+		case KindRange:
+			keys = []string{"minimum", "maximum"}
+		default:
+			continue
+		}
+		for _, k := range keys {
+			if v, has := p.To[k]; has && ok(p) {
+				out = append(out, statedValue{v, p.ID, p.Evidence})
+			}
+		}
+	}
+	return out
+}
+
+// contradictsStated says why proposal p, applied to schema s,
+// would refuse a value another of the parameter's proposals states (""
+// when it would not): "Page number, starting at 1. ... documents with
+// more than 25 blocks" states 1, which "more than 25" would refuse.
+func contradictsStated(p Proposal, s ir.Schema, stated []statedValue) string {
+	if p.Kind == KindStaticDefault || p.Kind == KindRuntimeDefault || len(stated) == 0 {
+		return ""
+	}
+	merged := mergedView(s, p.To)
+	for _, v := range stated {
+		if v.from == p.ID {
+			continue
+		}
+		if why := violates(merged, v.val); why != "" {
+			return fmt.Sprintf("the value %s that %q states %s", show(v.val), v.evidence, why)
+		}
+	}
+	return ""
+}
+
+// keyedValueRe is a key and its string value as JSON (or a Python dict)
+// writes them: "type": "User".
+var keyedValueRe = mustCompile(`["']([^"'\s]{1,64})["']\s*:\s*["']([^"'\n]{1,200})["']`)
+
+// keyedElsewhere says why an enum's values belong to a key of a document
+// the description shows ("" when they do not): `Optional JSON array of
+// mentions in the format: [{"id": "123", "type": "User"}]. Valid types
+// are: User, Team` lists the values of "type", not of the parameter, which
+// holds the whole array.
+func keyedElsewhere(p Proposal, description string) string {
+	vals, _ := p.To["enum"].([]any)
+	if len(vals) == 0 || !strings.Contains(description, ":") {
+		return ""
+	}
+	name := lastSegment(p.Pointer)
+	for _, m := range keyedValueRe.FindAllStringSubmatch(description, -1) {
+		key, val := m[1], m[2]
+		if key == name {
+			continue
+		}
+		for _, v := range vals {
+			if s, ok := v.(string); ok && s == val {
+				return fmt.Sprintf("the description shows %s as the value of key %q in a document, not of this parameter", show(v), key)
+			}
+		}
+	}
+	return ""
 }
 
 // violates says why v fails schema s's enum, bounds, lengths, item counts

@@ -418,14 +418,20 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, keys 
 			})
 			continue
 		}
+		required := tg.required
+		// The values the description states (by the rules' reading, not a
+		// proposals file's) must stay valid whatever else is accepted.
+		stated := statedValues(ps, func(p Proposal) bool {
+			return verdicts.decide(p, tg.description, tg.view, required, nil).Accepted
+		})
 		for _, e := range extra[tg.pointer] {
 			e = normalizeExtra(e)
 			ps = append(ps, e)
 		}
 		sortProposals(ps)
-		required := tg.required
 		for _, p := range ps {
 			d := verdicts.decide(p, tg.description, tg.view, required, opts.Overrides)
+			d = keepStated(d, tg.view, stated, opts.Overrides)
 			if d.Accepted {
 				keepOriginal()
 				tg = cow.change(tg, p)
@@ -529,6 +535,19 @@ func (m verdictMemo) decide(p Proposal, description string, schema ir.Schema, re
 		m[key] = v
 	}
 	return withOverride(Decision{Proposal: p, Accepted: v.ok, Reason: v.reason}, overrides)
+}
+
+// keepStated rejects an accepted decision whose change would refuse a
+// value another proposal of the parameter states (contradictsStated),
+// unless an override decided it.
+func keepStated(d Decision, schema ir.Schema, stated []statedValue, overrides map[string]bool) Decision {
+	if _, overridden := overrides[d.ID]; !d.Accepted || overridden {
+		return d
+	}
+	if why := contradictsStated(d.Proposal, schema, stated); why != "" {
+		d.Accepted, d.Reason = false, why
+	}
+	return d
 }
 
 // decide verifies p against the current schema and applies any override.

@@ -76,8 +76,10 @@ func enrichOne(tool ir.WireName, pointer, desc string, schema ir.Schema, require
 	s := deepCopy(schema).(map[string]any)
 	req := required
 	var ds []Decision
-	for _, p := range Propose(tool, pointer, desc, s, required) {
-		d := decide(p, desc, s, req, nil)
+	ps := Propose(tool, pointer, desc, s, required)
+	stated := statedValues(ps, func(p Proposal) bool { return decide(p, desc, s, req, nil).Accepted })
+	for _, p := range ps {
+		d := keepStated(decide(p, desc, s, req, nil), s, stated, nil)
 		if d.Accepted {
 			ApplyProposal(s, p)
 			if p.Kind == KindRuntimeDefault {

@@ -22,7 +22,7 @@ type boundIntro struct {
 }
 
 var boundIntros = []boundIntro{
-	{mustCompile(`(?i)\b(?:max(?:imum)?(?:\s+(?:value|size|length|limit|count))?(?:\s+(?:is|of))?\s*[:=]?|at most|up to|no more than|not more than|no greater than|not greater than|no larger than|(?:must|can|may|should|shall) not (?:exceed|be (?:more|greater|larger|longer) than)|cannot exceed|can't exceed|(?:less|smaller|lower|fewer|shorter)(?: than)? or(?: equal)?(?: to)?)\s*`), bMax},
+	{mustCompile(`(?i)\b(?:max(?:imum)?(?:\s+(?:value|size|length|limit|count))?(?:\s+(?:is|of))?\s*[:=]?|at most|up to|no more than|not more than|no greater than|not greater than|no larger than|(?:must|can|may|should|shall) not (?:exceed|be (?:more|greater|larger|longer) than)|cannot exceed|can't exceed|(?:must|can|may|should|shall|will) never exceed|never exceeds|(?:less|smaller|lower|fewer|shorter)(?: than)? or(?: equal)?(?: to)?)\s*`), bMax},
 	{mustCompile(`(?i)\b(?:capped at|limited to|limit(?:ed)? of|(?:up to )?a maximum of|not to exceed|must not be above)\s*`), bMax},
 	{mustCompile(`(?:<=|≤)\s*`), bMax},
 	{mustCompile(`(?i)\b(?:starting (?:at|from)|starts (?:at|from)|(?:up )?from a minimum of|a minimum of)\s*`), bMin},
@@ -164,7 +164,23 @@ func (c *ctx) rawBoundHits() []boundHit {
 			if strings.HasPrefix(d[end:], "–") {
 				continue
 			}
-			hits = append(hits, boundHit{bi.dir, v, span{m[0], end}, unitWords(d, end), RuleRange})
+			dir, start := bi.dir, m[0]
+			// "can never be larger than 250", "must not be less than 5":
+			// a denied comparison is the inclusive bound the other way.
+			if dir == bExMin || dir == bExMax {
+				if neg := deniedBeforeRe.FindStringIndex(d[max(0, m[0]-40):m[0]]); neg != nil {
+					start = max(0, m[0]-40) + neg[0]
+					if dir == bExMin {
+						dir = bMax
+					} else {
+						dir = bMin
+					}
+					if coveredHit(hits, dir, v, start, end) {
+						continue
+					}
+				}
+			}
+			hits = append(hits, boundHit{dir, v, span{start, end}, unitWords(d, end), RuleRange})
 		}
 	}
 	for _, m := range betweenRe.FindAllStringSubmatchIndex(d, -1) {
@@ -251,6 +267,22 @@ func (c *ctx) rawBoundHits() []boundHit {
 		hits = append(hits, boundHit{bMin, lo, span{m[0], end}, u, RuleRange}, boundHit{bMax, hi, span{m[0], end}, u, RuleRange})
 	}
 	return hits
+}
+
+// deniedBeforeRe: a comparison's denial right before it ("never be",
+// "must not be", "can't be", "is never").
+var deniedBeforeRe = mustCompile(`(?i)\b(?:not|never|cannot|can't|won't|mustn't|shouldn't)\s+(?:be\s+|get\s+|go\s+)?$`)
+
+// coveredHit says whether hits has a bound in direction dir of value v
+// whose evidence spans start..end ("must not be greater than 9" is a
+// maximum already).
+func coveredHit(hits []boundHit, dir string, v json.Number, start, end int) bool {
+	for _, h := range hits {
+		if h.dir == dir && h.val == v && h.ev.start <= start && end <= h.ev.end {
+			return true
+		}
+	}
+	return false
 }
 
 func numLess(a, b json.Number) bool {

@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"encoding/json"
+	"reflect"
 	"sort"
 	"strings"
 )
@@ -76,6 +77,10 @@ var (
 	fallbackRe   = mustCompile("(?i)\\botherwise,?\\s+(?:[`'\"][^`'\"]+[`'\"]|[\\w.-]+)\\s*[.;]?\\s*$")
 	literalBefRe = mustCompile("(?i)(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?)(?:\\s+[a-z]+)?\\s+$")
 )
+
+// nextDefaultRe: another subject's default stated in the same clause as a
+// value phrase, after a conjunction ("-timestamp and replays default to").
+var nextDefaultRe = mustCompile(`(?i)\s+(?:and|or|but|while|whereas)\s+(?:[\w-]+\s+){0,4}defaults?\s+(?:to|is)\b`)
 
 // Words that are not values when they stand alone after "defaults to".
 var notValueWords = map[string]bool{
@@ -277,6 +282,12 @@ func (c *ctx) defaultRules() []Proposal {
 	d := c.desc
 	addPhrase := func(intro []int, valStart int) {
 		end := phraseEnd(d, valStart)
+		// "event datasets default to -timestamp and replays default to
+		// -started_at": the value ends where another subject's default
+		// starts (that one is read as a hit of its own).
+		if m := nextDefaultRe.FindStringIndex(d[valStart:end]); m != nil {
+			end = valStart + m[0]
+		}
 		sent := c.sentenceText(intro[0])
 		if !c.defaultSubjectOK(intro[0]) || c.frontedCondition(intro[0]) {
 			return
@@ -348,12 +359,27 @@ func (c *ctx) defaultRules() []Proposal {
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].ev.start < hits[j].ev.start })
 
+	// Two different values stated as the default are defaults for two
+	// cases ("event datasets default to -timestamp and replays default to
+	// -started_at"): neither is the parameter's.
+	perCase := false
+	var first any
+	for _, h := range hits {
+		if h.kind != vkStatic || !c.canDefault(h.value) {
+			continue
+		}
+		if first == nil {
+			first = h.value
+		} else if !reflect.DeepEqual(first, h.value) {
+			perCase = true
+		}
+	}
 	var out []Proposal
 	doneStatic, doneRuntime := false, false
 	for _, h := range hits {
 		switch h.kind {
 		case vkStatic:
-			if doneStatic || !c.canDefault(h.value) {
+			if doneStatic || perCase || !c.canDefault(h.value) {
 				continue
 			}
 			doneStatic = true

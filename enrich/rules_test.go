@@ -209,3 +209,69 @@ func TestOrListStartReadsOnlyTheTail(t *testing.T) {
 		}
 	}
 }
+
+// Four narrowings a held-apart audit found wrong (each refused calls the
+// upstream takes), with made-up descriptions of the same kinds.
+
+// TestDeniedComparisonWasReadTheOtherWay: "can never be larger than 250"
+// was read as exclusiveMinimum 250 (Google Calendar's maxResults, whose
+// default 100 it refused), "must not be less than 5" as exclusiveMaximum 5.
+func TestDeniedComparisonWasReadTheOtherWay(t *testing.T) {
+	for _, c := range []struct{ desc, want string }{
+		{"Page size. By default 100. The page size can never be larger than 250 entries.", `{"maximum":250}`},
+		{"Retry count; it must not be less than 2.", `{"minimum":2}`},
+		{"Batch size, which cannot be more than 40.", `{"maximum":40}`},
+		{"Depth of the walk. Never less than 1.", `{"minimum":1}`},
+		{"Workers; the pool must never exceed 16.", `{"maximum":16}`},
+		{"Lines to keep; must not be greater than 9.", `{"maximum":9}`},
+	} {
+		got := changes(t, c.desc, `{"type":"integer"}`, false)
+		if got[KindRange] != c.want {
+			t.Errorf("%q: range %s, want %s", c.desc, got[KindRange], c.want)
+		}
+	}
+}
+
+// TestBoundOfAnotherThingRefusedTheStatedStart: "Page number, starting at
+// 1. ... documents with more than 25 blocks" became exclusiveMinimum 25
+// beside minimum 1, so no page number was valid but those above 25.
+func TestBoundOfAnotherThingRefusedTheStatedStart(t *testing.T) {
+	got := changes(t, "Page of comments, starting at 1. Use it for threads with more than 50 comments.", `{"type":"integer"}`, false)
+	if want := `{"minimum":1}`; got[KindRange] != want || len(got) != 1 {
+		t.Errorf("got %v, want only range %s", got, want)
+	}
+	got = changes(t, "Items per page. Default 30. Pages are split for folders with more than 100 files.", `{"type":"integer"}`, false)
+	if want := `{"default":30}`; got[KindStaticDefault] != want || got[KindRange] != "" {
+		t.Errorf("got %v, want only the default %s", got, want)
+	}
+}
+
+// TestEnumOfAKeyInTheShownDocument: a string parameter holding a JSON
+// array, `[{"id": "1", "type": "User"}]`, described "Valid types are:
+// User, Team" got enum [User, Team], refusing every array.
+func TestEnumOfAKeyInTheShownDocument(t *testing.T) {
+	desc := `Assignees as a JSON array, like [{"id": "42", "kind": "person"}, {"id": "7", "kind": "group"}]. Valid kinds are: person, group, bot.`
+	if got := changes(t, desc, `{"type":"string"}`, false); len(got) != 0 {
+		t.Errorf("got %v, want no change", got)
+	}
+	// The parameter named by the key keeps its enum.
+	_, _, ds := enrichOne("tool", "/properties/kind", `One of person, group. In the request body: {"kind": "person"}.`, mustSchema(t, `{"type":"string"}`), false)
+	if len(ds) != 1 || !ds[0].Accepted || show(ds[0].To) != `{"enum":["person","group"]}` {
+		t.Errorf("decisions %+v, want the enum accepted", ds)
+	}
+}
+
+// TestPerCaseDefaultsMadeTheParameterRequired: "If omitted, event
+// datasets default to -timestamp and replays default to -started_at" was
+// read as one default resolved from hidden state (the second "default"
+// was taken for a cue), making the parameter required.
+func TestPerCaseDefaultsMadeTheParameterRequired(t *testing.T) {
+	for _, desc := range []string{
+		"Sort key. If omitted, searches default to -score and listings default to -created.",
+		"Output format. Tables default to csv, while charts default to png.",
+	} {
+		if got := changes(t, desc, `{"type":"string"}`, false); len(got) != 0 {
+			t.Errorf("%q: got %v, want no change", desc, got)
+		}
+	}
+}
