@@ -19,8 +19,9 @@ type sourceValue struct {
 	where string
 }
 
-// exampleIntroRe introduces example values in prose.
-var exampleIntroRe = mustCompile(`(?i)\be\.g\.,?|\beg\b,?|\bfor example\b,?:?|\bfor instance\b,?|\bsuch as\b|\bexamples?:`)
+// exampleIntroRe introduces example values in prose, or another value
+// beside one ("web_hook" (or "webhook")).
+var exampleIntroRe = mustCompile(`(?i)\be\.g\.,?|\beg\b,?|\bfor example\b,?:?|\bfor instance\b,?|\bsuch as\b|\bexamples?:|\(\s*or\b`)
 
 // sourceValues collects the values the source gives for a parameter, in a
 // fixed order: default, example, examples, enum, then the description's
@@ -205,6 +206,78 @@ func contradictsStated(p Proposal, s ir.Schema, stated []statedValue) string {
 		}
 	}
 	return ""
+}
+
+// thatOfRe: a property of what the name refers to ("that of `customer`").
+var thatOfRe = mustCompile(`(?i)\b(?:that|those) of\s*(?:the\s*)?$`)
+
+// paramWordRe: the word after a name that calls it a parameter.
+var paramWordRe = mustCompile(`(?i)^\s+(?:field|parameter|param|property|attribute|argument|header|value)\b`)
+
+// possessedRe: a name owned by state, not given ("the account's
+// `default_currency`").
+var possessedRe = mustCompile(`(?i)(?:['’]s|\b(?:its|their|your)|\b(?:account|user|organization|org|project|workspace|team)\s*(?:['’]s)?)\s*$`)
+
+// valueCueRe: a default made of another value itself ("the store field
+// is used", "a concatenation of", "inferred from"), not of the state of
+// what it names ("that of `customer`", "resolved from projectSlug").
+var valueCueRe = mustCompile(`(?i)\b(?:is used|are used|will be used|concatenat\w*|combination of|same as|copied from|inferred from|infer it from|value of)\b`)
+
+// derivedFrom is the first of names (the tool's other parameters) whose
+// value text makes the default of, or "": one quoted ("`sdkVersion`",
+// "\"first_name\""), called a parameter ("the store field"), or written
+// bare when it reads as a name (snake_case or camelCase), and not owned
+// by the account or user. self is the parameter's own name.
+func derivedFrom(text, self string, names []string) string {
+	if !valueCueRe.MatchString(text) {
+		return ""
+	}
+	for _, n := range names {
+		if n == "" || n == self || len(n) > 64 {
+			continue
+		}
+		for i := 0; ; {
+			j := strings.Index(text[i:], n)
+			if j < 0 {
+				break
+			}
+			at, end := i+j, i+j+len(n)
+			i = end
+			if at > 0 && isNameByte(text[at-1]) || end < len(text) && isNameByte(text[end]) {
+				continue
+			}
+			quoted := at > 0 && end < len(text) && strings.ContainsRune("`\"'", rune(text[at-1])) && text[end] == text[at-1]
+			from := at
+			if quoted {
+				from--
+			}
+			after := text[end:]
+			if quoted {
+				after = text[end+1:]
+			}
+			if possessedRe.MatchString(text[:from]) || thatOfRe.MatchString(text[:from]) {
+				continue
+			}
+			if quoted || paramWordRe.MatchString(after) || strings.Contains(n, "_") || isCamel(n) {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+func isNameByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// isCamel: a lower-case letter followed by an upper-case one (sdkVersion).
+func isCamel(s string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i-1] >= 'a' && s[i-1] <= 'z' && s[i] >= 'A' && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
 }
 
 // keyedValueRe is a key and its string value as JSON (or a Python dict)

@@ -432,6 +432,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, keys 
 		for _, p := range ps {
 			d := verdicts.decide(p, tg.description, tg.view, required, opts.Overrides)
 			d = keepStated(d, tg.view, stated, opts.Overrides)
+			d = notDerived(d, t, tg, opts.Overrides)
 			if d.Accepted {
 				keepOriginal()
 				tg = cow.change(tg, p)
@@ -546,6 +547,30 @@ func keepStated(d Decision, schema ir.Schema, stated []statedValue, overrides ma
 	}
 	if why := contradictsStated(d.Proposal, schema, stated); why != "" {
 		d.Accepted, d.Reason = false, why
+	}
+	return d
+}
+
+// notDerived rejects an accepted runtime default that its evidence derives
+// from another parameter of the tool (derivedFrom): the caller gives that
+// one, so the value is not resolved from state it cannot see. An override
+// keeps its decision.
+func notDerived(d Decision, t *ir.Tool, tg target, overrides map[string]bool) Decision {
+	if _, overridden := overrides[d.ID]; !d.Accepted || overridden || d.Kind != KindRuntimeDefault {
+		return d
+	}
+	var names []string
+	for _, p := range t.Params {
+		names = append(names, p.Arg, string(p.Wire))
+	}
+	if tg.parent != nil {
+		props, _ := tg.parent["properties"].(map[string]any)
+		for k := range props {
+			names = append(names, k)
+		}
+	}
+	if other := derivedFrom(d.Evidence, tg.name, names); other != "" {
+		d.Accepted, d.Reason = false, fmt.Sprintf("the default is derived from %q, another parameter the caller gives", other)
 	}
 	return d
 }

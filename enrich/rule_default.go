@@ -63,8 +63,12 @@ var (
 	// changed", "all items are listed").
 	behaviourRe = mustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b` +
 		// an active verb of what the service then does ("Stripe will
-		// dynamically show relevant payment methods")
-		`|\b(?:will|would)\s+(?:\w+ly\s+)?(?:show|display|return|list|present|offer|skip|ignore|keep|leave|include|exclude)\b`)
+		// dynamically show relevant payment methods", "the response
+		// lists the account level templates"), or will not do ("the
+		// credentials will not expire")
+		`|\b(?:will|would)\s+(?:\w+ly\s+)?(?:show|display|return|list|present|offer|skip|ignore|keep|leave|include|exclude)\b` +
+		`|\b(?:response|result|results|endpoint|request|call|query|operation|server|service|API|it|we)\s+(?:\w+ly\s+)?(?:lists|returns|shows|displays|includes|excludes|contains|gives|searches)\b` +
+		`|\b(?:will|would|does|do|is|are)\s+not\s+(?:be\s+)?\w+|\b(?:won't|doesn't|don't|isn't|aren't)\s+\w+`)
 	// insteadRe: leaving the parameter out selects another mechanism,
 	// not a value for it ("If omitted, the federated token is used
 	// directly", "the password is used instead").

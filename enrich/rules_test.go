@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -273,5 +274,79 @@ func TestPerCaseDefaultsMadeTheParameterRequired(t *testing.T) {
 		if got := changes(t, desc, `{"type":"string"}`, false); len(got) != 0 {
 			t.Errorf("%q: got %v, want no change", desc, got)
 		}
+	}
+}
+
+// Five more, from a second audit of random held-apart decisions.
+
+// TestOmittedBehaviourReadAsAHiddenDefault: what the call does when the
+// parameter is left out ("the response lists the account level setting
+// templates", "the credentials will not expire") made it required, a
+// cue word ("account", "credentials") taken for state.
+func TestOmittedBehaviourReadAsAHiddenDefault(t *testing.T) {
+	for _, desc := range []string{
+		"Site to scope to. If this is not provided, the response lists the account level rules.",
+		"Lifetime in seconds. If not set or 0, the token will not expire.",
+	} {
+		if got := changes(t, desc, `{"type":"string"}`, false); len(got) != 0 {
+			t.Errorf("%q: got %v, want no change", desc, got)
+		}
+	}
+}
+
+// TestExampleFormatsReadAsAnEnum: "These examples show the formats
+// supported: `64-16-7f-37-90-92` or `64167f379092`" became an enum of the
+// two example addresses.
+func TestExampleFormatsReadAsAnEnum(t *testing.T) {
+	desc := "Serial of the device. The examples below show the accepted shapes: `AB-12-CD` or `AB12CD`."
+	if got := changes(t, desc, `{"type":"string"}`, false); len(got) != 0 {
+		t.Errorf("got %v, want no change", got)
+	}
+}
+
+// TestAlternativeLeftOutOfTheEnum: `Valid values are "web_hook" (or
+// "webhook")` gave enum ["web_hook"], refusing "webhook"; "A positive
+// integer (or 0 for a free plan)" gave exclusiveMinimum 0, refusing 0.
+func TestAlternativeLeftOutOfTheEnum(t *testing.T) {
+	for _, c := range []struct{ desc, schema string }{
+		{`Spelling of the key. Valid values are "color" (or "colour").`, `{"type":"string"}`},
+		{"Seats to buy: a positive integer (or 0 for a trial).", `{"type":"integer"}`},
+	} {
+		if got := changes(t, c.desc, c.schema, false); len(got) != 0 {
+			t.Errorf("%q: got %v, want no change", c.desc, got)
+		}
+	}
+}
+
+// TestDefaultDerivedFromAnotherParameterMadeItRequired: a default made of
+// another parameter's value ("a concatenation of "first_name" and
+// "last_name"", "the store field is used") is not resolved from state the
+// caller cannot see; one of the state of what a parameter names ("that of
+// `customer`") still is.
+func TestDefaultDerivedFromAnotherParameterMadeItRequired(t *testing.T) {
+	input := mustSchema(t, `{"type": "object", "properties": {
+		"display_name": {"type": "string", "description": "Shown name. If you do not provide a value for this field, by default, the value will be set as a concatenation of \"first_name\" and \"last_name\"."},
+		"group": {"type": "string", "description": "Reporting group. When not specified, the store field is used (if available)."},
+		"currency": {"type": "string", "description": "Currency of the bill. Defaults to that of `+"`customer`"+` if not specified."},
+		"first_name": {"type": "string"}, "last_name": {"type": "string"}, "store": {"type": "string"}, "customer": {"type": "string"}}}`)
+	var params []*ir.Param
+	for _, name := range []string{"display_name", "group", "currency", "first_name", "last_name", "store", "customer"} {
+		d, _ := input["properties"].(map[string]any)[name].(map[string]any)["description"].(string)
+		params = append(params, &ir.Param{Arg: name, Wire: ir.WireName(name), Py: ir.PyIdent(name), In: ir.InArg, Description: d, Ref: ir.ParamRef("/properties/" + name)})
+	}
+	svc := &ir.Service{Name: "bills", Source: ir.Source{Kind: ir.SourceMCP, File: "bills.json"},
+		Tools: []*ir.Tool{{Wire: "create_bill", Py: "create_bill", Params: params, Input: input}}}
+	ds, err := Run(svc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, d := range ds {
+		if d.Kind == KindRuntimeDefault {
+			got[lastSegment(d.Pointer)] = d.Accepted
+		}
+	}
+	if want := map[string]bool{"display_name": false, "group": false, "currency": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("runtime defaults accepted %v, want %v", got, want)
 	}
 }
