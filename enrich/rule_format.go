@@ -90,6 +90,11 @@ func (c *ctx) formatRule() []Proposal {
 				return try("date-time", m)
 			}
 			if dateWordRe.MatchString(s) {
+				// "ISO 8601 date string (e.g. "2026-03-16T23:59:59Z")":
+				// the examples say which.
+				if c.examplesAreDateTimes() {
+					return try("date-time", m)
+				}
 				return try("date", m)
 			}
 		}
@@ -218,4 +223,16 @@ func (c *ctx) headStart() int {
 		}
 	}
 	return 0
+}
+
+// examplesAreDateTimes says whether the description gives example values
+// and each is a date-time (RFC 3339), none a date alone.
+func (c *ctx) examplesAreDateTimes() bool {
+	ex := proseExamples(c.desc, "string")
+	for _, v := range ex {
+		if s, ok := v.(string); !ok || !formatAccepts("date-time", s) {
+			return false
+		}
+	}
+	return len(ex) > 0
 }

@@ -350,3 +350,17 @@ func TestDefaultDerivedFromAnotherParameterMadeItRequired(t *testing.T) {
 		t.Errorf("runtime defaults accepted %v, want %v", got, want)
 	}
 }
+
+// TestDateFormatRefusedItsDateTimeExample: "ISO 8601 date string ... (e.g.,
+// "2026-03-16T23:59:59Z")" was read as format date, which its own example
+// refuses (so nothing was kept): the examples say date-time.
+func TestDateFormatRefusedItsDateTimeExample(t *testing.T) {
+	got := changes(t, `ISO 8601 date string to list changes since (e.g., "2026-01-02T03:04:05Z").`, `{"type":"string"}`, false)
+	if want := `{"format":"date-time"}`; got[KindFormat] != want {
+		t.Errorf("format %s, want %s", got[KindFormat], want)
+	}
+	got = changes(t, `ISO 8601 date to list changes since, e.g. "2026-01-02".`, `{"type":"string"}`, false)
+	if want := `{"format":"date"}`; got[KindFormat] != want {
+		t.Errorf("format %s, want %s", got[KindFormat], want)
+	}
+}
