@@ -24,6 +24,9 @@ type boundIntro struct {
 var boundIntros = []boundIntro{
 	{mustCompile(`(?i)\b(?:max(?:imum)?(?:\s+(?:value|size|length|limit|count))?(?:\s+(?:is|of))?\s*[:=]?|at most|up to|no more than|not more than|no greater than|not greater than|no larger than|(?:must|can|may|should|shall) not (?:exceed|be (?:more|greater|larger|longer) than)|cannot exceed|can't exceed|(?:must|can|may|should|shall|will) never exceed|never exceeds|(?:less|smaller|lower|fewer|shorter)(?: than)? or(?: equal)?(?: to)?)\s*`), bMax},
 	{mustCompile(`(?i)\b(?:capped at|limited to|limit(?:ed)? of|(?:up to )?a maximum of|not to exceed|must not be above)\s*`), bMax},
+	// "The maximum number of contexts is 1000".
+	{mustCompile(`(?i)\bmax(?:imum)? number of [a-z][\w-]*(?: [a-z][\w-]*)? (?:is|=)\s*`), bMax},
+	{mustCompile(`(?i)\bmin(?:imum)? number of [a-z][\w-]*(?: [a-z][\w-]*)? (?:is|=)\s*`), bMin},
 	{mustCompile(`(?:<=|≤)\s*`), bMax},
 	{mustCompile(`(?i)\b(?:starting (?:at|from)|starts (?:at|from)|(?:up )?from a minimum of|a minimum of)\s*`), bMin},
 	{mustCompile(`(?i)\b(?:less|smaller|lower|fewer|shorter) than\s+`), bExMax},
@@ -270,8 +273,8 @@ func (c *ctx) rawBoundHits() []boundHit {
 }
 
 // deniedBeforeRe: a comparison's denial right before it ("never be",
-// "must not be", "can't be", "is never").
-var deniedBeforeRe = mustCompile(`(?i)\b(?:not|never|cannot|can't|won't|mustn't|shouldn't)\s+(?:be\s+|get\s+|go\s+)?$`)
+// "must not be", "can't be", "is never", "cannot contain").
+var deniedBeforeRe = mustCompile(`(?i)\b(?:not|never|cannot|can't|won't|mustn't|shouldn't)\s+(?:be\s+|get\s+|go\s+|contain\s+|have\s+|hold\s+|include\s+|exceed\s+)?$`)
 
 // coveredHit says whether hits has a bound in direction dir of value v
 // whose evidence spans start..end ("must not be greater than 9" is a
@@ -302,6 +305,33 @@ func hasCharUnit(u []string) bool {
 	}
 	return false
 }
+
+// clauseBefore is d's text from the start of the clause holding offset at
+// up to it.
+func clauseBefore(d string, at int) string {
+	return d[strings.LastIndexAny(d[:at], ".;:\n")+1 : at]
+}
+
+// wholeCharUnit: the characters counted are the value's, not a kind of
+// them among others: the unit first ("max 40 chars"), after a word that
+// names every character ("64 ASCII characters"), or after another kind
+// when the value is said to be them ("Must be 3–12 uppercase letters or
+// numbers"), not to contain them ("Cannot contain more than 5 Chinese
+// characters"). before is the clause up to the bound's number.
+func wholeCharUnit(u []string, before string) bool {
+	if len(u) > 0 && charUnits[u[0]] {
+		return true
+	}
+	if len(u) < 2 || !charUnits[u[1]] {
+		return false
+	}
+	return wholeCharWords[u[0]] || !partVerbRe.MatchString(before)
+}
+
+// partVerbRe: the value holds the characters counted among others.
+var partVerbRe = mustCompile(`(?i)\b(?:contains?|containing|includes?|including|has|have|having|with|of which)\b`)
+
+var wholeCharWords = map[string]bool{"total": true, "unicode": true, "utf-8": true, "utf8": true, "ascii": true, "alphanumeric": true, "printable": true, "byte": true, "single-byte": true}
 
 func hasNonNumericUnit(u []string) bool {
 	for i, w := range u {
@@ -343,7 +373,7 @@ func (c *ctx) boundsRule() []Proposal {
 			key := map[string]string{bMin: "minimum", bMax: "maximum", bExMin: "exclusiveMinimum", bExMax: "exclusiveMaximum"}[h.dir]
 			add(key, h.val, h.ev, RuleRange)
 		case str, arr:
-			if str && !hasCharUnit(h.unit) {
+			if str && !wholeCharUnit(h.unit, clauseBefore(c.desc, h.ev.end)) {
 				continue
 			}
 			if arr && (hasCharUnit(h.unit) || hasNonNumericUnit(h.unit) || c.aboutEachItem(h)) {

@@ -7,7 +7,7 @@ import (
 var (
 	rfc3339Re   = mustCompile(`(?i)\bRFC[ -]?3339\b`)
 	isoDTRe     = mustCompile(`(?i)YYYY-MM-DD[T ]hh`)
-	iso8601Re   = mustCompile(`(?i)\bISO[- _]?8601\b`)
+	iso8601Re   = mustCompile(`(?i)\bISO[- _]?8601(?:(date-?time|datetime|timestamp|time)|(date))?\b`)
 	ymdRe       = mustCompile(`(?i)\bYYYY-MM-DD\b`)
 	timeWordRe  = mustCompile(`(?i)\b(?:timestamp|date-?time|datetime|date and time|time)\b`)
 	dateWordRe  = mustCompile(`(?i)\bdate\b`)
@@ -24,6 +24,9 @@ var (
 	templateRe = mustCompile("[`'\"][^`'\"\\s]*(?:\\{[^}]*\\}|<[^>]*>|\\.\\.)[^`'\"\\s]*[`'\"]")
 	// partsRe: the format describes parts of the value.
 	partsRe = mustCompile(`(?i)\b(?:each|both|either end|range|span|pair|list of|comma[- ]separated|start and end)\b`)
+	// rangeEndRe: one end of a range named ("End date for activity range",
+	// "start of the date range").
+	rangeEndRe = mustCompile(`(?i)\b(?:start|end|beginning|begin|first|last)\b(?:\s+[\w-]+){0,2}\s+(?:of|for|in)\s+(?:the\s+|an?\s+)?(?:[\w-]+\s+){0,2}range\b`)
 	// headRe: the head noun of the description's first words.
 	headRe = mustCompile(`^(?:(?:[Tt]he|[Aa]n?|[Yy]our)\s+)?((?:[\w'’-]+\s+){0,3}?)(URL|URI|[Uu]rl|[Ee]-?mail address(?:es)?|UUID|GUID)\b`)
 )
@@ -71,7 +74,8 @@ func (c *ctx) formatRule() []Proposal {
 		// A format is the whole story only when the value is one such
 		// thing: not a template ("`{from}..{to}`", "must contain
 		// `<num>`"), and for dates not a range whose parts each are one.
-		if templateRe.MatchString(d) || (format == "date-time" || format == "date") && partsRe.MatchString(c.sentenceText(m[0])) {
+		// "End date for activity range": one end of a range is one date.
+		if templateRe.MatchString(d) || (format == "date-time" || format == "date") && partsRe.MatchString(rangeEndRe.ReplaceAllString(c.sentenceText(m[0]), "")) {
 			return nil
 		}
 		return []Proposal{c.proposal(KindFormat, RuleFormat, span{m[0], m[1]}, map[string]any{"format": format})}
@@ -83,8 +87,16 @@ func (c *ctx) formatRule() []Proposal {
 	if m := isoDTRe.FindStringIndex(d); m != nil && wholeToken(d, m[0], m[1]) {
 		return try("date-time", m)
 	}
-	if m := iso8601Re.FindStringIndex(d); m != nil {
+	if m := iso8601Re.FindStringSubmatchIndex(d); m != nil {
 		s := c.sentenceText(m[0])
+		// "ISO8601DateTime", "ISO8601Date": the kind in the same token.
+		if m[2] >= 0 {
+			return try("date-time", m[:2])
+		}
+		if m[4] >= 0 {
+			return try("date", m[:2])
+		}
+		m = m[:2]
 		if !durationRe.MatchString(s) {
 			if timeWordRe.MatchString(s) {
 				return try("date-time", m)

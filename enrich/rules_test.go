@@ -364,3 +364,43 @@ func TestDateFormatRefusedItsDateTimeExample(t *testing.T) {
 		t.Errorf("format %s, want %s", got[KindFormat], want)
 	}
 }
+
+// TestCountOfAKindOfCharacterBecameALength: "Cannot contain more than 5
+// Chinese characters" (Zoom's first_name) became minLength 6, and "If the
+// body contains more than 160 GSM-7 characters, the message is segmented"
+// (Twilio's CreateMessage Body) minLength 161, refusing every short
+// message: a count of one kind of character among others is no length,
+// and "cannot contain more than" is a maximum.
+func TestCountOfAKindOfCharacterBecameALength(t *testing.T) {
+	for _, c := range []struct{ desc, want string }{
+		{"Nickname. Cannot contain more than 8 Cyrillic characters.", ""},
+		{"Text to send. If the text contains more than 70 UCS-2 characters, it is split.", ""},
+		{"Password, with at least 2 special characters.", ""},
+		{"Comment. Must not contain more than 500 characters.", `{"maxLength":500}`},
+		{"Prefix: must be 3–12 uppercase letters or numbers.", `{"maxLength":12,"minLength":3}`},
+		{"Label, up to 64 ASCII characters.", `{"maxLength":64}`},
+	} {
+		if got := changes(t, c.desc, `{"type":"string"}`, false)[KindLength]; got != c.want {
+			t.Errorf("%q: length %q, want %q", c.desc, got, c.want)
+		}
+	}
+}
+
+// TestDateTimeInOneTokenAndCountsNamedByNoun: "(ISO8601DateTime format)"
+// gave no format (the kind in the same token as the standard, and "End
+// date for activity range" taken for a range of dates), and "The maximum
+// number of contexts is 1000" no maxItems.
+func TestDateTimeInOneTokenAndCountsNamedByNoun(t *testing.T) {
+	if got := changes(t, "End time for the report range (ISO8601DateTime format).", `{"type":"string"}`, false); got[KindFormat] != `{"format":"date-time"}` {
+		t.Errorf("format %q, want date-time", got[KindFormat])
+	}
+	if got := changes(t, "Day to start from (ISO8601Date).", `{"type":"string"}`, false); got[KindFormat] != `{"format":"date"}` {
+		t.Errorf("format %q, want date", got[KindFormat])
+	}
+	if got := changes(t, "Rules to apply. The maximum number of rules is 50.", `{"type":"array"}`, false); got[KindLength] != `{"maxItems":50}` {
+		t.Errorf("length %q, want maxItems 50", got[KindLength])
+	}
+	if got := changes(t, "Results per page. The maximum number of results is 200.", `{"type":"integer"}`, false); got[KindRange] != `{"maximum":200}` {
+		t.Errorf("range %q, want maximum 200", got[KindRange])
+	}
+}
