@@ -88,8 +88,12 @@ var (
 	// condAfterRe: the bound holds only in a case ("10 characters for `ach`
 	// payments", "100 if archived").
 	condAfterRe = mustCompile("^(?:\\s+[\\w-]+){0,2}\\s+(?:for\\s+[`'\"]|(?:if|when|unless|except)\\b)")
-	emptyOKRe   = mustCompile(`(?i)\b(?:may|can|could|might)\s+(?:be|have an?)\s+empty\b`)
-	negativeRe  = mustCompile(`(?i)\bnegative\b`)
+	// subordinateRe starts a clause about another thing than the value;
+	// requiredRe, after it, makes the comparison a requirement on it.
+	subordinateRe = mustCompile(`(?i)\b(?:whose|which|that|if|when|whenever|where|unless|once)\b`)
+	requiredRe    = mustCompile(`(?i)\b(?:must|should|shall|has to|have to|needs? to|is required to|can|may|cannot|can't)\b`)
+	emptyOKRe     = mustCompile(`(?i)\b(?:may|can|could|might)\s+(?:be|have an?)\s+empty\b`)
+	negativeRe    = mustCompile(`(?i)\bnegative\b`)
 )
 
 // boundOK rejects a bound stated inside a condition, for a case ("Maximum
@@ -105,6 +109,16 @@ func boundOK(d string, h boundHit) bool {
 	}
 	if condAfterRe.MatchString(d[h.ev.end:]) {
 		return false
+	}
+	// "Issues for which the expression returns a value whose JSON
+	// representation is longer than 32768 characters are ignored": a
+	// comparison in a clause about something else, with no requirement on
+	// the value in it.
+	if h.dir == bExMin || h.dir == bExMax {
+		before := clauseBefore(d, h.ev.start)
+		if m := subordinateRe.FindAllStringIndex(before, -1); m != nil && !requiredRe.MatchString(before[m[len(m)-1][1]:]) {
+			return false
+		}
 	}
 	for i, w := range h.unit {
 		if timeUnits[w] && i+1 < len(h.unit) && relWords[h.unit[i+1]] {

@@ -404,3 +404,21 @@ func TestDateTimeInOneTokenAndCountsNamedByNoun(t *testing.T) {
 		t.Errorf("range %q, want maximum 200", got[KindRange])
 	}
 }
+
+// TestComparisonAboutAnotherThingBecameALength: "Issues for which the
+// expression returns a value whose JSON representation is longer than
+// 32768 characters are ignored" gave Jira's expression minLength 32769:
+// a comparison in a clause about something else is no bound, unless the
+// clause requires it of the value ("a name that must be longer than 3").
+func TestComparisonAboutAnotherThingBecameALength(t *testing.T) {
+	for _, c := range []struct{ desc, want string }{
+		{"The script to run. Rows for which the script returns a value whose text is longer than 4096 characters are skipped.", ""},
+		{"Filter. Entries that are more than 30 characters long are truncated.", ""},
+		{"A handle that must be longer than 3 characters.", `{"minLength":4}`},
+		{"Secret, longer than 8 characters.", `{"minLength":9}`},
+	} {
+		if got := changes(t, c.desc, `{"type":"string"}`, false)[KindLength]; got != c.want {
+			t.Errorf("%q: length %q, want %q", c.desc, got, c.want)
+		}
+	}
+}
