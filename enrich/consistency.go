@@ -19,9 +19,10 @@ type sourceValue struct {
 	where string
 }
 
-// exampleIntroRe introduces example values in prose, or another value
-// beside one ("web_hook" (or "webhook")).
-var exampleIntroRe = mustCompile(`(?i)\be\.g\.,?|\beg\b,?|\bfor example\b,?:?|\bfor instance\b,?|\bsuch as\b|\bexamples?:|\(\s*or\b`)
+// exampleIntroRe introduces example values in prose, another value
+// beside one ("web_hook" (or "webhook")), or a value to give ("Leave blank
+// or set to 0 to tokenize").
+var exampleIntroRe = mustCompile(`(?i)\be\.g\.,?|\beg\b,?|\bfor example\b,?:?|\bfor instance\b,?|\bsuch as\b|\bexamples?:|\(\s*or\b|\bset (?:it |this |the value )?to\b`)
 
 // sourceValues collects the values the source gives for a parameter, in a
 // fixed order: default, example, examples, enum, then the description's

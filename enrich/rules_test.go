@@ -422,3 +422,12 @@ func TestComparisonAboutAnotherThingBecameALength(t *testing.T) {
 		}
 	}
 }
+
+// TestValueToSetRefusedByABound: "A positive decimal value ... Leave blank
+// or set to 0 to tokenize" (Twilio's ChargeAmount) got exclusiveMinimum 0,
+// refusing the 0 it asks for: a value to set is a value the source gives.
+func TestValueToSetRefusedByABound(t *testing.T) {
+	if got := changes(t, "A positive amount to charge. Leave blank or set to 0 to only save the card.", `{"type":"number"}`, false); len(got) != 0 {
+		t.Errorf("got %v, want no change", got)
+	}
+}
