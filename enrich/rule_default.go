@@ -61,7 +61,7 @@ var (
 	// behaviourRe: what happens when the parameter is left out, not which
 	// value it takes ("the current value is returned and nothing is
 	// changed", "all items are listed").
-	behaviourRe = mustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b` +
+	behaviourRe = mustCompile(`(?i)\b(?:is|are|will be|gets|get)\s+(?:returned|shown|listed|displayed|printed|changed|modified|performed|ignored|skipped|kept|left|unchanged|preserved|deleted|removed|cleared|searched|included|excluded|shared|sent|synced|copied)\b|\bnothing\b|\bno (?:change|filter|limit)s?\b` +
 		// an active verb of what the service then does ("Stripe will
 		// dynamically show relevant payment methods", "the response
 		// lists the account level templates"), or will not do ("the
@@ -81,6 +81,31 @@ var (
 	fallbackRe   = mustCompile("(?i)\\botherwise,?\\s+(?:[`'\"][^`'\"]+[`'\"]|[\\w.-]+)\\s*[.;]?\\s*$")
 	literalBefRe = mustCompile("(?i)(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?)(?:\\s+[a-z]+)?\\s+$")
 )
+
+// orValueRe: an omission joined to a value ("If not set or 0", "if
+// omitted or empty").
+var orValueRe = mustCompile("(?i)^\\s+or\\s+(?:`[^`]+`|'[^']+'|\"[^\"]+\"|(?:[+-]?\\d+(?:\\.\\d+)?|null|empty|blank|false|true|none)\\b)")
+
+// namesEnumValue says whether clause code-quotes exactly one value, and
+// the parameter's enum lists it.
+func (c *ctx) namesEnumValue(clause string) bool {
+	es, _ := c.schema["enum"].([]any)
+	if len(es) == 0 {
+		return false
+	}
+	ms := codeQuotedRe.FindAllStringSubmatch(clause, -1)
+	if len(ms) != 1 {
+		return false
+	}
+	for _, e := range es {
+		if e == ms[0][1] {
+			return true
+		}
+	}
+	return false
+}
+
+var codeQuotedRe = mustCompile("`([^`]+)`")
 
 // nextDefaultRe: another subject's default stated in the same clause as a
 // value phrase, after a conjunction ("-timestamp and replays default to").
@@ -512,6 +537,16 @@ func (c *ctx) omitHits() []defaultHit {
 				hits = append(hits, defaultHit{k, v, ev})
 				continue
 			}
+		}
+		// "If not set or 0, ...": leaving it out is the value 0.
+		if orValueRe.MatchString(d[m[1]:s.end]) {
+			continue
+		}
+		// "If not specified, a file attachment of type `asana` will be
+		// assumed": the one value the clause names, which the enum lists,
+		// is what leaving it out gives.
+		if c.namesEnumValue(clause) {
+			continue
 		}
 		if runtimeCueRe.MatchString(clause) && !behaviourRe.MatchString(clause) && !fallbackRe.MatchString(sent) {
 			hits = append(hits, defaultHit{vkRuntime, nil, ev})

@@ -431,3 +431,24 @@ func TestValueToSetRefusedByABound(t *testing.T) {
 		t.Errorf("got %v, want no change", got)
 	}
 }
+
+// TestStaticDefaultsMadeTheParameterRequired: four readings of a default
+// the caller can see as one resolved from hidden state, each making the
+// parameter required (from reading every held-apart runtime default):
+// the schema's own default (Jira's fallbackToDefault, default true: "a
+// default thumbnail is returned when ..."), "If not set or 0, the
+// credentials will have a 7 day expiry", "a file attachment of type
+// `asana` will be assumed" (a value the enum lists), and "all the Meeting
+// Connectors ... will be shared".
+func TestStaticDefaultsMadeTheParameterRequired(t *testing.T) {
+	for _, c := range []struct{ desc, schema string }{
+		{"Whether a default avatar is returned when the requested one is not found.", `{"type":"boolean","default":true}`},
+		{"Lifetime in seconds. If not set or 0, the token will have a 30 day expiry.", `{"type":"integer"}`},
+		{"Kind of the file. If not specified, a file of type `local` will be assumed.", `{"type":"string","enum":["local","remote"]}`},
+		{"Printers to share. If no value is provided, all the printers of the parent account will be shared.", `{"type":"string"}`},
+	} {
+		if got := changes(t, c.desc, c.schema, false); got[KindRuntimeDefault] != "" {
+			t.Errorf("%q: got %v, want no runtime default", c.desc, got)
+		}
+	}
+}

@@ -81,6 +81,12 @@ func verifyKind(p Proposal, schema ir.Schema, required bool) (bool, string) {
 		if required {
 			return false, "parameter is already required"
 		}
+		// "default is returned when the thumbnail is not found" on a
+		// flag whose schema says default true: the schema's own default
+		// is what leaving it out gives.
+		if d, ok := schema["default"]; ok && staticDefault(schema, d) {
+			return false, fmt.Sprintf("the schema gives the default %s", show(d))
+		}
 		return true, "verified"
 	case KindEnum, KindBoolString:
 		return verifyEnum(p, schema)
@@ -94,6 +100,26 @@ func verifyKind(p Proposal, schema ir.Schema, required bool) (bool, string) {
 		return verifyDefault(p, schema)
 	}
 	return false, "unhandled kind"
+}
+
+// staticDefault says whether d, a schema's default, is a value rather than
+// a sentence standing in one ("The day the request is made."): not null,
+// and for a string one token or a value its enum lists.
+func staticDefault(schema ir.Schema, d any) bool {
+	switch v := d.(type) {
+	case nil:
+		return false
+	case string:
+		if es, ok := schema["enum"].([]any); ok {
+			for _, e := range es {
+				if e == v {
+					return true
+				}
+			}
+		}
+		return v != "" && !strings.ContainsAny(v, " \t\n")
+	}
+	return true
 }
 
 func contains(xs []string, s string) bool {
