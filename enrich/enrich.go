@@ -565,9 +565,7 @@ func notDerived(d Decision, t *ir.Tool, tg target, overrides map[string]bool) De
 	}
 	if tg.parent != nil {
 		props, _ := tg.parent["properties"].(map[string]any)
-		for k := range props {
-			names = append(names, k)
-		}
+		names = append(names, slices.Sorted(maps.Keys(props))...) // the reason names the first
 	}
 	if other := derivedFrom(d.Evidence, tg.name, names); other != "" {
 		d.Accepted, d.Reason = false, fmt.Sprintf("the default is derived from %q, another parameter the caller gives", other)
