@@ -140,6 +140,13 @@ func verifyConsistent(p Proposal, description string, s ir.Schema) (bool, string
 			return false, why
 		}
 	}
+	if f, _ := p.To["format"].(string); f == "uuid" {
+		for _, m := range fragmentRe.FindAllStringSubmatch(description, -1) {
+			if frag := m[1] + m[2]; !uuidCharsRe.MatchString(frag) {
+				return false, fmt.Sprintf("the description says the value may hold %q, which no UUID does", frag)
+			}
+		}
+	}
 	merged := mergedView(s, p.To)
 	stray := strayEnumValues(p, s)
 	for _, sv := range sourceValues(description, s) {
@@ -152,6 +159,11 @@ func verifyConsistent(p Proposal, description string, s ir.Schema) (bool, string
 	}
 	return true, ""
 }
+
+// fragmentRe: a quoted part of the value ("if the UUID begins with a '/'
+// or contains '//'").
+var fragmentRe = mustCompile("(?i)\\b(?:begins?|starts?|ends?) with\\s+(?:an?\\s+)?['\"`]([^'\"`]+)['\"`]|\\b(?:contains?|includes?)\\s+(?:an?\\s+)?['\"`]([^'\"`]+)['\"`]")
+var uuidCharsRe = mustCompile(`^[0-9a-fA-F-]*$`)
 
 // A statedValue is a value one of a parameter's proposals says it takes:
 // the default the description states, or an end of an inclusive bound
@@ -397,7 +409,39 @@ func verifyHedge(p Proposal, description string) (bool, string) {
 			return false, fmt.Sprintf("the constraint is hedged (%q): not a hard limit", m[1])
 		}
 	}
+	// "(we recommend a UUID)": advice, in the parenthesis or clause that
+	// holds the evidence, not a rule.
+	if m := recommendRe.FindString(enclosing(description, i, i+len(p.Evidence), start, end)); m != "" {
+		return false, fmt.Sprintf("the constraint is advice (%q): not a hard limit", m)
+	}
 	return true, ""
+}
+
+// recommendRe: advice on the value.
+var recommendRe = mustCompile(`(?i)\b(?:recommend(?:s|ed)?|preferably|ideally|suggested|advised)\b`)
+
+// enclosing is the text of description[start:end] that the evidence
+// [i, e) stands in: the parenthesis around it, or else the span with its
+// parentheses left out.
+func enclosing(description string, i, e, start, end int) string {
+	if open := strings.LastIndexByte(description[start:i], '('); open >= 0 && !strings.Contains(description[start+open:i], ")") {
+		if k := strings.IndexByte(description[e:end], ')'); k >= 0 {
+			return description[start+open : e+k+1]
+		}
+	}
+	var b strings.Builder
+	depth := 0
+	for j := start; j < end; j++ {
+		switch c := description[j]; {
+		case c == '(':
+			depth++
+		case c == ')' && depth > 0:
+			depth--
+		case depth == 0:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // orMoreRe: a bound followed by an alternative bound ("up to 100, or 1000

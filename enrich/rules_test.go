@@ -452,3 +452,23 @@ func TestStaticDefaultsMadeTheParameterRequired(t *testing.T) {
 		}
 	}
 }
+
+// TestAdviceAndImpossibleFragmentsReadAsAFormat: "A unique identifier ...
+// with a maximum of 64 characters (we recommend a UUID)" made Adyen's
+// Idempotency-Key a uuid, refusing other keys; "Please double encode your
+// UUID ... if the UUID begins with a '/'" (Zoom's meeting UUIDs, which are
+// base64) did too. Advice is no rule, and a value said to hold "/" is no
+// UUID; the length beside the advice still holds.
+func TestAdviceAndImpossibleFragmentsReadAsAFormat(t *testing.T) {
+	got := changes(t, "A unique key for the request with a maximum of 64 characters (we recommend a UUID).", `{"type":"string"}`, true)
+	if got[KindFormat] != "" || got[KindLength] != `{"maxLength":64}` {
+		t.Errorf("got %v, want only maxLength 64", got)
+	}
+	got = changes(t, "The session UUID. Encode it twice if the UUID begins with a '/' or contains '//'.", `{"type":"string"}`, true)
+	if got[KindFormat] != "" {
+		t.Errorf("got %v, want no format", got)
+	}
+	if got := changes(t, "The session UUID.", `{"type":"string"}`, true); got[KindFormat] != `{"format":"uuid"}` {
+		t.Errorf("got %v, want format uuid", got)
+	}
+}
