@@ -188,8 +188,8 @@ func (c *ctx) classify(phrase, sentence string) (valueKind, any) {
 	if conditional && otherParamCondRe.MatchString(phrase[len(core):]) {
 		return vkNone, nil
 	}
-	// "now", "today" name the time of the call.
-	if w := strings.Trim(core, "`'\"“”"); strings.EqualFold(w, "now") || strings.EqualFold(w, "today") {
+	// "now", "today", "yesterday" name the time of the call.
+	if w := strings.Trim(core, "`'\"“”"); strings.EqualFold(w, "now") || strings.EqualFold(w, "today") || strings.EqualFold(w, "yesterday") || strings.EqualFold(w, "tomorrow") {
 		return vkRuntime, nil
 	}
 	if v, ok := c.literal(core); ok {

@@ -472,3 +472,13 @@ func TestAdviceAndImpossibleFragmentsReadAsAFormat(t *testing.T) {
 		t.Errorf("got %v, want format uuid", got)
 	}
 }
+
+// TestYesterdayReadAsALiteralDefault: "Default: yesterday" on a date
+// became the static default "yesterday", no date at all: like "now" and
+// "today" it names the time of the call.
+func TestYesterdayReadAsALiteralDefault(t *testing.T) {
+	got := changes(t, "Day to report on. Default: yesterday.", `{"type":"string"}`, false)
+	if got[KindStaticDefault] != "" || got[KindRuntimeDefault] != `{"required":true}` {
+		t.Errorf("got %v, want a runtime default only", got)
+	}
+}
