@@ -234,7 +234,7 @@ var possessedRe = mustCompile(`(?i)(?:['’]s|\b(?:its|their|your)|\b(?:account|
 // valueCueRe: a default made of another value itself ("the store field
 // is used", "a concatenation of", "inferred from"), not of the state of
 // what it names ("that of `customer`", "resolved from projectSlug").
-var valueCueRe = mustCompile(`(?i)\b(?:is used|are used|will be used|concatenat\w*|combination of|same as|copied from|inferred from|infer it from|value of)\b`)
+var valueCueRe = mustCompile(`(?i)\b(?:is used|are used|will be used|concatenat\w*|combination of|same as|copied from|inferred from|infer it from|(?:value|length|number|size|count|sum|average|inverse) of)\b`)
 
 // derivedFrom is the first of names (the tool's other parameters) whose
 // value text makes the default of, or "": one quoted ("`sdkVersion`",

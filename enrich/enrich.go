@@ -567,10 +567,42 @@ func notDerived(d Decision, t *ir.Tool, tg target, overrides map[string]bool) De
 		props, _ := tg.parent["properties"].(map[string]any)
 		names = append(names, slices.Sorted(maps.Keys(props))...) // the reason names the first
 	}
+	// And the properties nested in the input ("the common length of the
+	// assetReturns arrays", a key of the items of another parameter).
+	names = append(names, nestedNames(t.Input)...)
 	if other := derivedFrom(d.Evidence, tg.name, names); other != "" {
 		d.Accepted, d.Reason = false, fmt.Sprintf("the default is derived from %q, another parameter the caller gives", other)
 	}
 	return d
+}
+
+// nestedNames are the property names an input schema holds below its top
+// level, sorted, walking at most maxNestedDepth levels and 2,000 names.
+func nestedNames(in ir.Schema) []string {
+	seen := map[string]bool{}
+	var walk func(v any, depth int)
+	walk = func(v any, depth int) {
+		if depth > maxNestedDepth || len(seen) >= 2000 {
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			if props, ok := x["properties"].(map[string]any); ok && depth > 0 {
+				for k := range props {
+					seen[k] = true
+				}
+			}
+			for _, c := range x {
+				walk(c, depth+1)
+			}
+		case []any:
+			for _, c := range x {
+				walk(c, depth+1)
+			}
+		}
+	}
+	walk(map[string]any(in), 0)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // decide verifies p against the current schema and applies any override.

@@ -110,6 +110,10 @@ func boundOK(d string, h boundHit) bool {
 	if condAfterRe.MatchString(d[h.ev.end:]) {
 		return false
 	}
+	// "a fixed amount of up to 4% of amt_tran": a share of another value.
+	if shareOfRe.MatchString(d[h.ev.end:]) {
+		return false
+	}
 	// "Issues for which the expression returns a value whose JSON
 	// representation is longer than 32768 characters are ignored": a
 	// comparison in a clause about something else, with no requirement on
@@ -342,6 +346,12 @@ func wholeCharUnit(u []string, before string) bool {
 	return wholeCharWords[u[0]] || !partVerbRe.MatchString(before)
 }
 
+// shareOfRe: a bound's number as a share of another value.
+var shareOfRe = mustCompile(`(?i)^\s*(?:%|percent)\s+of\b`)
+
+// lengthWordRe: a clause about a number's length, not its value.
+var lengthWordRe = mustCompile(`(?i)\b(?:variable|fixed|maximum|max) length\b|\bdigits?\b|\bcharacters?\b`)
+
 // partVerbRe: the value holds the characters counted among others.
 var partVerbRe = mustCompile(`(?i)\b(?:contains?|containing|includes?|including|has|have|having|with|of which)\b`)
 
@@ -381,7 +391,8 @@ func (c *ctx) boundsRule() []Proposal {
 	for _, h := range c.boundHits() {
 		switch {
 		case numeric:
-			if hasNonNumericUnit(h.unit) {
+			// "Format: Variable length, up to 8,2 N": a count of digits.
+			if hasNonNumericUnit(h.unit) || lengthWordRe.MatchString(clauseBefore(c.desc, h.ev.start)) {
 				continue
 			}
 			key := map[string]string{bMin: "minimum", bMax: "maximum", bExMin: "exclusiveMinimum", bExMax: "exclusiveMaximum"}[h.dir]

@@ -68,7 +68,7 @@ func (c *ctx) formatRule() []Proposal {
 	}
 	d := c.desc
 	try := func(format string, m []int) []Proposal {
-		if m == nil || c.alternative(m[0], m[1]) {
+		if m == nil || c.alternative(m[0], m[1]) || c.widened(m[0], m[1]) {
 			return nil
 		}
 		// A format is the whole story only when the value is one such
@@ -175,6 +175,17 @@ func (c *ctx) formatRule() []Proposal {
 // alternative says whether the format cue at [start,end) sits next to an
 // "or": "a URL or a local path", "an RFC 3339 time or a relative time", "a
 // user name or an email address".
+// widenedRe: the value is more than the format ("An email address with
+// optional expansion tokens"), or only written in it ("must be an URI
+// encoded string").
+var widenedRe = mustCompile(`(?i)^[^.;]*?\b(?:with|containing|or)\s+(?:optional\s+|any\s+)?(?:expansion\s+)?(?:tokens?|wildcards?|placeholders?|variables?|patterns?|templates?)\b|^[\s-]*(?:encoded|encoding|escaped)\b`)
+
+// widened says whether the words after a format's evidence [start, end)
+// widen the value past the format or name an encoding (widenedRe).
+func (c *ctx) widened(start, end int) bool {
+	return widenedRe.MatchString(c.desc[end:sentenceAt(c.sents, start).end])
+}
+
 func (c *ctx) alternative(start, end int) bool {
 	s := sentenceAt(c.sents, start)
 	before := strings.Fields(strings.ToLower(c.desc[s.start:start]))

