@@ -82,6 +82,10 @@ var (
 	literalBefRe = mustCompile("(?i)(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?)(?:\\s+[a-z]+)?\\s+$")
 )
 
+// literalDefaultRe: a literal called the default inside an omission's
+// clause ("use 100 as the default", "the default of 31 days").
+var literalDefaultRe = mustCompile("(?i)\\buse[sd]?\\s+(`[^`]+`|[+-]?\\d+(?:\\.\\d+)?)\\s+as\\s+(?:the\\s+|a\\s+)?default\\b|\\bthe default (?:value )?of\\s+(`[^`]+`|[+-]?\\d+(?:\\.\\d+)?)")
+
 // orValueRe: an omission joined to a value ("If not set or 0", "if
 // omitted or empty").
 var orValueRe = mustCompile("(?i)^\\s+or\\s+(?:`[^`]+`|'[^']+'|\"[^\"]+\"|(?:[+-]?\\d+(?:\\.\\d+)?|null|empty|blank|false|true|none)\\b)")
@@ -492,6 +496,14 @@ func (c *ctx) omitHits() []defaultHit {
 			clause = strings.TrimSpace(clause[strings.Index(clause, ",")+1:])
 		}
 		if clause == "" || insteadRe.MatchString(clause) {
+			continue
+		}
+		// "If unspecified, the server will use 100 as the default", "If
+		// you omit this field, the default of 31 days is used": a literal.
+		if lm := literalDefaultRe.FindStringSubmatch(clause); lm != nil {
+			if v, ok := c.literal(lm[1] + lm[2]); ok { // one of the two is set
+				hits = append(hits, defaultHit{vkStatic, v, ev})
+			}
 			continue
 		}
 		// "If not included, `size` is `30`": the parameter's own name, then

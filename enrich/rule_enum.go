@@ -23,7 +23,7 @@ var enumIntroRe = mustCompile(`(?i)\b(?:` +
 var openListRe = mustCompile(`(?i)may change|subject to change|not limited to|any combination|comma[- ]separated|space[- ]separated|you can also|or any other|and others\b|\betc\b|\bor more of\b|multiple values|any of the following|custom`)
 
 // openSentenceRe marks a sentence whose values are examples.
-var openSentenceRe = mustCompile(`(?i)\be\.g\.|\beg\b|\bi\.e\.|\bfor example\b|\bsuch as\b|\binclud(?:e|es|ing)\b|\bfor instance\b|\blike\b|\bamong\b|\b(?:examples?|samples?)\b`)
+var openSentenceRe = mustCompile(`(?i)\be\.g\.|\beg\b|\bi\.e\.|\bfor example\b|\bsuch as\b|\binclud(?:e|es|ing)\b|\bfor instance\b|\blike\b|\bamong\b|\b(?:examples?|samples?)\b|\bformats?\s*:`)
 
 var (
 	bulletItemRe = mustCompile("(?:^|\\s)[-*•]\\s+[`'\"]?([A-Za-z0-9_][\\w.\\-]*)[`'\"]?\\s*(?::|\\s[-–—]\\s)")

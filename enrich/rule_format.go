@@ -5,15 +5,18 @@ import (
 )
 
 var (
-	rfc3339Re   = mustCompile(`(?i)\bRFC[ -]?3339\b`)
-	isoDTRe     = mustCompile(`(?i)YYYY-MM-DD[T ]hh`)
-	iso8601Re   = mustCompile(`(?i)\bISO[- _]?8601(?:(date-?time|datetime|timestamp|time)|(date))?\b`)
-	ymdRe       = mustCompile(`(?i)\bYYYY-MM-DD\b`)
-	timeWordRe  = mustCompile(`(?i)\b(?:timestamp|date-?time|datetime|date and time|time)\b`)
-	dateWordRe  = mustCompile(`(?i)\bdate\b`)
-	durationRe  = mustCompile(`(?i)\b(?:duration|interval|period|week|offset)\b`)
-	assertURIRe = mustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid |absolute |fully[- ]qualified |full |HTTPS? |public |publicly accessible )?(?:URL|URI)\b`)
-	assertMail  = mustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid )?e-?mail address\b`)
+	rfc3339Re = mustCompile(`(?i)\bRFC[ -]?3339\b`)
+	isoDTRe   = mustCompile(`(?i)YYYY-MM-DD[T ]hh`)
+	// rfc3339TemplateRe: a written date-time template with seconds, and a
+	// "T" or a zone after them.
+	rfc3339TemplateRe = mustCompile(`(?i)^YYYY-MM-DD(?:T|t)hh:mm:ss|^YYYY-MM-DD[T ]hh:mm:ss(?:\.s+)?(?:Z|[+-]hh:?mm|TZD|\s*(?:UTC|GMT|\(?(?:time ?zone|offset)))`)
+	iso8601Re         = mustCompile(`(?i)\bISO[- _]?8601(?:(date-?time|datetime|timestamp|time)|(date))?\b`)
+	ymdRe             = mustCompile(`(?i)\bYYYY-MM-DD\b`)
+	timeWordRe        = mustCompile(`(?i)\b(?:timestamp|date-?time|datetime|date and time|time)\b`)
+	dateWordRe        = mustCompile(`(?i)\bdate\b`)
+	durationRe        = mustCompile(`(?i)\b(?:duration|interval|period|week|offset)\b`)
+	assertURIRe       = mustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid |absolute |fully[- ]qualified |full |HTTPS? |public |publicly accessible )?(?:URL|URI)\b`)
+	assertMail        = mustCompile(`(?i)\b(?:must be|should be|is|given as|written as|expressed as|in the form of|formatted as) an? (?:valid )?e-?mail address\b`)
 	// thisURIRe: the value named by a demonstrative after a preposition
 	// ("customers will be directed to this URL", "mail is sent to this
 	// email address").
@@ -85,6 +88,11 @@ func (c *ctx) formatRule() []Proposal {
 		return try("date-time", m)
 	}
 	if m := isoDTRe.FindStringIndex(d); m != nil && wholeToken(d, m[0], m[1]) {
+		// "YYYY-MM-DD hh:mm" is no RFC 3339 date-time (which has
+		// seconds, and a "T" or a zone): the template says another shape.
+		if !rfc3339TemplateRe.MatchString(d[m[0]:]) {
+			return nil
+		}
 		return try("date-time", m)
 	}
 	if m := iso8601Re.FindStringSubmatchIndex(d); m != nil {

