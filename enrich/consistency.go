@@ -448,6 +448,28 @@ func enclosing(description string, i, e, start, end int) string {
 // on request", "at most 5 or more with approval").
 var orMoreRe = mustCompile(`(?i)^\s*(?:[a-z]+\s+){0,2}?,?\s*(or\s+(?:\d[\d,.]*\d|\d|more|higher|greater|larger|above|unlimited))\b`)
 
+// returnedRe: the things after a bound's number are the response's.
+var returnedRe = mustCompile(`(?i)^\s+(?:[\w-]+\s+){1,2}(?:will be|are|is|get|gets)\s+(?:returned|listed|shown|fetched)\b`)
+
+// countNameRe: a parameter that sets how many results come back.
+var countNameRe = mustCompile(`(?i)limit|size|count|max|top|per_?page|perpage|number|num|results|take|first|last`)
+
+// verifyCounted rejects a numeric bound on the results a call returns
+// ("e.g. page=1 – Up to 100 invoices will be returned in a single API
+// call") unless the parameter sets their number (a limit or a page size,
+// not a page's number). It reads the parameter's name, which the rules
+// do not see (their proposals are shared between parameters).
+func verifyCounted(p Proposal, description string) (bool, string) {
+	if p.Kind != KindRange {
+		return true, ""
+	}
+	i := strings.Index(description, p.Evidence)
+	if i < 0 || !returnedRe.MatchString(description[i+len(p.Evidence):]) || countNameRe.MatchString(lastSegment(p.Pointer)) {
+		return true, ""
+	}
+	return false, "the bound counts the results returned, not this parameter's value"
+}
+
 // verifySubject rejects evidence that is about another, code-quoted name:
 // "The `limit` parameter defaults to 10" in the description of page_size,
 // "- `PR_TITLE` - default to the pull request's title" in a list of values.

@@ -195,6 +195,7 @@ type slotKey struct {
 	ref         *byte // the $ref's definition, for a view resolved from schema
 	description string
 	required    bool
+	name        string // the rules read the parameter's name too
 }
 
 type slotVal struct {
@@ -202,7 +203,8 @@ type slotVal struct {
 	ok  bool
 }
 
-// of is memoKey(tg.description, withoutDescription(tg.view), tg.required).
+// of is memoKey(tg.description, withoutDescription(tg.view), tg.required,
+// the name its pointer ends in): what the rules read.
 // A view resolved from a $ref is a new map each time, made of the holder
 // and the definition, neither of which enrich changes in place: it is
 // keyed by both.
@@ -210,17 +212,17 @@ func (m slotKeys) of(tg target) (memoID, bool) {
 	var k slotKey
 	switch {
 	case !tg.replaces():
-		return memoKey(tg.description, noDescription(tg.view), tg.required)
+		return memoKey(tg.description, noDescription(tg.view), tg.required, lastSegment(tg.pointer))
 	case mapID(tg.view) == mapID(tg.holder):
-		k = slotKey{schema: mapID(tg.view), description: tg.description, required: tg.required}
+		k = slotKey{schema: mapID(tg.view), description: tg.description, required: tg.required, name: lastSegment(tg.pointer)}
 	case tg.ref != nil:
-		k = slotKey{schema: mapID(tg.holder), ref: mapID(tg.ref), description: tg.description, required: tg.required}
+		k = slotKey{schema: mapID(tg.holder), ref: mapID(tg.ref), description: tg.description, required: tg.required, name: lastSegment(tg.pointer)}
 	default:
-		return memoKey(tg.description, noDescription(tg.view), tg.required)
+		return memoKey(tg.description, noDescription(tg.view), tg.required, lastSegment(tg.pointer))
 	}
 	v, hit := m[k]
 	if !hit {
-		v.key, v.ok = memoKey(tg.description, noDescription(tg.view), tg.required)
+		v.key, v.ok = memoKey(tg.description, noDescription(tg.view), tg.required, lastSegment(tg.pointer))
 		m[k] = v
 	}
 	return v.key, v.ok
@@ -283,6 +285,7 @@ func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys, reached map[*ir.T
 		description string
 		schema      ir.Schema
 		required    bool
+		name        string
 		out         []Proposal
 		err         error
 	}
@@ -300,7 +303,7 @@ func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys, reached map[*ir.T
 				continue
 			}
 			m[key] = nil // claimed; filled below
-			jobs = append(jobs, &job{key: key, description: tg.description, schema: withoutDescription(tg.view), required: tg.required})
+			jobs = append(jobs, &job{key: key, description: tg.description, schema: withoutDescription(tg.view), required: tg.required, name: lastSegment(tg.pointer)})
 		}
 	}
 	workers := min(runtime.GOMAXPROCS(0), len(jobs)/32)
@@ -322,7 +325,7 @@ func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys, reached map[*ir.T
 					return
 				}
 				j := jobs[i]
-				j.out, j.err = proposeSafe("", "", j.description, j.schema, j.required)
+				j.out, j.err = proposeSafe("", namePointer(j.name), j.description, j.schema, j.required)
 			}
 		}()
 	}
@@ -336,6 +339,11 @@ func (m proposalMemo) prefetch(svc *ir.Service, keys slotKeys, reached map[*ir.T
 	}
 }
 
+// namePointer is a pointer whose last token is name: the rules read a
+// parameter's name from its pointer, and a memoized proposal is shared
+// by every parameter of that name, description and schema.
+func namePointer(name string) string { return "/" + ir.EscapeToken(name) }
+
 func (m proposalMemo) propose(tool ir.WireName, pointer string, tg target, keys slotKeys) ([]Proposal, error) {
 	key, ok := keys.of(tg)
 	if !ok {
@@ -344,7 +352,7 @@ func (m proposalMemo) propose(tool ir.WireName, pointer string, tg target, keys 
 	cached, ok := m[key]
 	if !ok {
 		var err error
-		if cached, err = proposeSafe("", "", tg.description, withoutDescription(tg.view), tg.required); err != nil {
+		if cached, err = proposeSafe("", namePointer(lastSegment(tg.pointer)), tg.description, withoutDescription(tg.view), tg.required); err != nil {
 			return nil, err
 		}
 		m[key] = cached

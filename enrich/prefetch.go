@@ -103,7 +103,7 @@ func (p *Prefetch) run() {
 			if _, ok := p.memo[key]; ok {
 				continue
 			}
-			out, err := proposeSafe("", "", tg.description, withoutDescription(tg.view), tg.required)
+			out, err := proposeSafe("", namePointer(lastSegment(tg.pointer)), tg.description, withoutDescription(tg.view), tg.required)
 			if err != nil {
 				continue // proposed again where Run meets it, and reported there
 			}

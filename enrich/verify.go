@@ -65,6 +65,9 @@ func Verify(p Proposal, description string, schema ir.Schema, required bool) (bo
 	if ok, why := verifySubject(p, description); !ok {
 		return false, why
 	}
+	if ok, why := verifyCounted(p, description); !ok {
+		return false, why
+	}
 	if ok, why := verifyConsistent(p, description, schema); !ok {
 		return false, why
 	}
