@@ -236,6 +236,13 @@ var possessedRe = mustCompile(`(?i)(?:['’]s|\b(?:its|their|your)|\b(?:account|
 // what it names ("that of `customer`", "resolved from projectSlug").
 var valueCueRe = mustCompile(`(?i)\b(?:is used|are used|will be used|concatenat\w*|combination of|same as|copied from|inferred from|infer it from|(?:value|length|number|size|count|sum|average|inverse) of)\b`)
 
+// mayDerive is valueCueRe.MatchString(text), with the words every cue
+// holds looked for first (a compile asks it of every runtime default).
+func mayDerive(text string) bool {
+	return (strings.Contains(text, "used") || strings.Contains(text, " of") || strings.Contains(text, "oncatenat") ||
+		strings.Contains(text, "same as") || strings.Contains(text, "copied") || strings.Contains(text, "nfer")) && valueCueRe.MatchString(text)
+}
+
 // derivedFrom is the first of names (the tool's other parameters) whose
 // value text makes the default of, or "": one quoted ("`sdkVersion`",
 // "\"first_name\""), called a parameter ("the store field"), or written
@@ -277,6 +284,30 @@ func derivedFrom(text, self string, names []string) string {
 		}
 	}
 	return ""
+}
+
+// nameLike says whether text holds a word derivedFrom can take for a name:
+// one quoted, snake_case or camelCase, or the word for a parameter after
+// it (a scan: a compile asks it of hundreds of runtime defaults).
+func nameLike(text string) bool {
+	for i := 1; i < len(text); i++ {
+		a, b := text[i-1], text[i]
+		switch {
+		case b == '_' && i+1 < len(text) && isNameByte(a) && isNameByte(text[i+1]):
+			return true
+		case a >= 'a' && a <= 'z' && b >= 'A' && b <= 'Z':
+			return true
+		case (a == '`' || a == '"' || a == '\'') && (b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'):
+			return true
+		}
+	}
+	lower := strings.ToLower(text)
+	for _, w := range []string{" field", " parameter", " param", " property", " attribute", " argument", " header"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
 }
 
 func isNameByte(b byte) bool {

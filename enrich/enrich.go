@@ -564,10 +564,10 @@ func keepStated(d Decision, schema ir.Schema, stated []statedValue, overrides ma
 // one, so the value is not resolved from state it cannot see. An override
 // keeps its decision.
 func notDerived(d Decision, t *ir.Tool, tg target, overrides map[string]bool) Decision {
-	if _, overridden := overrides[d.ID]; !d.Accepted || overridden || d.Kind != KindRuntimeDefault {
+	if _, overridden := overrides[d.ID]; !d.Accepted || overridden || d.Kind != KindRuntimeDefault || !mayDerive(d.Evidence) {
 		return d
 	}
-	var names []string
+	names := make([]string, 0, 2*len(t.Params))
 	for _, p := range t.Params {
 		names = append(names, p.Arg, string(p.Wire))
 	}
@@ -575,10 +575,14 @@ func notDerived(d Decision, t *ir.Tool, tg target, overrides map[string]bool) De
 		props, _ := tg.parent["properties"].(map[string]any)
 		names = append(names, slices.Sorted(maps.Keys(props))...) // the reason names the first
 	}
-	// And the properties nested in the input ("the common length of the
-	// assetReturns arrays", a key of the items of another parameter).
-	names = append(names, nestedNames(t.Input)...)
-	if other := derivedFrom(d.Evidence, tg.name, names); other != "" {
+	other := derivedFrom(d.Evidence, tg.name, names)
+	if other == "" && nameLike(d.Evidence) {
+		// And the properties nested in the input ("the common length of
+		// the assetReturns arrays", a key of another parameter's items),
+		// walked only when the evidence holds a name-like word.
+		other = derivedFrom(d.Evidence, tg.name, nestedNames(t.Input))
+	}
+	if other != "" {
 		d.Accepted, d.Reason = false, fmt.Sprintf("the default is derived from %q, another parameter the caller gives", other)
 	}
 	return d
