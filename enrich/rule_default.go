@@ -46,7 +46,7 @@ var (
 		`|\b(?:full|entire|whole|remaining|outstanding|original|existing) (?:[\w-]+ )?(?:amount|balance|quantity|price|total)\b`)
 	authCueRe    = mustCompile(`(?i)\b(?:authenticated|unauthenticated|keyless|logged[- ]in|signed[- ]in|anonymous)\b`)
 	relTimeRe    = mustCompile(`(?i)^\S+\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?|ms|milliseconds?)\s+(?:from|after|before|since|ago|prior)\b|\bago\b|\bfrom now\b`)
-	nonValueRe   = mustCompile(`(?i)^(?:everything|all|nothing|none|empty|null|nil|unset|unlimited|infinite|any|no limit|n/a)\b|^\[`)
+	nonValueRe   = mustCompile(`(?i)^(?:everything|all|nothing|none|empty|null|nil|unset|unlimited|infinite|any|no limit|n/a)\b|^\[|^(?:the\s+)?(?:first|beginning|start)\b`)
 	definiteRe   = mustCompile(`(?i)^(?:the|your|its|their|this|that|whichever)\s|\w['’]s\b`)
 	usedRe       = mustCompile(`(?i)^(?:then\s+)?(.+?)\s+(?:is|will be|are|gets|get)\s+used\b`)
 	usedBeforeRe = mustCompile(`(?i)^(.+?)\s+(?:is|will be)\s+used$`)
@@ -83,6 +83,9 @@ var (
 	fallbackRe   = mustCompile("(?i)\\botherwise,?\\s+(?:[`'\"][^`'\"]+[`'\"]|[\\w.-]+)\\s*[.;]?\\s*$")
 	literalBefRe = mustCompile("(?i)(`[^`]+`|'[^']+'|\"[^\"]+\"|[+-]?\\d+(?:\\.\\d+)?)(?:\\s+[a-z]+)?\\s+$")
 )
+
+// followingDefaultRe: a default the sentence goes on to spell out.
+var followingDefaultRe = mustCompile(`(?i)\bthe following default\b`)
 
 // literalDefaultRe: a literal called the default inside an omission's
 // clause ("use 100 as the default", "the default of 31 days", "a default
@@ -397,7 +400,8 @@ func (c *ctx) defaultRules() []Proposal {
 	}
 	hits = append(hits, c.omitHits()...)
 	for _, m := range otherwiseRe.FindAllStringSubmatchIndex(d, -1) {
-		if clause := d[m[2]:m[3]]; len(strings.Fields(clause)) <= 8 && runtimeCueRe.MatchString(clause) {
+		// "Otherwise, all fields will be returned by default": behaviour.
+		if clause := d[m[2]:m[3]]; len(strings.Fields(clause)) <= 8 && runtimeCueRe.MatchString(clause) && !behaviourRe.MatchString(clause) {
 			hits = append(hits, defaultHit{vkRuntime, nil, span{m[0], m[1]}})
 		}
 	}
@@ -507,6 +511,11 @@ func (c *ctx) omitHits() []defaultHit {
 			clause = strings.TrimSpace(clause[strings.Index(clause, ",")+1:])
 		}
 		if clause == "" || insteadRe.MatchString(clause) {
+			continue
+		}
+		// "If no mask is provided, the following default mask is used:
+		// `...`" spells the default out.
+		if followingDefaultRe.MatchString(clause) {
 			continue
 		}
 		// "If unspecified, the server will use 100 as the default", "If

