@@ -236,22 +236,13 @@ var possessedRe = mustCompile(`(?i)(?:['’]s|\b(?:its|their|your)|\b(?:account|
 // what it names ("that of `customer`", "resolved from projectSlug").
 var valueCueRe = mustCompile(`(?i)\b(?:is used|are used|will be used|concatenat\w*|combination of|same as|copied from|inferred from|infer it from|(?:value|length|number|size|count|sum|average|inverse) of)\b`)
 
-// mayDerive is valueCueRe.MatchString(text), with the words every cue
-// holds looked for first (a compile asks it of every runtime default).
-func mayDerive(text string) bool {
-	return (strings.Contains(text, "used") || strings.Contains(text, " of") || strings.Contains(text, "oncatenat") ||
-		strings.Contains(text, "same as") || strings.Contains(text, "copied") || strings.Contains(text, "nfer")) && valueCueRe.MatchString(text)
-}
-
 // derivedFrom is the first of names (the tool's other parameters) whose
 // value text makes the default of, or "": one quoted ("`sdkVersion`",
 // "\"first_name\""), called a parameter ("the store field"), or written
 // bare when it reads as a name (snake_case or camelCase), and not owned
-// by the account or user. self is the parameter's own name.
+// by the account or user. self is the parameter's own name. The caller
+// has found a value cue in text (valueCueRe, cueMemo).
 func derivedFrom(text, self string, names []string) string {
-	if !valueCueRe.MatchString(text) {
-		return ""
-	}
 	for _, n := range names {
 		if n == "" || n == self || len(n) > 64 {
 			continue

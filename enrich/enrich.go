@@ -128,8 +128,9 @@ func run(svc *ir.Service, opts Options, enriched func(i int)) ([]Decision, error
 	memo.prefetch(svc, keys, reached)
 	verdicts := verdictMemo{}
 	cow := cowMemo{}
+	cues := cueMemo{}
 	for i, t := range svc.Tools {
-		ds, err := runTool(svc, t, opts, memo, keys, verdicts, cow)
+		ds, err := runTool(svc, t, opts, memo, keys, verdicts, cow, cues)
 		if err != nil {
 			return all, fmt.Errorf("enrich %s: %w", t.Wire, err)
 		}
@@ -366,7 +367,7 @@ func (m proposalMemo) propose(tool ir.WireName, pointer string, tg target, keys 
 	return out, nil
 }
 
-func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, keys slotKeys, verdicts verdictMemo, cow cowMemo) ([]Decision, error) {
+func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, keys slotKeys, verdicts verdictMemo, cow cowMemo, cues cueMemo) ([]Decision, error) {
 	if t.Input == nil {
 		return nil, nil
 	}
@@ -440,7 +441,7 @@ func runTool(svc *ir.Service, t *ir.Tool, opts Options, memo proposalMemo, keys 
 		for _, p := range ps {
 			d := verdicts.decide(p, tg.description, tg.view, required, opts.Overrides)
 			d = keepStated(d, tg.view, stated, opts.Overrides)
-			d = notDerived(d, t, tg, opts.Overrides)
+			d = notDerived(d, t, tg, opts.Overrides, cues)
 			if d.Accepted {
 				keepOriginal()
 				tg = cow.change(tg, p)
@@ -563,8 +564,8 @@ func keepStated(d Decision, schema ir.Schema, stated []statedValue, overrides ma
 // from another parameter of the tool (derivedFrom): the caller gives that
 // one, so the value is not resolved from state it cannot see. An override
 // keeps its decision.
-func notDerived(d Decision, t *ir.Tool, tg target, overrides map[string]bool) Decision {
-	if _, overridden := overrides[d.ID]; !d.Accepted || overridden || d.Kind != KindRuntimeDefault || !mayDerive(d.Evidence) {
+func notDerived(d Decision, t *ir.Tool, tg target, overrides map[string]bool, cues cueMemo) Decision {
+	if _, overridden := overrides[d.ID]; !d.Accepted || overridden || d.Kind != KindRuntimeDefault || !cues.valueCue(d.Evidence) {
 		return d
 	}
 	names := make([]string, 0, 2*len(t.Params))
@@ -586,6 +587,20 @@ func notDerived(d Decision, t *ir.Tool, tg target, overrides map[string]bool) De
 		d.Accepted, d.Reason = false, fmt.Sprintf("the default is derived from %q, another parameter the caller gives", other)
 	}
 	return d
+}
+
+// cueMemo is valueCueRe's verdict by evidence: a large spec repeats one
+// runtime default's sentence on hundreds of operations (Kubernetes'
+// pretty on 1,088).
+type cueMemo map[string]bool
+
+func (m cueMemo) valueCue(evidence string) bool {
+	v, ok := m[evidence]
+	if !ok {
+		v = valueCueRe.MatchString(evidence)
+		m[evidence] = v
+	}
+	return v
 }
 
 // nestedNames are the property names an input schema holds below its top

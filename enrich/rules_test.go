@@ -667,3 +667,36 @@ func TestFifthDrawReadings(t *testing.T) {
 		}
 	}
 }
+
+// TestCapitalisedValueCueMissed: the derived-default check looked for its
+// cue words case-sensitively before its case-insensitive pattern, so a
+// sentence opening on one ("Same as `first_name` when omitted") was never
+// read as derived from another parameter.
+func TestCapitalisedValueCueMissed(t *testing.T) {
+	input := mustSchema(t, `{"type": "object", "properties": {
+		"nickname": {"type": "string", "description": "Short name. If not provided, it is resolved by the server: Same as `+"`first_name`"+` when omitted."},
+		"first_name": {"type": "string"}}}`)
+	var params []*ir.Param
+	for _, name := range []string{"nickname", "first_name"} {
+		d, _ := input["properties"].(map[string]any)[name].(map[string]any)["description"].(string)
+		params = append(params, &ir.Param{Arg: name, Wire: ir.WireName(name), Py: ir.PyIdent(name), In: ir.InArg, Description: d, Ref: ir.ParamRef("/properties/" + name)})
+	}
+	svc := &ir.Service{Name: "people", Source: ir.Source{Kind: ir.SourceMCP, File: "people.json"},
+		Tools: []*ir.Tool{{Wire: "create_person", Py: "create_person", Params: params, Input: input}}}
+	ds, err := Run(svc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proposed := false
+	for _, d := range ds {
+		if d.Kind == KindRuntimeDefault {
+			proposed = true
+			if d.Accepted {
+				t.Errorf("accepted %s (%s)", d.ID, d.Evidence)
+			}
+		}
+	}
+	if !proposed {
+		t.Fatal("no runtime default proposed: the description no longer tests the check")
+	}
+}
